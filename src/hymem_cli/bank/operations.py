@@ -1,0 +1,109 @@
+"""Memory operations: the public format that `apply` reads and `add --dry-run` prints."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+from hymem_cli._errors import InputError, NotFoundError
+
+OPS = ("add", "update", "supersede", "delete")
+KNOWN_KEYS = {"op", "target", "text", "reason", "evidence", "source_ids", "event_time", "speaker"}
+MAX_TEXT = 2000  # characters; a "fact" longer than this is a runaway, not a memory
+
+
+@dataclass
+class Operation:
+    op: str
+    target: str | None = None  # memory id ("m12"); None for add
+    text: str | None = None
+    reason: str | None = None
+    evidence: str | None = None
+    source_ids: list[str] = field(default_factory=list)
+    event_time: str | None = None
+    speaker: str | None = None
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v not in (None, [])}
+
+
+def memory_id(n: int) -> str:
+    return f"m{n}"
+
+
+def parse_memory_id(value: str) -> int:
+    """'m12' or '12' -> 12."""
+    raw = str(value).strip()
+    digits = raw[1:] if raw[:1] in ("m", "M") else raw
+    if not digits.isdigit():
+        raise NotFoundError(f"{value!r} is not a memory id", hint="memory ids look like m12; find them with `hymem search`")
+    return int(digits)
+
+
+def problem(op: Operation) -> str | None:
+    """What is structurally wrong with an operation, or None. Bank-state checks come later."""
+    if op.op not in OPS:
+        return f"unknown op {op.op!r} (expected one of {', '.join(OPS)})"
+    if op.op == "add" and op.target:
+        return "add takes no target"
+    if op.op != "add" and not op.target:
+        return f"{op.op} needs a target memory id"
+    if op.op != "delete":
+        if not op.text or not op.text.strip():
+            return f"{op.op} needs non-empty text"
+        if len(op.text) > MAX_TEXT:
+            return f"text is {len(op.text)} characters; the limit is {MAX_TEXT}"
+    if op.op in ("supersede", "delete") and not (op.reason and op.reason.strip()):
+        return f"{op.op} needs a reason"
+    if not all(isinstance(s, str) for s in op.source_ids):
+        return "source_ids must be a list of strings"
+    return None
+
+
+def from_dict(obj: object, where: str) -> Operation:
+    """Build an operation from one decoded JSON object; `where` names it in errors ("ops.jsonl line 3")."""
+    if not isinstance(obj, dict):
+        raise InputError(f"{where}: expected a JSON object with an 'op' key", hint="see `hymem apply --help` for the format")
+    unknown = set(obj) - KNOWN_KEYS
+    if unknown:
+        raise InputError(
+            f"{where}: unknown key(s) {', '.join(sorted(unknown))}",
+            hint=f"known keys: {', '.join(sorted(KNOWN_KEYS))}",
+        )
+    for key in ("op", "text", "reason", "evidence", "event_time", "speaker"):
+        if obj.get(key) is not None and not isinstance(obj[key], str):
+            raise InputError(f"{where}: {key} must be a string")
+    if obj.get("target") is not None and not isinstance(obj["target"], (str, int)):
+        raise InputError(f"{where}: target must be a memory id such as \"m12\"")
+    source_ids = obj.get("source_ids") or []
+    if not isinstance(source_ids, list):
+        raise InputError(f"{where}: source_ids must be a list of strings")
+    op = Operation(
+        op=str(obj.get("op", "")),
+        target=None if obj.get("target") is None else str(obj["target"]),
+        text=obj.get("text"),
+        reason=obj.get("reason"),
+        evidence=obj.get("evidence"),
+        source_ids=[str(s) for s in source_ids],
+        event_time=obj.get("event_time"),
+        speaker=obj.get("speaker"),
+    )
+    if (why := problem(op)) is not None:
+        raise InputError(f"{where}: {why}", hint="see `hymem apply --help` for the format")
+    return op
+
+
+def parse_lines(lines, name: str) -> list[Operation]:
+    """Parse JSONL operations; blank lines are skipped; every error names its line."""
+    ops = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{name} line {n}: invalid JSON ({exc.msg})", hint="each line must be one JSON object") from None
+        ops.append(from_dict(obj, f"{name} line {n}"))
+    if not ops:
+        raise InputError(f"{name} has no operations", hint="give one JSON object per line")
+    return ops

@@ -1,0 +1,333 @@
+"""The Bank: revisions, chunks and immutable memory versions, changed only inside transactions."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Sequence
+
+from hymem_cli._errors import BankError, InputError, NotFoundError
+from hymem_cli.bank import db
+from hymem_cli.bank.operations import Operation, memory_id, parse_memory_id
+from hymem_cli.embed import Embedder, to_blob
+
+COUNTERS = ("chunks", "messages", "proposed", "applied", "rejected", "added", "updated", "superseded", "deleted")
+RETIRED_AS = {"update": "updated", "supersede": "superseded", "delete": "deleted"}
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass
+class ChunkRecord:
+    """A transcript chunk about to be stored, with its provenance."""
+
+    hash: str
+    source: str
+    message_ids: list[str]
+    text: str
+    first_line: int | None = None
+    last_line: int | None = None
+    start_time: str | None = None
+    end_time: str | None = None
+
+
+@dataclass
+class Rejection:
+    operation: Operation
+    reason: str
+
+
+@dataclass
+class RevisionDraft:
+    """A revision that is created with its first chunk, so an ingest that adds nothing records nothing."""
+
+    command: str
+    source: str
+    writer: dict | None = None
+    id: int | None = None
+    counts: dict = field(default_factory=lambda: dict.fromkeys(COUNTERS, 0))
+
+
+class OperationRefused(Exception):
+    """An operation the bank's state does not allow (unknown or retired target, two ops on one target)."""
+
+    def __init__(self, index: int, reason: str):
+        super().__init__(reason)
+        self.index = index
+        self.reason = reason
+
+
+class Bank:
+    def __init__(self, conn, path: Path):
+        self.conn = conn
+        self.path = path
+        self.embedder: Embedder | None = None
+
+    # -- meta and embedder -------------------------------------------------------------
+
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def bind_embedder(self, embedder: Embedder) -> None:
+        """Record the embedder on first use; refuse one of another model or dimension later."""
+        model, dim = self.meta("embed_model"), self.meta("embed_dim")
+        if model is None:
+            with db.transaction(self.conn):
+                if self.meta("embed_model") is None:
+                    self.conn.execute("INSERT INTO meta VALUES ('embed_model', ?), ('embed_dim', ?)", (embedder.name, str(embedder.dim)))
+                    # Vector KNN for search; rowid = versions.id.
+                    self.conn.execute(
+                        f"CREATE VIRTUAL TABLE versions_vec USING vec0(embedding float[{embedder.dim}] distance_metric=cosine)"
+                    )
+            model, dim = self.meta("embed_model"), self.meta("embed_dim")
+        if model != embedder.name or int(dim or 0) != embedder.dim:
+            raise BankError(
+                f"bank {self.path} holds {model} vectors ({dim}-d); the configured embedder is {embedder.name} ({embedder.dim}-d)",
+                hint=f"set embed.model to {model} (HYMEM_EMBED_MODEL={model}) or use another bank",
+            )
+        self.embedder = embedder
+
+    @property
+    def embed_model(self) -> str | None:
+        return self.meta("embed_model")
+
+    # -- reading --------------------------------------------------------------------------
+
+    def chunk_seen(self, chunk_hash: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM chunks WHERE hash = ?", (chunk_hash,)).fetchone() is not None
+
+    def latest_revision(self) -> int:
+        return self.conn.execute("SELECT coalesce(max(id), 0) FROM revisions").fetchone()[0]
+
+    def check_revision(self, rev: int) -> int:
+        if rev == 0:
+            return 0
+        if not self.conn.execute("SELECT 1 FROM revisions WHERE id = ?", (rev,)).fetchone():
+            raise NotFoundError(f"no revision {rev} in this bank", hint="list revisions with `hymem log`")
+        return rev
+
+    def version_row(self, vid: int):
+        row = self.conn.execute(VERSION_SELECT + " WHERE v.id = ?", (vid,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no memory {memory_id(vid)} in this bank", hint="find memory ids with `hymem search`")
+        return row
+
+    def version(self, ref: str | int) -> dict:
+        vid = ref if isinstance(ref, int) else parse_memory_id(ref)
+        return version_dict(self.version_row(vid))
+
+    def head_of(self, vid: int) -> int | None:
+        """The current version of the chain `vid` belongs to; None when the chain was deleted."""
+        chain = self.version_row(vid)["chain"]
+        row = self.conn.execute(
+            "SELECT v.id FROM versions v LEFT JOIN retirements r ON r.version = v.id "
+            "WHERE v.chain = ? AND r.version IS NULL",
+            (chain,),
+        ).fetchone()
+        return row[0] if row else None
+
+    def count_current(self) -> int:
+        return self.conn.execute(
+            "SELECT count(*) FROM versions v WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id)"
+        ).fetchone()[0]
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def embed_texts(self, texts: Sequence[str]) -> list[bytes]:
+        if self.embedder is None:
+            raise BankError("no embedder bound to the bank")  # a programming error, not a user's
+        return [to_blob(v) for v in self.embedder.embed(list(texts))]
+
+    def apply_operations(self, ops: list[Operation], command: str, source: str, writer: dict | None = None) -> RevisionDraft:
+        """Apply `ops` as one revision, all or nothing: the first refused operation aborts everything."""
+        draft = RevisionDraft(command=command, source=source, writer=writer)
+        vectors = self.embed_texts([op.text or "" for op in ops if op.op != "delete"])
+        try:
+            with db.transaction(self.conn):
+                self._open_revision(draft)
+                self._apply(draft, None, ops, vectors, strict=True)
+                self._finish(draft)
+        except OperationRefused as exc:
+            raise InputError(f"{source} operation {exc.index + 1}: {exc.reason}", hint="nothing was applied; fix the operation and retry") from None
+        except Exception as exc:
+            raise _db_error(exc, self.path) from None
+        return draft
+
+    def commit_chunk(
+        self,
+        draft: RevisionDraft,
+        chunk: ChunkRecord,
+        ops: list[Operation],
+        rejections: list[Rejection] = (),
+        messages: int = 0,
+        proposed: int | None = None,
+    ) -> bool:
+        """Store one chunk and its accepted operations in one transaction. False if it was already there."""
+        vectors = self.embed_texts([op.text or "" for op in ops if op.op != "delete"])
+        try:
+            with db.transaction(self.conn):
+                if self.chunk_seen(chunk.hash):  # another process got here first
+                    return False
+                self._open_revision(draft)
+                cur = self.conn.execute(
+                    "INSERT INTO chunks (hash, revision, source, message_ids, first_line, last_line, start_time, end_time, text) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (chunk.hash, draft.id, chunk.source, json.dumps(chunk.message_ids), chunk.first_line,
+                     chunk.last_line, chunk.start_time, chunk.end_time, chunk.text),
+                )
+                chunk_id = cur.lastrowid
+                refused = self._apply(draft, chunk_id, ops, vectors, strict=False)
+                for rej in list(rejections) + refused:
+                    self.conn.execute(
+                        "INSERT INTO rejections (revision, chunk, operation, reason) VALUES (?, ?, ?, ?)",
+                        (draft.id, chunk_id, json.dumps(rej.operation.to_json(), ensure_ascii=False), rej.reason),
+                    )
+                c = draft.counts
+                c["chunks"] += 1
+                c["messages"] += messages
+                c["proposed"] += len(ops) + len(rejections) if proposed is None else proposed
+                c["rejected"] += len(rejections) + len(refused)
+                self._save_counts(draft)
+        except Exception as exc:
+            raise _db_error(exc, self.path) from None
+        return True
+
+    def finish(self, draft: RevisionDraft, state: str = "done") -> None:
+        if draft.id is None:
+            return
+        with db.transaction(self.conn):
+            self._finish(draft, state)
+
+    def _open_revision(self, draft: RevisionDraft) -> None:
+        if draft.id is None:
+            cur = self.conn.execute(
+                "INSERT INTO revisions (time, command, source, writer, counts, state) VALUES (?, ?, ?, ?, ?, 'open')",
+                (now(), draft.command, draft.source, json.dumps(draft.writer) if draft.writer else None, json.dumps(draft.counts)),
+            )
+            draft.id = cur.lastrowid
+
+    def _save_counts(self, draft: RevisionDraft) -> None:
+        self.conn.execute("UPDATE revisions SET counts = ? WHERE id = ?", (json.dumps(draft.counts), draft.id))
+
+    def _finish(self, draft: RevisionDraft, state: str = "done") -> None:
+        self._save_counts(draft)
+        self.conn.execute("UPDATE revisions SET state = ? WHERE id = ?", (state, draft.id))
+
+    def _apply(self, draft: RevisionDraft, chunk_id, ops, vectors, strict: bool) -> list[Rejection]:
+        """Insert versions and retirements for `ops`. Refusals raise (strict) or are returned."""
+        refused: list[Rejection] = []
+        targeted: set[int] = set()
+        vec = iter(vectors)
+        created = now()
+        for i, op in enumerate(ops):
+            blob = next(vec) if op.op != "delete" else None
+            why, target_row = self._check_target(op, targeted)
+            if why:
+                if strict:
+                    raise OperationRefused(i, why)
+                refused.append(Rejection(op, why))
+                continue
+            chain = None
+            if target_row is not None:
+                targeted.add(target_row["id"])
+                chain = target_row["chain"]
+            new_id = None
+            if op.op != "delete":
+                cur = self.conn.execute(
+                    "INSERT INTO versions (chain, op, text, speaker, reason, evidence, revision, chunk, source, source_ids, event_time, created_at) "
+                    "VALUES (coalesce(?, -1), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (chain, op.op, op.text.strip(), op.speaker, op.reason, op.evidence, draft.id, chunk_id,
+                     draft.source, json.dumps(op.source_ids), op.event_time, created),
+                )
+                new_id = cur.lastrowid
+                if chain is None:
+                    self.conn.execute("UPDATE versions SET chain = id WHERE id = ?", (new_id,))
+                self.conn.execute("INSERT INTO versions_fts (rowid, text) VALUES (?, ?)", (new_id, op.text.strip()))
+                self.conn.execute("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", (new_id, blob))
+            if target_row is not None:
+                self.conn.execute(
+                    "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (?, ?, ?, ?, ?)",
+                    (target_row["id"], draft.id, RETIRED_AS[op.op], new_id, op.reason),
+                )
+            draft.counts["applied"] += 1
+            draft.counts[{"add": "added", **RETIRED_AS}[op.op]] += 1
+        return refused
+
+    def _check_target(self, op: Operation, targeted: set[int]):
+        if op.op == "add":
+            return None, None
+        try:
+            vid = parse_memory_id(op.target or "")
+        except NotFoundError:
+            return f"target {op.target!r} is not a memory id", None
+        row = self.conn.execute(
+            "SELECT v.id, v.chain, r.how, r.successor FROM versions v LEFT JOIN retirements r ON r.version = v.id WHERE v.id = ?",
+            (vid,),
+        ).fetchone()
+        if row is None:
+            return f"no memory {memory_id(vid)} in this bank", None
+        if vid in targeted:
+            return f"{memory_id(vid)} is already the target of another operation here", None
+        if row["how"] is not None:
+            head = self.head_of(vid)
+            current = f"; the current version is {memory_id(head)}" if head else ""
+            return f"{memory_id(vid)} was already {row['how']}{current}", None
+        return None, row
+
+
+def _db_error(exc: Exception, path: Path) -> Exception:
+    from hymem_cli._errors import HymemError
+
+    if isinstance(exc, HymemError):
+        return exc
+    name = type(exc).__name__
+    if name in ("OperationalError", "DatabaseError", "IntegrityError"):
+        return db.translate(exc, path)
+    return exc
+
+
+# One place that knows how a version row is read, so every command shows the same fields.
+VERSION_SELECT = """
+SELECT v.*, rv.time AS time, r.how AS retired_how, r.revision AS retired_revision,
+       r.successor AS successor, r.reason AS retired_reason
+FROM versions v
+JOIN revisions rv ON rv.id = v.revision
+LEFT JOIN retirements r ON r.version = v.id
+"""
+
+
+def version_dict(row, as_of: int | None = None) -> dict:
+    """A version as the public JSON shape (ids as "m12"); `as_of` hides retirements after that revision."""
+    retired = row["retired_how"] is not None and (as_of is None or row["retired_revision"] <= as_of)
+    return {
+        "id": memory_id(row["id"]),
+        "chain": memory_id(row["chain"]),
+        "text": row["text"],
+        "speaker": row["speaker"],
+        "op": row["op"],
+        "reason": row["reason"],
+        "evidence": row["evidence"],
+        "status": row["retired_how"] if retired else "current",
+        "revision": row["revision"],
+        "time": row["time"],
+        "event_time": row["event_time"],
+        "source": row["source"],
+        "source_ids": json.loads(row["source_ids"]),
+        "retired_revision": row["retired_revision"] if retired else None,
+        "retired_reason": row["retired_reason"] if retired else None,
+        "successor": memory_id(row["successor"]) if retired and row["successor"] else None,
+    }
+
+
+def open_bank(path: Path, busy_timeout: float = 30.0, create: bool = True) -> Bank:
+    """Open the bank at `path`; with create=False a missing bank is an error instead of a new file."""
+    if path.is_dir():
+        raise BankError(f"bank path {path} is a directory", hint="give --bank a file path")
+    if not create and not path.exists():
+        raise BankError(f"no bank at {path}", hint="store memories first with `hymem add` or `hymem apply`, or pick a bank with --bank")
+    return Bank(db.connect(path, busy_timeout), path)

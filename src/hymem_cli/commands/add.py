@@ -1,0 +1,86 @@
+"""`hymem add`: ingest transcripts into the bank, raw or through the memory writer."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from hymem_cli import _output, config
+from hymem_cli._errors import WriterError
+from hymem_cli.commands._context import bank_for
+from hymem_cli.commands._options import BankOpt, FormatOpt, QuietOpt
+from hymem_cli.ingest.pipeline import RawProcessor, ingest
+from hymem_cli.ingest.readers import FORMATS
+from hymem_cli.ingest.sources import open_sources
+
+NO_WRITER_HINT = (
+    "use --raw to store messages as they are, --model PATH.gguf for a local writer, "
+    "or --backend openai --base-url URL for a server (or set writer.* with `hymem config set`)"
+)
+
+
+def add(
+    files: Annotated[Optional[list[str]], typer.Argument(help="Transcript files; - or none reads stdin.", show_default=False)] = None,
+    raw: Annotated[bool, typer.Option("--raw", help="Store each message as it is; no writer model.")] = False,
+    input_format: Annotated[
+        Optional[str], typer.Option("--input-format", "-i", help=f"Force the transcript format: {', '.join(FORMATS)}.", show_default=False)
+    ] = None,
+    chunk_tokens: Annotated[Optional[int], typer.Option("--chunk-tokens", min=16, help="Token budget of one chunk.", show_default=False)] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the operations that would be applied; write nothing.")] = False,
+    bank: BankOpt = None,
+    fmt: FormatOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.
+
+    Formats are detected: plain text, `Speaker: text` lines, JSON or JSONL chat messages
+    (OpenAI {role, content} or {id, speaker, text, timestamp, session}), Markdown chat exports.
+
+    Examples:
+
+      printf 'Alex: I live in Seattle.\\n' | hymem add --raw -
+
+      hymem add --raw chats/*.jsonl && hymem log -n 1
+
+      hymem add --dry-run chat.jsonl | jq -c 'select(.op == "supersede")'
+    """
+    _output.QUIET = _output.QUIET or quiet
+    if input_format is not None and input_format not in FORMATS:
+        raise typer.BadParameter(f"{input_format!r} is not one of {', '.join(FORMATS)}", param_hint="--input-format")
+    settings = config.load({"ingest.chunk_tokens": chunk_tokens})
+    if not raw:
+        raise WriterError("no memory writer is configured", hint=NO_WRITER_HINT)
+    processor = RawProcessor()
+    sources = open_sources(files or [], input_format)
+    target = bank_for(bank, embed=True, create=True)
+    bar = _output.progress(None, "ingesting")
+    task = bar.add_task("ingest", total=None) if bar else None
+    if bar:
+        bar.start()
+    try:
+        report = ingest(
+            target,
+            sources,
+            processor,
+            chunk_tokens=int(settings["ingest.chunk_tokens"]),
+            dry_run=dry_run,
+            on_chunk=(lambda r: bar.update(task, completed=r.chunks)) if bar else None,
+        )
+    finally:
+        if bar:
+            bar.stop()
+    if dry_run:
+        ops = [op.to_json() for _, proposal in report.proposals for op in proposal.operations]
+        _output.emit(ops, fmt or _output.Format.jsonl)
+        _output.info(f"dry run: {len(ops)} operation(s) from {len(report.proposals)} new chunk(s); nothing written")
+        return
+    c = report.counts
+    if report.revision is None:
+        _output.info(f"nothing new: {report.chunks} chunk(s) already in {target.path}")
+    else:
+        _output.info(
+            f"revision {report.revision}: {report.stored} chunk(s), {report.messages} message(s) read, "
+            f"{c['added']} added, {c['updated']} updated, {c['superseded']} superseded, {c['deleted']} deleted, "
+            f"{c['rejected']} rejected; {report.skipped} chunk(s) already stored"
+        )

@@ -1,0 +1,58 @@
+"""`hymem apply`: apply memory operations from JSONL, through the same checks as the writer."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from hymem_cli import _output
+from hymem_cli._errors import InputError
+from hymem_cli.bank.history import diff
+from hymem_cli.bank.operations import parse_lines
+from hymem_cli.commands._context import bank_for
+from hymem_cli.commands._options import BankOpt, FormatOpt, QuietOpt
+from hymem_cli.commands.diff import render_diff
+from hymem_cli.ingest.readers import decode_lines
+
+
+def apply(
+    ops_file: Annotated[Optional[str], typer.Argument(help="JSONL file of operations; - or none reads stdin.", show_default=False)] = None,
+    bank: BankOpt = None,
+    fmt: FormatOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Apply operations, one JSON object a line, as one revision: all of them or none.
+
+    Each line: {"op": "add"|"update"|"supersede"|"delete", "target": "m12" (not for add),
+    "text": "...", "reason": "..." (required for supersede and delete), "evidence": "...",
+    "source_ids": ["..."], "event_time": "..."}. Unknown keys are an error naming the line.
+
+    Examples:
+
+      echo '{"op": "add", "text": "Alex is pescatarian."}' | hymem apply
+
+      hymem add --dry-run chat.jsonl > ops.jsonl && hymem apply ops.jsonl
+
+      hymem apply ops.jsonl -f json | jq .counts
+    """
+    _output.QUIET = _output.QUIET or quiet
+    name = ops_file if ops_file and ops_file != "-" else "<stdin>"
+    if name == "<stdin>":
+        lines = list(decode_lines(iter(sys.stdin.buffer.readline, b""), name=name))
+    else:
+        path = Path(name)
+        if not path.exists():
+            raise InputError(f"{name}: no such file", hint="check the path, or use - to read stdin")
+        if path.is_dir():
+            raise InputError(f"{name} is a directory", hint="give a JSONL file of operations")
+        with open(path, "rb") as f:
+            lines = list(decode_lines(iter(f.readline, b""), name=name))
+    ops = parse_lines(lines, name)
+    target = bank_for(bank, embed=True, create=True)
+    draft = target.apply_operations(ops, "apply", name)
+    c = draft.counts
+    _output.info(f"revision {draft.id}: {c['added']} added, {c['updated']} updated, {c['superseded']} superseded, {c['deleted']} deleted")
+    render_diff(diff(target, draft.id - 1, draft.id), fmt)

@@ -1,0 +1,73 @@
+"""`hymem history`, `hymem show` and `hymem log`: reading a fact's past and the bank's revisions."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from hymem_cli import _output
+from hymem_cli.bank.history import chain, chunk_rejections, revisions
+from hymem_cli.commands._context import bank_for
+from hymem_cli.commands._options import BankOpt, FormatOpt, LimitOpt
+
+MemoryArg = Annotated[str, typer.Argument(help="A memory id such as m12 (any version of the fact).", metavar="ID")]
+
+
+def history(memory: MemoryArg, bank: BankOpt = None, fmt: FormatOpt = None) -> None:
+    """Show every version of a fact, first to current: operation, text, reason, revision, sources.
+
+    Examples:
+
+      hymem history m12
+
+      hymem history m12 -f json | jq -r '.[] | "\\(.op): \\(.text) (\\(.reason // ""))"'
+
+      hymem search "Alex lives" --all -f jsonl | jq -r .id | head -1 | xargs hymem history
+    """
+    versions = chain(bank_for(bank), memory)
+    columns = [("id", "id"), ("op", "op"), ("status", "status"), ("text", "text"), ("reason", "reason"),
+               ("revision", "rev"), ("time", "time"), ("source_ids", "sources")]
+    _output.emit(versions, fmt, columns, plain=lambda v: f"{v['id']}\t{v['op']}\t{v['status']}\t{v['text']}")
+
+
+def show(memory: MemoryArg, bank: BankOpt = None, fmt: FormatOpt = None) -> None:
+    """Show one memory version with its provenance and status.
+
+    Examples:
+
+      hymem show m12
+
+      hymem show m12 -f json | jq .source_ids
+    """
+    target = bank_for(bank)
+    version = target.version(memory)
+    version["rejections"] = chunk_rejections(target, version["id"])
+    _output.emit_one(version, fmt if fmt is not None else _output.Format.table)
+
+
+def log(limit: LimitOpt = None, bank: BankOpt = None, fmt: FormatOpt = None) -> None:
+    """List revisions, newest first, with their counts and what the writer's guards rejected.
+
+    Examples:
+
+      hymem log -n 5
+
+      hymem log -f json | jq '.[0].counts'
+
+      hymem log -f jsonl | jq -c 'select(.counts.rejected > 0) | .rejections[]'
+    """
+    entries = revisions(bank_for(bank), limit)
+
+    def summary(e: dict) -> dict:
+        c = e["counts"]
+        changes = f"+{c['added']} ~{c['updated']} >{c['superseded']} -{c['deleted']}"
+        writer = e["writer"] or {}
+        return {**e, "changes": changes, "rejected": c["rejected"], "chunks": c["chunks"], "model": writer.get("model")}
+
+    columns = [("revision", "rev"), ("time", "time"), ("command", "command"), ("source", "source"), ("chunks", "chunks"),
+               ("changes", "changes"), ("rejected", "rejected"), ("model", "writer"), ("state", "state")]
+    if _output.resolve(fmt) is _output.Format.table:
+        _output.emit((summary(e) for e in entries), fmt, columns)
+    else:
+        _output.emit(entries, fmt, plain=lambda e: f"{e['revision']}\t{e['time']}\t{e['command']}\t{e['source']}")

@@ -1,0 +1,88 @@
+"""`hymem search`: find memories by meaning and by words."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from hymem_cli import _output, config
+from hymem_cli._errors import InputError
+from hymem_cli.bank.search import SearchFilter, search as run_search
+from hymem_cli.commands._context import bank_for, bind_embedder
+from hymem_cli.commands._options import BankOpt, FormatOpt, LimitOpt, QuietOpt
+from hymem_cli.ingest.timeutil import parse_time_arg
+
+COLUMNS = [("id", "id"), ("score", "score"), ("status", "status"), ("text", "text"), ("event_time", "event time"), ("source_ids", "sources")]
+
+
+def _time(value: str | None, flag: str) -> str | None:
+    if value is None:
+        return None
+    try:
+        return parse_time_arg(value)
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not a date or time (e.g. 2024-05-01 or 2024-05-01T10:00:00Z)", param_hint=flag) from None
+
+
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for; - reads one query per line from stdin.")],
+    limit: LimitOpt = None,
+    all_versions: Annotated[bool, typer.Option("--all", help="Include retired versions, marked by status.")] = False,
+    as_of: Annotated[Optional[int], typer.Option("--as-of", min=0, help="Search the bank as it was after revision REV.", metavar="REV", show_default=False)] = None,
+    source: Annotated[Optional[str], typer.Option("--source", help="Only memories from sources matching this glob or substring.", show_default=False)] = None,
+    since: Annotated[Optional[str], typer.Option("--since", help="Only memories whose event time is at or after this.", show_default=False)] = None,
+    until: Annotated[Optional[str], typer.Option("--until", help="Only memories whose event time is at or before this.", show_default=False)] = None,
+    bank: BankOpt = None,
+    fmt: FormatOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Search memories: full-text (BM25) and vector similarity, fused. Current memories only by default.
+
+    Examples:
+
+      hymem search "where does Alex live" --format jsonl | jq -r .text
+
+      hymem search "diet" --all --since 2024-01-01
+
+      printf 'Alex city\\nSam job\\n' | hymem search - -f jsonl | jq -c '{query, id, text}'
+    """
+    _output.QUIET = _output.QUIET or quiet
+    settings = config.load({"search.limit": limit})
+    target = bank_for(bank)
+    flt = SearchFilter(include_retired=all_versions, source=source, since=_time(since, "--since"), until=_time(until, "--until"))
+    if as_of is not None:
+        flt.as_of = target.check_revision(as_of)
+    if target.embed_model is not None:
+        bind_embedder(target, settings)
+    n = int(settings["search.limit"])
+    weights = dict(vector_weight=float(settings["search.vector_weight"]), text_weight=float(settings["search.text_weight"]))
+
+    if query == "-":
+        queries = (line.strip() for line in _stdin_lines())
+
+        def batch():
+            for q in queries:
+                if q:
+                    for hit in run_search(target, q, n, flt, **weights):
+                        yield {"query": q, **hit}
+
+        columns = [("query", "query"), *COLUMNS]
+        _output.emit(batch(), fmt, columns, plain=lambda r: f"{r['query']}\t{r['id']}\t{r['text']}")
+        return
+    if not query.strip():
+        raise InputError("the query is empty", hint="give words to search for, or - to read queries from stdin")
+    hits = run_search(target, query, n, flt, **weights)
+    if not hits:
+        _output.info("no matching memories")
+    _output.emit(hits, fmt, COLUMNS, plain=lambda r: r["text"])
+
+
+def _stdin_lines():
+    data = sys.stdin.buffer
+    for n, raw in enumerate(iter(data.readline, b""), 1):
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(f"<stdin> line {n}: not valid UTF-8", hint="queries must be UTF-8 text") from None

@@ -1,0 +1,131 @@
+"""Where hymem keeps things, and the settings it reads: defaults < config file < HYMEM_* env < flags."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from hymem_cli._errors import ConfigError
+
+# Every key, its default and what it means. `hymem config` and the docs are generated from this.
+KEYS: dict[str, tuple[object, str]] = {
+    "bank": ("", "path of the bank file (default: bank.db in the data directory)"),
+    "embed.model": ("all-MiniLM-L6-v2", "sentence-transformers model name or path; 'hash' is a non-semantic test embedder"),
+    "search.limit": (10, "results per query"),
+    "search.vector_weight": (0.5, "weight of vector similarity in rank fusion"),
+    "search.text_weight": (1.0, "weight of full-text (BM25) rank in rank fusion"),
+    "ingest.chunk_tokens": (768, "token budget of one transcript chunk"),
+    "writer.backend": ("", "llama or openai; empty means no writer is configured"),
+    "writer.model": ("", "GGUF path or name in the models directory (llama), or served model name (openai)"),
+    "writer.base_url": ("", "OpenAI-compatible base URL, e.g. http://localhost:8000/v1"),
+    "writer.pipeline": ("single", "single (one call per chunk) or two-pass (extract, then reconcile)"),
+    "writer.n_ctx": (8192, "llama.cpp context size"),
+    "writer.n_gpu_layers": (-1, "layers offloaded to the GPU (-1: all, 0: CPU only)"),
+    "writer.threads": (0, "llama.cpp threads (0: automatic)"),
+    "writer.timeout": (120.0, "seconds before an OpenAI-compatible request times out"),
+    "writer.related": (8, "existing memories shown to the writer per chunk"),
+    "bank.busy_timeout": (30.0, "seconds to wait for another hymem writing the same bank"),
+}
+
+
+def home() -> Path | None:
+    value = os.environ.get("HYMEM_HOME")
+    return Path(value).expanduser() if value else None
+
+
+def data_dir() -> Path:
+    if (h := home()) is not None:
+        return h
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("hymem", appauthor=False))
+
+
+def config_path() -> Path:
+    if (h := home()) is not None:
+        return h / "config.toml"
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("hymem", appauthor=False)) / "config.toml"
+
+
+def models_dir() -> Path:
+    return data_dir() / "models"
+
+
+def env_name(key: str) -> str:
+    return "HYMEM_" + key.upper().replace(".", "_")
+
+
+def _coerce(key: str, value: object) -> object:
+    default = KEYS[key][0]
+    try:
+        if isinstance(default, bool):
+            if isinstance(value, str):
+                return value.lower() in ("1", "true", "yes", "on")
+            return bool(value)
+        if isinstance(default, int):
+            return int(value)  # type: ignore[arg-type]
+        if isinstance(default, float):
+            return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ConfigError(
+            f"invalid value {value!r} for {key}: expected {type(default).__name__}",
+            hint=f"fix it with `hymem config set {key} VALUE` or unset {env_name(key)}",
+        ) from None
+    return str(value)
+
+
+def read_file(path: Path | None = None) -> dict[str, object]:
+    """The config file flattened to dotted keys ({"writer.model": ...})."""
+    path = path or config_path()
+    if not path.exists():
+        return {}
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}", hint="fix or remove the file") from None
+    flat: dict[str, object] = {}
+
+    def walk(prefix: str, table: dict) -> None:
+        for k, v in table.items():
+            name = f"{prefix}{k}"
+            if isinstance(v, dict):
+                walk(name + ".", v)
+            else:
+                flat[name] = v
+
+    walk("", doc)
+    return flat
+
+
+@dataclass
+class Settings:
+    values: dict[str, object]
+
+    def __getitem__(self, key: str):
+        return self.values[key]
+
+
+def load(overrides: dict[str, object] | None = None) -> Settings:
+    """Resolve every key: defaults, then the config file, then HYMEM_* variables, then `overrides`."""
+    values = {k: d for k, (d, _) in KEYS.items()}
+    for k, v in read_file().items():
+        if k not in KEYS:
+            raise ConfigError(f"unknown key {k!r} in {config_path()}", hint="run `hymem config list` for the known keys")
+        values[k] = _coerce(k, v)
+    for k in KEYS:
+        if (v := os.environ.get(env_name(k))) is not None:
+            values[k] = _coerce(k, v)
+    for k, v in (overrides or {}).items():
+        if v is not None:
+            values[k] = _coerce(k, v)
+    return Settings(values)
+
+
+def bank_path(explicit: str | None = None) -> Path:
+    """--bank, then HYMEM_BANK, then the config's `bank`, then bank.db in the data directory."""
+    chosen = explicit or os.environ.get("HYMEM_BANK") or str(load()["bank"] or "")
+    return Path(chosen).expanduser() if chosen else data_dir() / "bank.db"

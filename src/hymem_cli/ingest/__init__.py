@@ -1,0 +1,1 @@
+"""Reading transcripts, cutting them into chunks, and feeding them to the bank."""

@@ -1,0 +1,67 @@
+"""Opening transcript inputs: files are read and checked whole before anything is stored; stdin streams."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Iterable, Iterator
+
+from hymem_cli._errors import InputError
+from hymem_cli.ingest.message import Message
+from hymem_cli.ingest.readers import decode_lines, read_messages
+
+
+@dataclass
+class Source:
+    name: str  # the path as given, or "<stdin>"
+    messages: Iterable[Message]
+    streaming: bool  # True for a pipe: messages arrive (and may fail) while earlier chunks are stored
+
+
+def _check_path(path: Path) -> None:
+    if not path.exists():
+        raise InputError(f"{path}: no such file", hint="check the path, or use - to read stdin")
+    if path.is_dir():
+        raise InputError(f"{path} is a directory", hint="give transcript files, e.g. hymem add DIR/*.jsonl")
+
+
+def _byte_lines(stream: BinaryIO) -> Iterator[bytes]:
+    while line := stream.readline():
+        yield line
+
+
+def open_sources(paths: list[str], fmt: str | None = None, stdin: BinaryIO | None = None) -> list[Source]:
+    """Sources for `paths` ("-" or none: stdin). Every file is parsed now, so a bad file stores nothing."""
+    paths = paths or ["-"]
+    if paths.count("-") > 1:
+        raise InputError("stdin (-) was given more than once", hint="give - once")
+    for p in paths:
+        if p != "-":
+            _check_path(Path(p))
+    sources = []
+    for p in paths:
+        if p == "-":
+            stream = stdin if stdin is not None else sys.stdin.buffer
+            messages = read_messages(decode_lines(_byte_lines(stream), name="<stdin>"), fmt, name="<stdin>")
+            if _is_regular(stream):
+                sources.append(Source("<stdin>", list(messages), streaming=False))
+            else:
+                sources.append(Source("<stdin>", messages, streaming=True))
+        else:
+            try:
+                with open(p, "rb") as f:
+                    messages = list(read_messages(decode_lines(_byte_lines(f), name=p), fmt, name=p))
+            except PermissionError:
+                raise InputError(f"{p}: permission denied", hint="check the file's permissions") from None
+            sources.append(Source(p, messages, streaming=False))
+    return sources
+
+
+def _is_regular(stream) -> bool:
+    try:
+        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):
+        return True  # an in-memory stream (tests): already complete

@@ -1,0 +1,1 @@
+"""The memory writer: prompt, operation schema, guards and model backends."""

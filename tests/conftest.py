@@ -1,0 +1,71 @@
+"""Shared fixtures: every test gets its own HYMEM_HOME, and helpers to run the CLI and read the bank."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from hymem_cli.app import app
+
+
+@dataclass
+class Run:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def jsonl(self) -> list[dict]:
+        return [json.loads(line) for line in self.stdout.splitlines() if line.strip()]
+
+    def json(self):
+        return json.loads(self.stdout)
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    """A private HYMEM_HOME; the bank is home/bank.db. Uses the real embedder unless a test says otherwise."""
+    h = tmp_path / "home"
+    monkeypatch.setenv("HYMEM_HOME", str(h))
+    for var in ("HYMEM_BANK", "HYMEM_EMBED_MODEL", "NO_COLOR", "HYMEM_DEBUG"):
+        monkeypatch.delenv(var, raising=False)
+    return h
+
+
+@pytest.fixture
+def cli(home):
+    runner = CliRunner()
+
+    def run(*args: str, input: str | bytes | None = None) -> Run:
+        result = runner.invoke(app, list(args), input=input, catch_exceptions=False)
+        return Run(result.exit_code, result.stdout, result.stderr)
+
+    return run
+
+
+def snapshot(path: Path):
+    """Every row of every table of a bank, or None if there is no bank: 'unchanged' means equal snapshots."""
+    if not path.exists():
+        return None
+    import sqlean
+
+    conn = sqlean.connect(str(path))
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%vec%' AND name NOT LIKE '%fts%' ORDER BY name")]
+        return {t: conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in tables}
+    finally:
+        conn.close()
+
+
+def one_error_line(run: Run, code: int, *needles: str) -> None:
+    """The error contract: the documented exit code, one line on stderr naming the problem, nothing on stdout."""
+    assert run.exit_code == code, (run.exit_code, run.stderr)
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("hymem: error: ")
+    for needle in needles:
+        assert needle.lower() in lines[0].lower(), lines[0]
+    assert run.stdout == ""
