@@ -158,17 +158,14 @@ class Bank:
             raise _db_error(exc, self.path) from None
         return draft
 
-    def commit_chunk(
-        self,
-        draft: RevisionDraft,
-        chunk: ChunkRecord,
-        ops: list[Operation],
-        rejections: list[Rejection] = (),
-        messages: int = 0,
-        proposed: int | None = None,
-    ) -> bool:
-        """Store one chunk and its accepted operations in one transaction. False if it was already there."""
+    def commit_chunk(self, draft: RevisionDraft, chunk: ChunkRecord, proposal, messages: int = 0) -> bool:
+        """Store one chunk and its accepted operations in one transaction. False if it was already there.
+
+        `proposal` is an ingest Proposal: operations, rejections, the count proposed, writer stats.
+        """
+        ops, rejections = proposal.operations, proposal.rejections
         vectors = self.embed_texts([op.text or "" for op in ops if op.op != "delete"])
+        saved = (draft.id, dict(draft.counts))  # restored if the transaction rolls back
         try:
             with db.transaction(self.conn):
                 if self.chunk_seen(chunk.hash):  # another process got here first
@@ -190,11 +187,16 @@ class Bank:
                 c = draft.counts
                 c["chunks"] += 1
                 c["messages"] += messages
-                c["proposed"] += len(ops) + len(rejections) if proposed is None else proposed
+                c["proposed"] += len(ops) + len(rejections) if proposal.proposed is None else proposal.proposed
                 c["rejected"] += len(rejections) + len(refused)
+                for key, value in proposal.stats.items():
+                    c[key] = round(c.get(key, 0) + value, 3)
                 self._save_counts(draft)
-        except Exception as exc:
-            raise _db_error(exc, self.path) from None
+        except BaseException as exc:
+            draft.id, draft.counts = saved
+            if isinstance(exc, Exception):
+                raise _db_error(exc, self.path) from None
+            raise
         return True
 
     def finish(self, draft: RevisionDraft, state: str = "done") -> None:

@@ -7,17 +7,14 @@ from typing import Annotated, Optional
 import typer
 
 from hymem_cli import _output, config
-from hymem_cli._errors import WriterError
 from hymem_cli.commands._context import bank_for
 from hymem_cli.commands._options import BankOpt, FormatOpt, QuietOpt
 from hymem_cli.ingest.pipeline import RawProcessor, ingest
 from hymem_cli.ingest.readers import FORMATS
 from hymem_cli.ingest.sources import open_sources
+from hymem_cli.writer.factory import make_backend
+from hymem_cli.writer.pipeline import PIPELINES, WriterProcessor
 
-NO_WRITER_HINT = (
-    "use --raw to store messages as they are, --model PATH.gguf for a local writer, "
-    "or --backend openai --base-url URL for a server (or set writer.* with `hymem config set`)"
-)
 
 
 def add(
@@ -28,6 +25,10 @@ def add(
     ] = None,
     chunk_tokens: Annotated[Optional[int], typer.Option("--chunk-tokens", min=16, help="Token budget of one chunk.", show_default=False)] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the operations that would be applied; write nothing.")] = False,
+    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Writer model: a GGUF path or name (llama), or a served model name (openai).", show_default=False)] = None,
+    backend: Annotated[Optional[str], typer.Option("--backend", help="Writer backend: llama, openai (or scripted, for tests).", show_default=False)] = None,
+    base_url: Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8000/v1.", show_default=False)] = None,
+    pipeline: Annotated[Optional[str], typer.Option("--pipeline", help="single (one writer call per chunk) or two-pass (extract, then reconcile).", show_default=False)] = None,
     bank: BankOpt = None,
     fmt: FormatOpt = None,
     quiet: QuietOpt = False,
@@ -48,11 +49,17 @@ def add(
     _output.QUIET = _output.QUIET or quiet
     if input_format is not None and input_format not in FORMATS:
         raise typer.BadParameter(f"{input_format!r} is not one of {', '.join(FORMATS)}", param_hint="--input-format")
-    settings = config.load({"ingest.chunk_tokens": chunk_tokens})
-    if not raw:
-        raise WriterError("no memory writer is configured", hint=NO_WRITER_HINT)
-    processor = RawProcessor()
+    settings = config.load(
+        {"ingest.chunk_tokens": chunk_tokens, "writer.model": model, "writer.backend": backend,
+         "writer.base_url": base_url, "writer.pipeline": pipeline}
+    )
+    if str(settings["writer.pipeline"]) not in PIPELINES:
+        raise typer.BadParameter(f"{settings['writer.pipeline']!r} is not one of {', '.join(PIPELINES)}", param_hint="--pipeline")
     sources = open_sources(files or [], input_format)
+    if raw:
+        processor = RawProcessor()
+    else:  # the model loads once, before the bank is touched: a writer that fails changes nothing
+        processor = WriterProcessor(make_backend(settings), pipeline=str(settings["writer.pipeline"]), related=int(settings["writer.related"]))
     target = bank_for(bank, embed=True, create=True)
     bar = _output.progress(None, "ingesting")
     task = bar.add_task("ingest", total=None) if bar else None
@@ -70,10 +77,15 @@ def add(
     finally:
         if bar:
             bar.stop()
+        if not raw:
+            processor.backend.close()
     if dry_run:
         ops = [op.to_json() for _, proposal in report.proposals for op in proposal.operations]
+        refused = [r for _, proposal in report.proposals for r in proposal.rejections]
         _output.emit(ops, fmt or _output.Format.jsonl)
-        _output.info(f"dry run: {len(ops)} operation(s) from {len(report.proposals)} new chunk(s); nothing written")
+        for r in refused:
+            _output.info(f"rejected {r.operation.op}: {r.reason}")
+        _output.info(f"dry run: {len(ops)} operation(s), {len(refused)} rejected, from {len(report.proposals)} new chunk(s); nothing written")
         return
     c = report.counts
     if report.revision is None:

@@ -57,7 +57,10 @@ class Chunk:
         return (stamps[0], stamps[-1]) if stamps else (None, None)
 
 
-def chunk_messages(messages: Iterable[Message], source: str, budget_tokens: int = 768) -> Iterator[Chunk]:
+FLUSH = None  # in a message stream: "input went quiet, close the chunk now" (see sources.idle_flush)
+
+
+def chunk_messages(messages: Iterable[Message | None], source: str, budget_tokens: int = 768) -> Iterator[Chunk]:
     """Group consecutive messages of one session until the next would pass the budget.
 
     A message longer than the budget becomes a chunk of its own; a message is never split.
@@ -65,6 +68,11 @@ def chunk_messages(messages: Iterable[Message], source: str, budget_tokens: int 
     batch: list[Message] = []
     used = 0
     for m in messages:
+        if m is FLUSH:
+            if batch:
+                yield Chunk(source, batch)
+                batch, used = [], 0
+            continue
         cost = estimate_tokens(m.text) + (estimate_tokens(m.speaker) if m.speaker else 0)
         if batch and (used + cost > budget_tokens or m.session != batch[-1].session):
             yield Chunk(source, batch)

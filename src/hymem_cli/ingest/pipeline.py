@@ -9,6 +9,7 @@ from hymem_cli.bank.operations import Operation
 from hymem_cli.bank.store import Bank, ChunkRecord, Rejection, RevisionDraft
 from hymem_cli.ingest.chunker import Chunk, chunk_messages
 from hymem_cli.ingest.sources import Source
+from hymem_cli.writer.screen import redact
 
 
 @dataclass
@@ -18,6 +19,7 @@ class Proposal:
     operations: list[Operation]
     rejections: list[Rejection] = field(default_factory=list)
     proposed: int | None = None  # operations the writer proposed, when it differs from accepted + rejected
+    stats: dict = field(default_factory=dict)  # writer calls, tokens, seconds, redactions: added to the revision's counts
 
 
 class ChunkProcessor(Protocol):
@@ -37,17 +39,20 @@ class RawProcessor:
         return None
 
     def process(self, bank: Bank, chunk: Chunk) -> Proposal:
-        ops = [
-            Operation(
-                op="add",
-                text=f"{m.speaker}: {m.text}" if m.speaker else m.text,
-                speaker=m.speaker,
-                source_ids=[m.id],
-                event_time=m.timestamp,
+        ops, redacted = [], 0
+        for m in chunk.messages:
+            text, kinds = redact(m.text)  # secrets are never stored, raw or not
+            redacted += len(kinds)
+            ops.append(
+                Operation(
+                    op="add",
+                    text=f"{m.speaker}: {text}" if m.speaker else text,
+                    speaker=m.speaker,
+                    source_ids=[m.id],
+                    event_time=m.timestamp,
+                )
             )
-            for m in chunk.messages
-        ]
-        return Proposal(ops)
+        return Proposal(ops, stats={"redacted": redacted})
 
 
 @dataclass
@@ -92,7 +97,7 @@ def ingest(
                     first, last = chunk.lines
                     start, end = chunk.times
                     record = ChunkRecord(digest, source.name, [m.id for m in chunk.messages], chunk.render(), first, last, start, end)
-                    if bank.commit_chunk(draft, record, proposal.operations, proposal.rejections, len(chunk.messages), proposal.proposed):
+                    if bank.commit_chunk(draft, record, proposal, len(chunk.messages)):
                         report.stored += 1
                     else:
                         report.skipped += 1

@@ -49,7 +49,7 @@ def open_sources(paths: list[str], fmt: str | None = None, stdin: BinaryIO | Non
             if _is_regular(stream):
                 sources.append(Source("<stdin>", list(messages), streaming=False))
             else:
-                sources.append(Source("<stdin>", messages, streaming=True))
+                sources.append(Source("<stdin>", idle_flush(messages), streaming=True))
         else:
             try:
                 with open(p, "rb") as f:
@@ -65,3 +65,38 @@ def _is_regular(stream) -> bool:
         return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
     except (OSError, ValueError, AttributeError):
         return True  # an in-memory stream (tests): already complete
+
+
+def idle_flush(messages: Iterator[Message], idle_seconds: float = 2.0) -> Iterator[Message | None]:
+    """Pass messages through; when none arrives for `idle_seconds`, yield None so the open chunk is
+    processed now (`tail -f chat.log | hymem add -` stores each burst as it comes)."""
+    import queue
+    import threading
+
+    box: queue.Queue = queue.Queue(maxsize=256)
+    done = object()
+
+    def pump() -> None:
+        try:
+            for m in messages:
+                box.put(m)
+            box.put(done)
+        except BaseException as exc:  # handed to the consumer, which raises it in the main thread
+            box.put(exc)
+
+    threading.Thread(target=pump, daemon=True).start()
+    idle = False
+    while True:
+        try:
+            item = box.get(timeout=idle_seconds)
+        except queue.Empty:
+            if not idle:
+                idle = True
+                yield None
+            continue
+        idle = False
+        if item is done:
+            return
+        if isinstance(item, BaseException):
+            raise item
+        yield item

@@ -1,0 +1,102 @@
+"""Deterministic checks every writer operation passes before it may touch the bank."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from hymem_cli.bank.operations import OPS, Operation
+from hymem_cli.ingest.message import Message
+from hymem_cli.writer.schema import MAX_FACT_CHARS
+from hymem_cli.writer.screen import instruction_kind, secret_kind
+
+MIN_EVIDENCE_CHARS = 3
+
+
+@dataclass
+class Shown:
+    """A memory shown to the writer under an alias."""
+
+    alias: int
+    memory_id: str
+    text: str
+    event_time: str | None
+
+
+def normalize(text: str) -> str:
+    """Case-folded, with runs of whitespace as one space and quotes unified: how evidence is matched."""
+    text = text.casefold().replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    return re.sub(r"\s+", " ", text).strip().strip("\"'")
+
+
+def evidence_messages(evidence: str, messages: list[Message]) -> list[Message]:
+    needle = normalize(evidence)
+    if len(needle) < MIN_EVIDENCE_CHARS:
+        return []
+    return [m for m in messages if needle in normalize(m.text)]
+
+
+def check(raw: object, shown: dict[int, Shown], messages: list[Message], targeted: set[int], added: set[str]) -> tuple[Operation | None, str | None]:
+    """Turn one proposed operation into a bank operation with real ids, or say why it is refused.
+
+    `targeted` and `added` carry state across the operations of one chunk (one op per target,
+    no duplicate adds).
+    """
+    if not isinstance(raw, dict):
+        return None, "not an object"
+    op_name = raw.get("op")
+    if op_name not in OPS:
+        return None, f"unknown op {op_name!r}"
+    text = raw.get("text") if isinstance(raw.get("text"), str) else None
+    reason = raw.get("reason") if isinstance(raw.get("reason"), str) else None
+    evidence = raw.get("evidence") if isinstance(raw.get("evidence"), str) else ""
+    target = None
+    if op_name != "add":
+        alias = raw.get("target")
+        if not isinstance(alias, int) or isinstance(alias, bool) or alias not in shown:
+            return None, f"target {alias!r} is not one of the memories shown ({', '.join(map(str, shown)) or 'none'})"
+        if alias in targeted:
+            return None, f"memory {alias} is already the target of another operation in this chunk"
+        target = shown[alias]
+    if op_name != "delete":
+        if not text or not text.strip():
+            return None, f"{op_name} without text"
+        if len(text) > MAX_FACT_CHARS:
+            return None, f"text of {len(text)} characters is longer than {MAX_FACT_CHARS}"
+    if op_name in ("supersede", "delete") and not (reason and reason.strip()):
+        return None, f"{op_name} without a reason"
+    sources = evidence_messages(evidence, messages)
+    if not sources:
+        return None, f"evidence {evidence[:80]!r} does not occur in the chunk"
+    for field in (text, reason):
+        if field and (kind := secret_kind(field)):
+            return None, f"would store a secret ({kind})"
+        if field and (kind := instruction_kind(field)):
+            return None, f"would store an instruction to the agent ({kind})"
+    times = sorted(m.timestamp for m in sources if m.timestamp)
+    event_time = times[-1] if times else None
+    if op_name in ("update", "supersede") and target.event_time and event_time and event_time < target.event_time:
+        return None, f"evidence from {event_time} is older than memory {target.alias} ({target.event_time})"
+    if op_name == "add":
+        key = normalize(text)
+        if key in added or any(normalize(s.text) == key for s in shown.values()):
+            return None, "duplicate of a stored memory or of another add in this chunk"
+        added.add(key)
+    if op_name in ("update", "supersede") and normalize(text) == normalize(target.text):
+        return None, f"{op_name} leaves memory {target.alias} unchanged"
+    if target:
+        targeted.add(target.alias)
+    speakers = {m.speaker for m in sources if m.speaker}
+    return (
+        Operation(
+            op=op_name,
+            target=target.memory_id if target else None,
+            text=text.strip() if text else None,
+            reason=reason.strip() if reason else None,
+            evidence=evidence,
+            source_ids=[m.id for m in sources],
+            event_time=event_time,
+            speaker=speakers.pop() if len(speakers) == 1 else None,
+        ),
+        None,
+    )

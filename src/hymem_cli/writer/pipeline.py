@@ -1,0 +1,136 @@
+"""The writer as a chunk processor: related memories in, guarded operations out."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import replace
+
+from hymem_cli.bank.search import search
+from hymem_cli.bank.store import Bank, Rejection
+from hymem_cli.bank.operations import Operation
+from hymem_cli.ingest.chunker import Chunk
+from hymem_cli.ingest.pipeline import Proposal
+from hymem_cli.writer import prompt
+from hymem_cli.writer.backend import WriterBackend, WriterReply
+from hymem_cli.writer.guards import Shown, check
+from hymem_cli.writer.schema import FACTS_SCHEMA, OPERATIONS_SCHEMA
+from hymem_cli.writer.screen import redact
+
+PIPELINES = ("single", "two-pass")
+
+
+def related_memories(bank: Bank, chunk: Chunk, limit: int) -> list[Shown]:
+    """Current memories closest to any message of the chunk (hybrid search per message, merged)."""
+    if limit <= 0 or bank.embedder is None:
+        return []
+    texts = [m.text for m in chunk.messages]
+    vectors = bank.embedder.embed(texts)
+    best: dict[str, tuple[float, dict]] = {}
+    for text, vector in zip(texts, vectors):
+        for hit in search(bank, text, limit, query_vector=vector):
+            if hit["id"] not in best or hit["score"] > best[hit["id"]][0]:
+                best[hit["id"]] = (hit["score"], hit)
+    ranked = sorted(best.values(), key=lambda sh: -sh[0])[:limit]
+    return [Shown(alias, hit["id"], hit["text"], hit["event_time"]) for alias, (_, hit) in enumerate(ranked, 1)]
+
+
+def parse_reply(reply: WriterReply, key: str) -> list | None:
+    """The list under `key` in the writer's JSON answer, or None when the answer is not that shape."""
+    try:
+        doc = json.loads(reply.text)
+    except (json.JSONDecodeError, TypeError):
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get(key), list):
+        return None
+    return doc[key]
+
+
+class WriterProcessor:
+    """One writer call per chunk (or two, extract then reconcile), then the guards."""
+
+    mode = "writer"
+
+    def __init__(self, backend: WriterBackend, *, pipeline: str = "single", related: int = 8):
+        self.backend = backend
+        self.pipeline = pipeline
+        self.related = related
+
+    def writer_info(self) -> dict:
+        info = self.backend.info()
+        return {
+            "backend": info.backend,
+            "model": info.model,
+            "model_hash": info.model_hash,
+            "prompt_version": prompt.PROMPT_VERSION,
+            "pipeline": self.pipeline,
+            **({"settings": info.extra} if info.extra else {}),
+        }
+
+    def process(self, bank: Bank, chunk: Chunk) -> Proposal:
+        # Secrets never reach the writer: it cannot store what it never saw.
+        redactions = 0
+        messages = []
+        for m in chunk.messages:
+            clean, kinds = redact(m.text)
+            redactions += len(kinds)
+            messages.append(replace(m, text=clean) if kinds else m)
+        chunk = Chunk(chunk.source, messages)
+        shown = related_memories(bank, chunk, self.related)
+        listing = [(s.alias, s.text, s.event_time) for s in shown]
+        conversation = chunk.render()
+        stats = {"writer_calls": 0, "prompt_tokens": 0, "evaluated_tokens": 0, "completion_tokens": 0, "writer_seconds": 0.0, "redacted": redactions}
+
+        def call(msgs, schema) -> WriterReply:
+            started = time.monotonic()
+            reply = self.backend.complete(msgs, schema)
+            stats["writer_calls"] += 1
+            stats["prompt_tokens"] += reply.prompt_tokens
+            stats["evaluated_tokens"] += reply.evaluated_tokens
+            stats["completion_tokens"] += reply.completion_tokens
+            stats["writer_seconds"] += round(time.monotonic() - started, 3)
+            return reply
+
+        if self.pipeline == "two-pass":
+            first = call(prompt.extract_pass(conversation), FACTS_SCHEMA)
+            facts = parse_reply(first, "facts")
+            if facts is None:
+                return _unparseable(first, stats)
+            facts = [f for f in facts if isinstance(f, dict) and isinstance(f.get("text"), str) and isinstance(f.get("evidence"), str)]
+            if not facts:
+                return Proposal([], stats=stats, proposed=0)
+            reply = call(prompt.reconcile_pass(listing, facts, conversation), OPERATIONS_SCHEMA)
+        else:
+            reply = call(prompt.single_pass(listing, conversation), OPERATIONS_SCHEMA)
+        proposed = parse_reply(reply, "operations")
+        if proposed is None:
+            return _unparseable(reply, stats)
+
+        accepted: list[Operation] = []
+        rejections: list[Rejection] = []
+        by_alias = {s.alias: s for s in shown}
+        targeted: set[int] = set()
+        added: set[str] = set()
+        for raw in proposed:
+            op, why = check(raw, by_alias, messages, targeted, added)
+            if op is not None:
+                accepted.append(op)
+            else:
+                rejections.append(Rejection(_as_operation(raw, by_alias), why))
+        return Proposal(accepted, rejections, proposed=len(proposed), stats=stats)
+
+
+def _as_operation(raw: object, shown: dict[int, Shown]) -> Operation:
+    """A refused proposal, kept as close to what the writer said as the operation format allows."""
+    if not isinstance(raw, dict):
+        return Operation(op="invalid", text=json.dumps(raw)[:500])
+    alias = raw.get("target")
+    target = shown[alias].memory_id if isinstance(alias, int) and alias in shown else (None if alias is None else f"alias:{alias}")
+    text = lambda k: raw.get(k) if isinstance(raw.get(k), str) else None  # noqa: E731
+    return Operation(op=str(raw.get("op")), target=target, text=text("text"), reason=text("reason"), evidence=text("evidence"))
+
+
+def _unparseable(reply: WriterReply, stats: dict) -> Proposal:
+    """A reply that is not the JSON asked for is recorded as one rejection, never silently dropped."""
+    raw = Operation(op="invalid", text=(reply.text or "")[:500])
+    return Proposal([], [Rejection(raw, "writer answer is not the JSON object asked for")], proposed=1, stats=stats)
