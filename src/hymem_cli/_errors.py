@@ -55,5 +55,11 @@ class WriterError(HymemError):
     exit_code = EXIT_WRITER
 
 
-class ConfigError(HymemError):
+class UsageError(HymemError):
+    """A flag or argument hymem itself refuses (Typer's own parse errors also exit 2)."""
+
     exit_code = EXIT_USAGE
+
+
+class ConfigError(UsageError):
+    pass

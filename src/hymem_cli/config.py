@@ -11,7 +11,7 @@ from hymem_cli._errors import ConfigError
 
 # Every key, its default and what it means. `hymem config` and the docs are generated from this.
 KEYS: dict[str, tuple[object, str]] = {
-    "bank": ("", "path of the bank file (default: bank.db in the data directory)"),
+    "bank.path": ("", "path of the bank file (default: bank.db in the data directory; HYMEM_BANK overrides)"),
     "embed.model": ("all-MiniLM-L6-v2", "sentence-transformers model name or path; 'hash' is a non-semantic test embedder"),
     "search.limit": (10, "results per query"),
     "search.vector_weight": (0.5, "weight of vector similarity in rank fusion"),
@@ -24,6 +24,7 @@ KEYS: dict[str, tuple[object, str]] = {
     "writer.n_ctx": (8192, "llama.cpp context size"),
     "writer.n_gpu_layers": (-1, "layers offloaded to the GPU (-1: all, 0: CPU only)"),
     "writer.threads": (0, "llama.cpp threads (0: automatic)"),
+    "writer.max_tokens": (1024, "longest writer answer, in tokens"),
     "writer.timeout": (120.0, "seconds before an OpenAI-compatible request times out"),
     "writer.related": (8, "existing memories shown to the writer per chunk"),
     "bank.busy_timeout": (30.0, "seconds to wait for another hymem writing the same bank"),
@@ -126,6 +127,100 @@ def load(overrides: dict[str, object] | None = None) -> Settings:
 
 
 def bank_path(explicit: str | None = None) -> Path:
-    """--bank, then HYMEM_BANK, then the config's `bank`, then bank.db in the data directory."""
-    chosen = explicit or os.environ.get("HYMEM_BANK") or str(load()["bank"] or "")
+    """--bank, then HYMEM_BANK, then the config's `bank.path`, then bank.db in the data directory."""
+    chosen = explicit or os.environ.get("HYMEM_BANK") or str(load()["bank.path"] or "")
     return Path(chosen).expanduser() if chosen else data_dir() / "bank.db"
+
+
+# -- writing the config file (`hymem config set|unset|edit`) ---------------------------------
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def check_key(key: str) -> str:
+    if key not in KEYS:
+        raise ConfigError(f"unknown config key {key!r}", hint="run `hymem config list` for the known keys")
+    return key
+
+
+def parse_value(key: str, value: str) -> object:
+    """A command-line string as the key's type (that of its default); a bad value raises ConfigError."""
+    default = KEYS[check_key(key)][0]
+    if isinstance(default, bool):  # stricter than _coerce: a typo must not silently read as false
+        if value.strip().lower() not in _TRUE + _FALSE:
+            raise ConfigError(f"invalid value {value!r} for {key}: expected true or false", hint=f"hymem config set {key} true")
+        return value.strip().lower() in _TRUE
+    try:
+        return _coerce(key, value)
+    except ConfigError:
+        example = {int: "10", float: "0.5"}.get(type(default), "TEXT")
+        raise ConfigError(
+            f"invalid value {value!r} for {key}: expected {type(default).__name__}", hint=f"e.g. hymem config set {key} {example}"
+        ) from None
+
+
+def check_file(path: Path | None = None) -> dict[str, object]:
+    """The file's keys, each known and of the right type; raises ConfigError naming the first bad one."""
+    path = path or config_path()
+    flat = read_file(path)
+    for k, v in flat.items():
+        if k not in KEYS:
+            raise ConfigError(f"unknown key {k!r} in {path}", hint="run `hymem config list` for the known keys")
+        _coerce(k, v)
+    return flat
+
+
+def to_toml(flat: dict[str, object]) -> str:
+    """Dotted keys as nested tables (writer.model -> [writer] model = ...), in KEYS order."""
+    import tomli_w
+
+    order = {k: i for i, k in enumerate(KEYS)}
+    doc: dict[str, object] = {}
+    for key in sorted(flat, key=lambda k: (order.get(k, len(order)), k)):
+        parts = key.split(".")
+        table = doc
+        for part in parts[:-1]:
+            table = table.setdefault(part, {})  # type: ignore[assignment]
+        table[parts[-1]] = flat[key]
+    return tomli_w.dumps(doc)
+
+
+def write_file(flat: dict[str, object], path: Path | None = None) -> Path:
+    """Replace the config file with `flat` (dotted keys), atomically; comments are not kept."""
+    path = path or config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(to_toml(flat), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def set_value(key: str, value: str, path: Path | None = None) -> object:
+    """Store `key = value` in the config file (typed like the key's default); returns the stored value."""
+    typed = parse_value(key, value)
+    flat = read_file(path)
+    flat[key] = typed
+    write_file(flat, path)
+    return typed
+
+
+def unset_value(key: str, path: Path | None = None) -> bool:
+    """Remove `key` from the config file; False if it was not there (the file is then untouched)."""
+    check_key(key)
+    flat = read_file(path)
+    if key not in flat:
+        return False
+    del flat[key]
+    write_file(flat, path)
+    return True
+
+
+def describe() -> list[dict]:
+    """Every key with its effective value, where that value comes from (default|file|env), default and doc."""
+    values = load().values
+    in_file = read_file()
+    rows = []
+    for key, (default, doc) in KEYS.items():
+        source = "env" if os.environ.get(env_name(key)) is not None else "file" if key in in_file else "default"
+        rows.append({"key": key, "value": values[key], "source": source, "default": default, "env": env_name(key), "doc": doc})
+    return rows

@@ -91,7 +91,7 @@ def transaction(conn) -> Iterator[None]:
     try:
         conn.execute("BEGIN IMMEDIATE")
     except Exception as exc:
-        raise translate(exc, "file") from None
+        raise translate(exc, conn.execute("PRAGMA database_list").fetchone()[2]) from None
     try:
         yield
     except BaseException:

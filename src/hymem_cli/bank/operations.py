@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 
 from hymem_cli._errors import InputError, NotFoundError
@@ -32,12 +33,11 @@ def memory_id(n: int) -> str:
 
 
 def parse_memory_id(value: str) -> int:
-    """'m12' or '12' -> 12."""
-    raw = str(value).strip()
-    digits = raw[1:] if raw[:1] in ("m", "M") else raw
-    if not digits.isdigit():
+    """'m12' or '12' -> 12. ASCII digits only, and small enough for SQLite's integers."""
+    match = re.fullmatch(r"[mM]?([0-9]{1,18})", str(value).strip())
+    if match is None:
         raise NotFoundError(f"{value!r} is not a memory id", hint="memory ids look like m12; find them with `hymem search`")
-    return int(digits)
+    return int(match.group(1))
 
 
 def problem(op: Operation) -> str | None:

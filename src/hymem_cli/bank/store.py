@@ -107,7 +107,7 @@ class Bank:
     def check_revision(self, rev: int) -> int:
         if rev == 0:
             return 0
-        if not self.conn.execute("SELECT 1 FROM revisions WHERE id = ?", (rev,)).fetchone():
+        if rev > self.latest_revision() or not self.conn.execute("SELECT 1 FROM revisions WHERE id = ?", (rev,)).fetchone():
             raise NotFoundError(f"no revision {rev} in this bank", hint="list revisions with `hymem log`")
         return rev
 
@@ -139,6 +139,8 @@ class Bank:
     # -- writing ---------------------------------------------------------------------------
 
     def embed_texts(self, texts: Sequence[str]) -> list[bytes]:
+        if not texts:
+            return []
         if self.embedder is None:
             raise BankError("no embedder bound to the bank")  # a programming error, not a user's
         return [to_blob(v) for v in self.embedder.embed(list(texts))]

@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from hymem_cli import _output, config
+from hymem_cli._errors import UsageError
 from hymem_cli.commands._context import bank_for
 from hymem_cli.commands._options import BankOpt, FormatOpt, QuietOpt
 from hymem_cli.ingest.pipeline import RawProcessor, ingest
@@ -48,13 +49,13 @@ def add(
     """
     _output.QUIET = _output.QUIET or quiet
     if input_format is not None and input_format not in FORMATS:
-        raise typer.BadParameter(f"{input_format!r} is not one of {', '.join(FORMATS)}", param_hint="--input-format")
+        raise UsageError(f"--input-format {input_format!r} is not one of {', '.join(FORMATS)}", hint="or leave it out to detect the format")
     settings = config.load(
         {"ingest.chunk_tokens": chunk_tokens, "writer.model": model, "writer.backend": backend,
          "writer.base_url": base_url, "writer.pipeline": pipeline}
     )
     if str(settings["writer.pipeline"]) not in PIPELINES:
-        raise typer.BadParameter(f"{settings['writer.pipeline']!r} is not one of {', '.join(PIPELINES)}", param_hint="--pipeline")
+        raise UsageError(f"pipeline {settings['writer.pipeline']!r} is not one of {', '.join(PIPELINES)}", hint="use --pipeline single or two-pass")
     sources = open_sources(files or [], input_format)
     if raw:
         processor = RawProcessor()

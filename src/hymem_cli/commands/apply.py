@@ -51,7 +51,8 @@ def apply(
         with open(path, "rb") as f:
             lines = list(decode_lines(iter(f.readline, b""), name=name))
     ops = parse_lines(lines, name)
-    target = bank_for(bank, embed=True, create=True)
+    # Only adds can apply to a bank that does not exist yet; anything else would leave an empty bank behind.
+    target = bank_for(bank, embed=True, create=all(op.op == "add" for op in ops))
     draft = target.apply_operations(ops, "apply", name)
     c = draft.counts
     _output.info(f"revision {draft.id}: {c['added']} added, {c['updated']} updated, {c['superseded']} superseded, {c['deleted']} deleted")

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from hymem_cli import _output, config
-from hymem_cli._errors import InputError
+from hymem_cli._errors import InputError, UsageError
 from hymem_cli.bank.search import SearchFilter, search as run_search
 from hymem_cli.commands._context import bank_for, bind_embedder
 from hymem_cli.commands._options import BankOpt, FormatOpt, LimitOpt, QuietOpt
@@ -23,7 +23,7 @@ def _time(value: str | None, flag: str) -> str | None:
     try:
         return parse_time_arg(value)
     except ValueError:
-        raise typer.BadParameter(f"{value!r} is not a date or time (e.g. 2024-05-01 or 2024-05-01T10:00:00Z)", param_hint=flag) from None
+        raise UsageError(f"{flag} {value!r} is not a date or time", hint="e.g. 2024-05-01 or 2024-05-01T10:00:00Z") from None
 
 
 def search(
@@ -49,6 +49,8 @@ def search(
       printf 'Alex city\\nSam job\\n' | hymem search - -f jsonl | jq -c '{query, id, text}'
     """
     _output.QUIET = _output.QUIET or quiet
+    if not query.strip():
+        raise InputError("the query is empty", hint="give words to search for, or - to read queries from stdin")
     settings = config.load({"search.limit": limit})
     target = bank_for(bank)
     flt = SearchFilter(include_retired=all_versions, source=source, since=_time(since, "--since"), until=_time(until, "--until"))
@@ -71,8 +73,6 @@ def search(
         columns = [("query", "query"), *COLUMNS]
         _output.emit(batch(), fmt, columns, plain=lambda r: f"{r['query']}\t{r['id']}\t{r['text']}")
         return
-    if not query.strip():
-        raise InputError("the query is empty", hint="give words to search for, or - to read queries from stdin")
     hits = run_search(target, query, n, flt, **weights)
     if not hits:
         _output.info("no matching memories")

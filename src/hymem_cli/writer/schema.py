@@ -4,6 +4,7 @@ from __future__ import annotations
 
 MAX_OPERATIONS = 12  # per chunk: more is a runaway, not a conversation's worth of facts
 MAX_FACT_CHARS = 400
+MAX_EVIDENCE_CHARS = 200  # "a short exact quote": the grammar stops a runaway quote here
 
 _OPERATION = {
     "type": "object",
@@ -12,7 +13,7 @@ _OPERATION = {
         "target": {"type": "integer"},
         "text": {"type": "string", "maxLength": MAX_FACT_CHARS},
         "reason": {"type": "string", "maxLength": MAX_FACT_CHARS},
-        "evidence": {"type": "string", "maxLength": MAX_FACT_CHARS},
+        "evidence": {"type": "string", "maxLength": MAX_EVIDENCE_CHARS},
     },
     "required": ["op", "evidence"],
     "additionalProperties": False,
@@ -36,7 +37,7 @@ FACTS_SCHEMA = {
                 "type": "object",
                 "properties": {
                     "text": {"type": "string", "maxLength": MAX_FACT_CHARS},
-                    "evidence": {"type": "string", "maxLength": MAX_FACT_CHARS},
+                    "evidence": {"type": "string", "maxLength": MAX_EVIDENCE_CHARS},
                 },
                 "required": ["text", "evidence"],
                 "additionalProperties": False,

@@ -1,0 +1,239 @@
+"""Export a bank as JSON Lines and import such a file into an empty bank, ids and history intact.
+
+The format (version 1), one JSON object a line, in this order:
+
+  {"type": "hymem-export", "format": 1, "embed_model": ..., "embed_dim": ...}
+  {"type": "revision", ...}    every table's columns, by id; JSON columns as JSON values
+  {"type": "chunk", ...}
+  {"type": "version", ...}
+  {"type": "retirement", ...}  by version id
+  {"type": "rejection", ...}
+
+Vectors are not exported: importing recomputes them from the text with the bank's own embedder,
+so an export also moves a bank to another embedding model.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator
+
+from hymem_cli._errors import BankError, InputError
+from hymem_cli.bank import db
+from hymem_cli.bank.store import Bank
+
+FORMAT = 1
+HEADER_TYPE = "hymem-export"
+EMBED_BATCH = 256  # texts per embedder call while importing; progress is reported per batch
+
+_INT, _STR, _OPT_INT, _OPT_STR = (int,), (str,), (int, type(None)), (str, type(None))
+_LIST, _DICT, _OPT_DICT = (list,), (dict,), (dict, type(None))
+
+# Every record type: its table, and each column with the JSON types it may hold. A column listed in
+# JSON_COLUMNS is stored as JSON text and exported as the JSON value itself.
+TABLES: dict[str, tuple[str, dict[str, tuple[type, ...]]]] = {
+    "revision": ("revisions", {
+        "id": _INT, "time": _STR, "command": _STR, "source": _OPT_STR, "writer": _OPT_DICT, "counts": _DICT, "state": _STR,
+    }),
+    "chunk": ("chunks", {
+        "id": _INT, "hash": _STR, "revision": _INT, "source": _STR, "message_ids": _LIST, "first_line": _OPT_INT,
+        "last_line": _OPT_INT, "start_time": _OPT_STR, "end_time": _OPT_STR, "text": _STR,
+    }),
+    "version": ("versions", {
+        "id": _INT, "chain": _INT, "op": _STR, "text": _STR, "speaker": _OPT_STR, "reason": _OPT_STR, "evidence": _OPT_STR,
+        "revision": _INT, "chunk": _OPT_INT, "source": _OPT_STR, "source_ids": _LIST, "event_time": _OPT_STR, "created_at": _STR,
+    }),
+    "retirement": ("retirements", {
+        "version": _INT, "revision": _INT, "how": _STR, "successor": _OPT_INT, "reason": _OPT_STR,
+    }),
+    "rejection": ("rejections", {
+        "id": _INT, "revision": _INT, "chunk": _OPT_INT, "operation": _DICT, "reason": _STR,
+    }),
+}
+JSON_COLUMNS = {"writer", "counts", "message_ids", "source_ids", "operation"}
+KEY_COLUMN = {"retirement": "version"}  # the primary key where it is not `id`
+ALLOWED = {("version", "op"): ("add", "update", "supersede"), ("retirement", "how"): ("updated", "superseded", "deleted")}
+
+
+# -- export -----------------------------------------------------------------------------------
+
+
+def export_records(bank: Bank, current: bool = False) -> Iterator[dict]:
+    """The bank as export records, header first, from one consistent snapshot.
+
+    current=True keeps revisions and chunks but only current versions, and no retirements or
+    rejections: it imports, but the facts' history is gone.
+    """
+    bank.conn.execute("BEGIN")  # one read snapshot, so a concurrent writer cannot tear the export
+    try:
+        dim = bank.meta("embed_dim")
+        yield {"type": HEADER_TYPE, "format": FORMAT, "embed_model": bank.meta("embed_model"), "embed_dim": int(dim) if dim else None}
+        for kind, (table, columns) in TABLES.items():
+            if current and kind in ("retirement", "rejection"):
+                continue
+            where = ""
+            if current and kind == "version":
+                where = " WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = versions.id)"
+            key = KEY_COLUMN.get(kind, "id")
+            for row in bank.conn.execute(f"SELECT {', '.join(columns)} FROM {table}{where} ORDER BY {key}"):
+                record = {"type": kind}
+                for col in columns:
+                    value = row[col]
+                    record[col] = json.loads(value) if col in JSON_COLUMNS and value is not None else value
+                yield record
+    finally:
+        bank.conn.execute("COMMIT")
+
+
+def dumps(record: dict) -> str:
+    """One export line; keys in column order, so export → import → export is byte-identical."""
+    return json.dumps(record, ensure_ascii=False)
+
+
+# -- import -----------------------------------------------------------------------------------
+
+
+@dataclass
+class ExportFile:
+    """A parsed, checked export: records grouped by type, each group in key order."""
+
+    header: dict
+    records: dict[str, list[dict]] = field(default_factory=lambda: {kind: [] for kind in TABLES})
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {kind: len(rows) for kind, rows in self.records.items()}
+
+
+def parse_export(lines: Iterable[str], name: str) -> ExportFile:
+    """Parse and check every line of an export before anything is written; errors name the line."""
+    header: dict | None = None
+    rows: list[tuple[int, str, dict]] = []  # (line, type, record)
+    defined: dict[tuple[str, int], int] = {}  # (type, key) -> line: duplicates and references
+    hashes: dict[str, int] = {}
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{name} line {n}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}: invalid JSON ({exc.msg})", hint="each line must be one JSON object from `hymem export`") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{where}: expected a JSON object with a 'type' key", hint="give a file written by `hymem export`")
+        if header is None:
+            header = _check_header(obj, where)
+            continue
+        kind = obj.get("type")
+        if kind == HEADER_TYPE:
+            raise InputError(f"{where}: a second export header", hint="import one export at a time")
+        if kind not in TABLES:
+            raise InputError(f"{where}: unknown record type {kind!r}", hint=f"known types: {', '.join(TABLES)}")
+        record = _check_record(kind, obj, where)
+        key = (kind, record[KEY_COLUMN.get(kind, "id")])
+        if key in defined:
+            raise InputError(f"{where}: duplicate {kind} {key[1]} (first on line {defined[key]})")
+        defined[key] = n
+        if kind == "chunk":
+            if record["hash"] in hashes:
+                raise InputError(f"{where}: duplicate chunk hash (first on line {hashes[record['hash']]})")
+            hashes[record["hash"]] = n
+        rows.append((n, kind, record))
+    if header is None:
+        raise InputError(f"{name} is empty", hint="give a file written by `hymem export`")
+    export = ExportFile(header=header)
+    for n, kind, record in rows:
+        _check_references(kind, record, defined, f"{name} line {n}")
+        export.records[kind].append(record)
+    for kind, records in export.records.items():
+        records.sort(key=lambda r, key=KEY_COLUMN.get(kind, "id"): r[key])
+    return export
+
+
+def _check_header(obj: dict, where: str) -> dict:
+    if obj.get("type") != HEADER_TYPE:
+        raise InputError(f"{where}: expected the export header {{\"type\": \"{HEADER_TYPE}\", ...}}", hint="give a file written by `hymem export`")
+    if obj.get("format") != FORMAT or isinstance(obj.get("format"), bool):
+        raise InputError(f"{where}: unsupported export format {obj.get('format')!r} (this hymem reads format {FORMAT})",
+                         hint="import it with the hymem that exported it, or upgrade: pip install -U hymem")
+    return obj
+
+
+def _check_record(kind: str, obj: dict, where: str) -> dict:
+    columns = TABLES[kind][1]
+    given = set(obj) - {"type"}
+    if unknown := given - set(columns):
+        raise InputError(f"{where}: unknown key(s) in {kind}: {', '.join(sorted(unknown))}")
+    if missing := [c for c in columns if c not in given]:
+        raise InputError(f"{where}: {kind} lacks {', '.join(missing)}")
+    for col, types in columns.items():
+        value = obj[col]
+        # bool is an int to Python, never to hymem
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            wanted = " or ".join("null" if t is type(None) else {int: "integer", str: "string", list: "list", dict: "object"}[t] for t in types)
+            raise InputError(f"{where}: {kind} {col} must be {wanted}")
+        if (kind, col) in ALLOWED and value not in ALLOWED[(kind, col)]:
+            raise InputError(f"{where}: {kind} {col} {value!r} is not one of {', '.join(ALLOWED[(kind, col)])}")
+    for col in ("message_ids", "source_ids"):
+        if col in columns and not all(isinstance(s, str) for s in obj[col]):
+            raise InputError(f"{where}: {kind} {col} must be a list of strings")
+    if kind == "version" and not obj["text"].strip():
+        raise InputError(f"{where}: version text is empty")
+    return {col: obj[col] for col in columns}
+
+
+def _check_references(kind: str, record: dict, defined: dict[tuple[str, int], int], where: str) -> None:
+    """What a record points at must be in the file too (a version's chain may not be: see --current)."""
+    for col, target in (("revision", "revision"), ("chunk", "chunk"), ("version", "version"), ("successor", "version")):
+        value = record.get(col)
+        if value is not None and (target, value) not in defined:
+            raise InputError(f"{where}: {kind} refers to {target} {value}, which the file lacks",
+                             hint="give a whole file written by `hymem export`")
+
+
+def import_export(bank: Bank, export: ExportFile, on_progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+    """Write a checked export into an empty bank in one transaction, keeping every id.
+
+    The bank's embedder must be bound: vectors are computed (in batches, before the transaction)
+    from each version's text, and the bank's meta keeps its own embedder, not the file's.
+    """
+    require_empty(bank)
+    versions = export.records["version"]
+    blobs: list[bytes] = []
+    for start in range(0, len(versions), EMBED_BATCH):
+        blobs += bank.embed_texts([v["text"] for v in versions[start : start + EMBED_BATCH]])
+        if on_progress:
+            on_progress(len(blobs), len(versions))
+    conn = bank.conn
+    try:
+        with db.transaction(conn):
+            require_empty(bank)  # another process may have written while we embedded
+            for kind, (table, columns) in TABLES.items():
+                sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+                for record in export.records[kind]:
+                    conn.execute(sql, [_stored(col, record[col]) for col in columns])
+                if kind == "version":
+                    for record, blob in zip(versions, blobs):
+                        conn.execute("INSERT INTO versions_fts (rowid, text) VALUES (?, ?)", (record["id"], record["text"]))
+                        conn.execute("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", (record["id"], blob))
+    except Exception as exc:
+        from hymem_cli.bank.store import _db_error
+
+        raise _db_error(exc, bank.path) from None
+    return export.counts
+
+
+def _stored(col: str, value):
+    """JSON columns encoded as Bank writes them, so an imported bank holds the very same rows."""
+    if col not in JSON_COLUMNS or value is None:
+        return value
+    return json.dumps(value, ensure_ascii=col != "operation")
+
+
+def require_empty(bank: Bank) -> None:
+    if bank.conn.execute("SELECT 1 FROM revisions LIMIT 1").fetchone():
+        raise BankError(
+            f"import needs an empty bank; {bank.path} already has revisions",
+            hint="import into a new bank with --bank new.db (or HYMEM_BANK=new.db)",
+        )

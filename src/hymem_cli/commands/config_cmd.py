@@ -1,0 +1,150 @@
+"""`hymem config`: read and change settings in the TOML config file (HYMEM_HOME/config.toml)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from typing import Annotated
+
+import typer
+
+from hymem_cli import _output, config
+from hymem_cli._errors import ConfigError, HymemError
+from hymem_cli.commands._options import FormatOpt, QuietOpt
+
+HELP = """Read and change settings. Precedence: defaults < config file < HYMEM_* variables < flags.
+
+Examples:
+
+  hymem config set writer.backend openai && hymem config get writer.backend
+
+  hymem config list -f jsonl | jq -c 'select(.source != "default") | {key, value, source}'
+
+  HYMEM_SEARCH_LIMIT=3 hymem config get search.limit
+"""
+
+KeyArg = Annotated[str, typer.Argument(help="A setting such as search.limit (see `hymem config list`).", metavar="KEY", show_default=False)]
+
+
+def _show(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def get(key: KeyArg, fmt: FormatOpt = None) -> None:
+    """Print the effective value of KEY: the config file's, overridden by its HYMEM_* variable.
+
+    Examples:
+
+      hymem config get embed.model
+
+      HYMEM_SEARCH_LIMIT=3 hymem config get search.limit
+
+      hymem config get writer.model -f json | jq -r .source
+    """
+    config.check_key(key)
+    row = next(r for r in config.describe() if r["key"] == key)
+    if fmt is None or fmt is _output.Format.plain:
+        sys.stdout.write(_show(row["value"]) + "\n")
+    else:
+        _output.emit_one(row, fmt)
+
+
+def set_(key: KeyArg, value: Annotated[str, typer.Argument(help="The new value, of the key's type (int, float, text).", metavar="VALUE")], quiet: QuietOpt = False) -> None:
+    """Store KEY = VALUE in the config file. Unknown keys and values of the wrong type are refused.
+
+    The file is rewritten (comments are not kept). A negative number goes after `--`.
+
+    Examples:
+
+      hymem config set search.limit 20
+
+      hymem config set writer.backend llama && hymem config set writer.model qwen2.5-1.5b-instruct-q4_k_m.gguf
+
+      hymem config set writer.n_gpu_layers -- -1
+    """
+    _output.QUIET = _output.QUIET or quiet
+    typed = config.set_value(key, value)
+    _output.info(f"{key} = {_show(typed)} in {config.config_path()}")
+    if os.environ.get(config.env_name(key)) is not None:
+        _output.info(f"note: {config.env_name(key)} is set and overrides the file")
+
+
+def unset(key: KeyArg, quiet: QuietOpt = False) -> None:
+    """Remove KEY from the config file, so its default (or HYMEM_* variable) applies again.
+
+    Examples:
+
+      hymem config unset writer.model
+
+      hymem config unset search.limit && hymem config get search.limit
+    """
+    _output.QUIET = _output.QUIET or quiet
+    if config.unset_value(key):
+        _output.info(f"{key} removed from {config.config_path()}")
+    else:
+        _output.info(f"{key} was not set in {config.config_path()}")
+
+
+def list_(fmt: FormatOpt = None) -> None:
+    """List every setting: its effective value, where it comes from (default, file, env) and what it does.
+
+    Examples:
+
+      hymem config list
+
+      hymem config list -f jsonl | jq -r 'select(.source == "env") | .env'
+
+      hymem config list -f plain | grep ^writer
+    """
+    rows = config.describe()
+    columns = [("key", "key"), ("value", "value"), ("source", "source"), ("doc", "meaning")]
+    _output.emit(rows, fmt, columns, plain=lambda r: f"{r['key']}\t{_show(r['value'])}\t{r['source']}")
+
+
+def path() -> None:
+    """Print the config file's path (it may not exist yet).
+
+    Examples:
+
+      hymem config path
+
+      cat "$(hymem config path)"
+    """
+    sys.stdout.write(f"{config.config_path()}\n")
+
+
+def edit(quiet: QuietOpt = False) -> None:
+    """Open the config file in $VISUAL or $EDITOR (default vi), then check what was saved.
+
+    An invalid file is kept as saved (nothing typed is lost) and reported with exit code 2.
+
+    Examples:
+
+      hymem config edit
+
+      EDITOR=nano hymem config edit && hymem config list
+    """
+    _output.QUIET = _output.QUIET or quiet
+    file = config.config_path()
+    if not file.exists():
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.touch()
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        done = subprocess.run([*shlex.split(editor), str(file)])
+    except (FileNotFoundError, PermissionError):
+        raise ConfigError(f"cannot run editor {editor!r}", hint="set VISUAL or EDITOR to an editor command") from None
+    if done.returncode != 0:
+        raise HymemError(f"editor {editor!r} exited with status {done.returncode}; {file} was not checked")
+    try:
+        keys = config.check_file(file)
+    except ConfigError as exc:
+        raise ConfigError(exc.message, hint="run `hymem config edit` again to fix it") from None
+    _output.info(f"{file}: {len(keys)} setting(s), all valid")
+
+
+COMMANDS = [("get", get), ("set", set_), ("unset", unset), ("list", list_), ("path", path), ("edit", edit)]

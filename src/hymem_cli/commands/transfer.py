@@ -1,0 +1,116 @@
+"""`hymem export` and `hymem import`: the whole bank as JSON Lines, and back into an empty bank."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from hymem_cli import _output, config
+from hymem_cli._errors import InputError
+from hymem_cli.bank.transfer import dumps, export_records, import_export, parse_export, require_empty
+from hymem_cli.commands._context import bank_for, bind_embedder
+from hymem_cli.commands._options import BankOpt, QuietOpt
+from hymem_cli.ingest.readers import decode_lines
+
+
+def export(
+    current: Annotated[bool, typer.Option("--current", help="Only current memories: no retired versions, retirements or rejections (history is lost).")] = False,
+    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write to FILE instead of stdout.", metavar="FILE", show_default=False)] = None,
+    bank: BankOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Export the bank as JSON Lines: a header, then every revision, chunk, version, retirement and rejection.
+
+    Ids are kept, so `hymem import` rebuilds the same bank, history and all; vectors are not
+    exported but recomputed on import, which also moves a bank to another embed.model.
+    With --current only the current memories are written (with the revisions and chunks they
+    came from): such a file imports, but the facts' earlier versions are gone.
+
+    Examples:
+
+      hymem export -o backup.jsonl && hymem import backup.jsonl --bank restored.db
+
+      hymem export | jq -c 'select(.type == "version") | {id, text}'
+
+      hymem export --current | HYMEM_EMBED_MODEL=hash hymem import - --bank small.db
+    """
+    _output.QUIET = _output.QUIET or quiet
+    source = bank_for(bank)
+    counts: dict[str, int] = {}
+    if output is None:
+        for record in export_records(source, current=current):
+            counts[record["type"]] = counts.get(record["type"], 0) + 1
+            sys.stdout.write(dumps(record) + "\n")
+    else:
+        target = Path(output)
+        if target.is_dir():
+            raise InputError(f"{output} is a directory", hint="give -o a file path")
+        tmp = target.with_name(target.name + ".tmp")  # a failed export never leaves half a file behind
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                for record in export_records(source, current=current):
+                    counts[record["type"]] = counts.get(record["type"], 0) + 1
+                    f.write(dumps(record) + "\n")
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise InputError(f"cannot write {output}: {exc.strerror}", hint="check the directory exists and is writable") from None
+        finally:
+            tmp.unlink(missing_ok=True)
+    sys.stdout.flush()
+    what = ", ".join(f"{counts.get(kind, 0)} {kind}(s)" for kind in ("revision", "chunk", "version", "retirement", "rejection"))
+    _output.info(f"exported {what} from {source.path}" + (" (current memories only)" if current else ""))
+
+
+def import_(
+    file: Annotated[Optional[str], typer.Argument(help="An export file; - or none reads stdin.", show_default=False)] = None,
+    bank: BankOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Import an export into an EMPTY bank, keeping every id, in one transaction: all of it or nothing.
+
+    Every line is checked before anything is written; vectors are recomputed from the text with
+    the configured embed.model, whatever the export's header says.
+
+    Examples:
+
+      hymem import backup.jsonl --bank restored.db
+
+      hymem export --bank old.db | HYMEM_EMBED_MODEL=hash hymem import - --bank new.db
+
+      ssh host hymem export | hymem import && hymem log -n 3
+    """
+    _output.QUIET = _output.QUIET or quiet
+    name = file if file and file != "-" else "<stdin>"
+    if name == "<stdin>":
+        parsed = parse_export(decode_lines(iter(sys.stdin.buffer.readline, b""), name=name), name)
+    else:
+        path = Path(name)
+        if not path.exists():
+            raise InputError(f"{name}: no such file", hint="check the path, or use - to read stdin")
+        if path.is_dir():
+            raise InputError(f"{name} is a directory", hint="give a file written by `hymem export`")
+        with open(path, "rb") as f:
+            parsed = parse_export(decode_lines(iter(f.readline, b""), name=name), name)
+    settings = config.load()
+    target = bank_for(bank, create=True)
+    # Refuse a full bank before the embedder loads or meta is written.
+    require_empty(target)
+    bind_embedder(target, settings)
+    total = len(parsed.records["version"])
+    bar = _output.progress(total, "embedding") if total else None
+    task = bar.add_task("embed", total=total) if bar else None
+    if bar:
+        bar.start()
+    try:
+        counts = import_export(target, parsed, on_progress=(lambda done, _: bar.update(task, completed=done)) if bar else None)
+    finally:
+        if bar:
+            bar.stop()
+    if parsed.header.get("embed_model") not in (None, target.embed_model):
+        _output.info(f"note: vectors recomputed with {target.embed_model} (the export came from {parsed.header['embed_model']})")
+    what = ", ".join(f"{counts[kind]} {kind}(s)" for kind in counts)
+    _output.info(f"imported {what} into {target.path}")

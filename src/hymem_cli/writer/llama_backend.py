@@ -1,0 +1,418 @@
+"""Writer backend that runs a local GGUF model in-process through llama-cpp-python.
+
+llama_cpp is imported only when a LlamaBackend is constructed, so hymem works without it
+for every command that does not write memories with a local model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import json
+import os
+import threading
+import time
+from collections import deque
+from datetime import datetime
+from typing import Any
+from collections.abc import Iterator
+
+from hymem_cli._errors import WriterError
+from hymem_cli.writer.backend import WriterInfo, WriterReply
+from hymem_cli.writer.gguf import inspect_gguf
+
+DEFAULT_CHAT_TEMPLATE_KWARGS = {"reasoning_effort": "no_think"}
+_HASH_SPAN = 1 << 20  # 1 MiB
+
+# llama.cpp reports load errors only through its log callback; keep the recent lines so
+# a failed load can say *why* (e.g. "unknown model architecture"), and print none of them.
+_LOG_LINES: deque[str] = deque(maxlen=200)
+_LOG_CALLBACK: Any = None  # the ctypes callback must stay referenced while installed
+_LOAD_LOCK = threading.Lock()
+
+
+def model_hash(path: str | os.PathLike) -> str:
+    """Fingerprint of a model file: "b2:" + blake2b-128 hex of (size, first MiB, last MiB).
+
+    The size is hashed as its decimal ASCII string, followed by the first 1 MiB and the last
+    1 MiB of the file (overlapping for files under 2 MiB). Reading only the ends keeps this
+    instant for multi-GB files while still telling quantizations and re-uploads apart.
+    Changing anything in this recipe changes every hash recorded in existing banks.
+    """
+    size = os.path.getsize(path)
+    h = hashlib.blake2b(digest_size=16)
+    h.update(str(size).encode("ascii"))
+    with open(path, "rb") as fh:
+        h.update(fh.read(_HASH_SPAN))
+        fh.seek(max(0, size - _HASH_SPAN))
+        h.update(fh.read(_HASH_SPAN))
+    return "b2:" + h.hexdigest()
+
+
+def _install_log_capture(llama_cpp: Any) -> None:
+    global _LOG_CALLBACK
+    if _LOG_CALLBACK is not None:
+        return
+
+    @llama_cpp.llama_log_callback
+    def _capture(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+        try:
+            _LOG_LINES.append(text.decode("utf-8", errors="replace"))
+        except Exception:  # never let an exception cross into C
+            pass
+
+    llama_cpp.llama_log_set(_capture, ctypes.c_void_p(0))
+    _LOG_CALLBACK = _capture
+
+
+def _log_error_line() -> str | None:
+    """The most telling recent llama.cpp log line about a failure, if any."""
+    lines = [ln.strip() for ln in "".join(_LOG_LINES).splitlines() if ln.strip()]
+    for needle in ("error loading model:", "error:", "failed", "unable"):
+        for line in reversed(lines):
+            if needle in line.lower():
+                return line
+    return None
+
+
+@contextlib.contextmanager
+def _model_params_override(llama_cpp_low: Any, **fields: Any) -> Iterator[None]:
+    """Make `llama_model_default_params()` return params with `fields` set, for one load.
+
+    `Llama.__init__` builds its `llama_model_params` from that function and loads the model
+    right away, with no hook in between, so this is the one place to change a field it
+    does not expose as a keyword. Callers hold _LOAD_LOCK.
+    """
+    known = {name for name, _ in llama_cpp_low.llama_model_params._fields_}
+    fields = {k: v for k, v in fields.items() if k in known}
+    if not fields:
+        yield
+        return
+    original = llama_cpp_low.llama_model_default_params
+
+    def patched() -> Any:
+        params = original()
+        for key, value in fields.items():
+            setattr(params, key, value)
+        return params
+
+    llama_cpp_low.llama_model_default_params = patched
+    try:
+        yield
+    finally:
+        llama_cpp_low.llama_model_default_params = original
+
+
+def _raise_exception(message: str) -> None:
+    from jinja2.exceptions import TemplateError
+
+    raise TemplateError(message)
+
+
+def _strftime_now(fmt: str) -> str:
+    return datetime.now().strftime(fmt)
+
+
+def _tojson(
+    value: Any,
+    ensure_ascii: bool = False,
+    indent: int | None = None,
+    separators: Any = None,
+    sort_keys: bool = False,
+) -> str:
+    # Chat templates expect plain json.dumps, not jinja's HTML-escaping `tojson`.
+    return json.dumps(
+        value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
+    )
+
+
+def _compile_template(source: str) -> Any:
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+    env.globals["raise_exception"] = _raise_exception
+    env.globals["strftime_now"] = _strftime_now
+    env.filters["tojson"] = _tojson
+    return env.from_string(source)
+
+
+def _chatml(messages: list[dict]) -> str:
+    parts = [
+        f"<|im_start|>{m.get('role', 'user')}\n{m.get('content') or ''}<|im_end|>\n"
+        for m in messages
+    ]
+    parts.append("<|im_start|>assistant\n")
+    return "".join(parts)
+
+
+class LlamaBackend:
+    """A GGUF model run by llama.cpp, with JSON output constrained by a grammar.
+
+    - The chat template stored in the GGUF (`tokenizer.chat_template`) is rendered here with
+      a sandboxed jinja2 environment, with `chat_template_kwargs` (default
+      {"reasoning_effort": "no_think"}); GGUFs without one get plain ChatML.
+    - Consecutive calls that share a prompt prefix (the fixed instructions) reuse the KV
+      cache for it; `WriterReply.evaluated_tokens` says how many prompt tokens were new.
+    - All layers go to the GPU when this llama.cpp build has GPU offload. Whenever layers
+      run on the CPU, the model is loaded with `use_extra_bufts = False`: llama.cpp's
+      weight-repacking ("extra") buffer types kill the process in `llama_decode` on some
+      CPUs (seen: SIGILL on a Xeon with AMX), and the plain CPU buffers ran at equal speed.
+    """
+
+    def __init__(
+        self,
+        model_path: str,
+        *,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        n_gpu_layers: int = -1,
+        seed: int = 0,
+        max_tokens: int = 1024,
+        chat_template_kwargs: dict | None = None,
+    ):
+        self.model_path = os.fspath(model_path)
+        self.max_tokens = int(max_tokens)
+        self.seed = int(seed)
+        self.chat_template_kwargs = (
+            dict(DEFAULT_CHAT_TEMPLATE_KWARGS)
+            if chat_template_kwargs is None
+            else dict(chat_template_kwargs)
+        )
+        if n_ctx <= self.max_tokens:
+            raise WriterError(
+                f"context size {n_ctx} leaves no room for the prompt (max_tokens is {self.max_tokens})",
+                hint="raise writer.n_ctx (hymem config set writer.n_ctx 16384)",
+            )
+        self._lock = threading.Lock()
+        self._grammars: dict[str, Any] = {}
+        self._llm: Any = None
+
+        # Validate the file ourselves first: llama.cpp's own errors go to its log only.
+        self._gguf = inspect_gguf(self.model_path)
+        self._hash = model_hash(self.model_path)
+        name = os.path.basename(self.model_path)
+
+        try:
+            import llama_cpp
+            import llama_cpp.llama_cpp as llama_cpp_low
+        except ImportError:
+            raise WriterError(
+                "llama-cpp-python is not installed, so local GGUF models cannot be run",
+                hint="pip install llama-cpp-python, or point hymem at an OpenAI-compatible server",
+            ) from None
+        self._llama_cpp_version = getattr(llama_cpp, "__version__", "?")
+        _install_log_capture(llama_cpp_low)
+
+        gpu = bool(llama_cpp_low.llama_supports_gpu_offload())
+        layers = int(n_gpu_layers) if gpu else 0
+        if layers < 0:
+            layers = -1
+        blocks = self._gguf.get("block_count")
+        # Some layers (or the output layer) stay on the CPU: turn weight repacking off there.
+        cpu_layers = layers == 0 or (layers > 0 and (blocks is None or layers <= blocks))
+        overrides = {"use_extra_bufts": False} if cpu_layers else {}
+
+        kwargs: dict[str, Any] = {
+            "model_path": self.model_path,
+            "n_ctx": int(n_ctx),
+            "n_gpu_layers": layers,
+            "seed": self.seed,
+            "verbose": False,
+        }
+        if n_threads:
+            kwargs["n_threads"] = int(n_threads)
+            kwargs["n_threads_batch"] = int(n_threads)
+
+        _LOG_LINES.clear()
+        try:
+            with _LOAD_LOCK, _model_params_override(llama_cpp_low, **overrides):
+                self._llm = llama_cpp.Llama(**kwargs)
+        except (ValueError, RuntimeError, OSError, MemoryError) as exc:
+            raise self._load_error(name, exc) from None
+        self._n_gpu_layers = layers
+        self._use_extra_bufts = bool(getattr(self._llm.model_params, "use_extra_bufts", True))
+
+        # Special tokens, as text, for the template.
+        llm = self._llm
+        self._bos_id = llm.token_bos()
+        self._eos_id = llm.token_eos()
+        self._bos_text = self._token_text(self._bos_id)
+        self._eos_text = self._token_text(self._eos_id)
+
+        source = (llm.metadata or {}).get("tokenizer.chat_template")
+        self._template = None
+        self._template_source = "chatml-fallback"
+        if isinstance(source, str) and source.strip():
+            try:
+                self._template = _compile_template(source)
+                self._template_source = "gguf"
+            except Exception:  # a template jinja2 cannot parse: ChatML still works for most
+                self._template = None
+
+    # -- protocol ---------------------------------------------------------------------------
+
+    def info(self) -> WriterInfo:
+        extra: dict[str, Any] = {
+            "n_ctx": self._llm.n_ctx() if self._llm is not None else None,
+            "n_gpu_layers": self._n_gpu_layers,
+            "template": self._template_source,
+            "chat_template_kwargs": dict(self.chat_template_kwargs),
+            "architecture": self._gguf.get("architecture"),
+            "quantization": self._gguf.get("quantization"),
+            "llama_cpp": self._llama_cpp_version,
+        }
+        return WriterInfo(
+            backend="llama",
+            model=os.path.basename(self.model_path),
+            model_hash=self._hash,
+            extra=extra,
+        )
+
+    def complete(self, messages: list[dict], schema: dict) -> WriterReply:
+        if self._llm is None:
+            raise WriterError("the local model was closed", hint="create a new writer backend")
+        with self._lock:
+            start = time.perf_counter()
+            tokens = self.tokenize_prompt(self.render(messages))
+            n_prompt = len(tokens)
+            room = self._llm.n_ctx() - self.max_tokens
+            if n_prompt > room:
+                raise WriterError(
+                    f"chunk too long for the context: the prompt is {n_prompt} tokens but "
+                    f"n_ctx {self._llm.n_ctx()} - max_tokens {self.max_tokens} leaves {room}",
+                    hint="lower --chunk-tokens, or raise writer.n_ctx",
+                )
+            reused = self._reusable_prefix(tokens)
+            grammar = self._grammar(schema)
+            try:
+                out = self._llm.create_completion(
+                    tokens,
+                    max_tokens=self.max_tokens,
+                    temperature=0.0,
+                    seed=self.seed,
+                    grammar=grammar,
+                    stream=False,
+                )
+            except (ValueError, RuntimeError) as exc:
+                raise WriterError(
+                    f"llama.cpp failed while generating: {exc}",
+                    hint="try a smaller chunk size or n_ctx; report the error if it persists",
+                ) from None
+            choice = out["choices"][0]
+            usage = out.get("usage") or {}
+            return WriterReply(
+                text=choice.get("text") or "",
+                prompt_tokens=n_prompt,
+                evaluated_tokens=n_prompt - reused,
+                completion_tokens=int(usage.get("completion_tokens") or 0),
+                seconds=time.perf_counter() - start,
+            )
+
+    def close(self) -> None:
+        llm, self._llm = self._llm, None
+        if llm is not None:
+            with contextlib.suppress(Exception):
+                llm.close()
+
+    def __enter__(self) -> LlamaBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- helpers (public for tests and diagnostics) -----------------------------------------
+
+    def render(self, messages: list[dict]) -> str:
+        """The prompt text for `messages`, ending with the assistant turn's opening."""
+        if self._template is None:
+            return _chatml(messages)
+        context = dict(self.chat_template_kwargs)
+        context.update(
+            messages=messages,
+            add_generation_prompt=True,
+            bos_token=self._bos_text,
+            eos_token=self._eos_text,
+        )
+        try:
+            return self._template.render(**context)
+        except Exception as exc:
+            raise WriterError(
+                f"the model's chat template failed to render: {exc}",
+                hint="the GGUF's tokenizer.chat_template may not support these messages",
+            ) from None
+
+    def tokenize_prompt(self, text: str) -> list[int]:
+        """Tokens for a rendered prompt: special tokens parsed, exactly one BOS at most."""
+        starts_with_bos = bool(self._bos_text) and text.startswith(self._bos_text)
+        tokens = self._llm.tokenize(text.encode("utf-8"), add_bos=not starts_with_bos, special=True)
+        if self._bos_id >= 0 and tokens[:2] == [self._bos_id, self._bos_id]:
+            tokens = tokens[1:]
+        return tokens
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _token_text(self, token_id: int) -> str:
+        if token_id is None or token_id < 0:
+            return ""
+        try:
+            return self._llm.detokenize([token_id], special=True).decode("utf-8", errors="replace")
+        except Exception:
+            return ""
+
+    def _reusable_prefix(self, tokens: list[int]) -> int:
+        """How many leading prompt tokens llama-cpp-python will take from the KV cache.
+
+        Mirrors `Llama.generate`: it keeps the longest common prefix of the tokens it
+        evaluated last time (`input_ids[:n_tokens]`) and the new prompt, and re-evaluates
+        at least the last prompt token unless the whole state is an exact, live match.
+        """
+        llm = self._llm
+        previous = llm.input_ids[: llm.n_tokens].tolist()
+        common = 0
+        for a, b in zip(previous, tokens, strict=False):
+            if a != b:
+                break
+            common += 1
+        if common == len(tokens):
+            if llm.n_tokens == len(tokens) and not getattr(llm, "_requires_eval", True):
+                return len(tokens)
+            return max(0, common - 1)
+        return common
+
+    def _grammar(self, schema: dict) -> Any:
+        key = json.dumps(schema, sort_keys=True)
+        grammar = self._grammars.get(key)
+        if grammar is None:
+            from llama_cpp import LlamaGrammar
+
+            try:
+                grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+            except Exception as exc:
+                raise WriterError(
+                    f"cannot turn the operation schema into a llama.cpp grammar: {exc}"
+                ) from None
+            self._grammars[key] = grammar
+        return grammar
+
+    def _load_error(self, name: str, exc: BaseException) -> WriterError:
+        arch = self._gguf.get("architecture")
+        log_text = "".join(_LOG_LINES)
+        if "unknown model architecture" in log_text or "unknown architecture" in log_text:
+            return WriterError(
+                f"llama.cpp (llama-cpp-python {self._llama_cpp_version}) cannot load "
+                f"{name}: unknown model architecture {arch!r}",
+                hint="upgrade llama-cpp-python (pip install -U llama-cpp-python) or serve the "
+                "model with vLLM and use the openai backend",
+            )
+        detail = _log_error_line() or str(exc) or type(exc).__name__
+        if "context" in str(exc).lower():
+            return WriterError(
+                f"llama.cpp loaded {name} but could not create a context: {detail}",
+                hint="lower writer.n_ctx (the KV cache may not fit in memory)",
+            )
+        return WriterError(
+            f"llama.cpp failed to load {name}: {detail}",
+            hint="the file may be corrupt or incomplete: download it again, or upgrade "
+            "llama-cpp-python if the model is newer than this llama.cpp",
+        )

@@ -1,0 +1,441 @@
+"""The error contract, case by case: exit code, one `hymem: error:` line, empty stdout, bank untouched.
+
+Every failing command here runs against a bank seeded with one raw message, and the test compares
+a snapshot of every table before and after. Where it is reasonable, the same failure on a fresh
+HYMEM_HOME must not leave a bank file behind.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import sqlean
+
+from conftest import one_error_line, snapshot
+
+SEED = "Alex: I live in Seattle.\n"
+NEW = "Sam: I work at a bakery in Ballard.\n"  # text the seed does not have, so a stored chunk shows
+
+
+def ops_text(*ops: dict) -> str:
+    return "".join(json.dumps(op) + "\n" for op in ops)
+
+
+@pytest.fixture(autouse=True)
+def quiet_env(home, monkeypatch):
+    """The fast test embedder (the embedder plays no part in these errors; test_embedder_mismatch uses the
+    real one), and no writer or tuning from the environment: `add` without --raw must find none configured."""
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    for var in ("HYMEM_WRITER_BACKEND", "HYMEM_WRITER_MODEL", "HYMEM_WRITER_BASE_URL", "HYMEM_WRITER_PIPELINE",
+                "HYMEM_SEARCH_LIMIT", "HYMEM_BANK_BUSY_TIMEOUT"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture
+def bank(cli, home) -> Path:
+    """home/bank.db holding one memory, m1 ("Alex: I live in Seattle.")."""
+    seeded = cli("add", "--raw", "-", input=SEED)
+    assert seeded.exit_code == 0, seeded.stderr
+    path = home / "bank.db"
+    assert snapshot(path)["versions"], "the seed stored nothing"
+    return path
+
+
+def fails(cli, bank: Path, code: int, *args: str, needles=(), input=None):
+    """Run a command that must fail with `code`, one error line naming `needles`, and change nothing."""
+    before = snapshot(bank)
+    run = cli(*args, input=input)
+    one_error_line(run, code, *needles)
+    assert snapshot(bank) == before
+    return run
+
+
+# ------------------------------------------------------------------------------------------ add
+
+
+def _write(tmp_path: Path, name: str, content: bytes | None) -> Path:
+    path = tmp_path / name
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    return path
+
+
+BAD_TRANSCRIPTS = [
+    # id, file name, content (None: a directory), needles of the error line
+    ("directory", "chats", None, ("chats", "is a directory")),
+    ("empty", "empty.txt", b"", ("empty.txt", "empty")),
+    ("whitespace-only", "blank.txt", b"  \n\t\n   \r\n\n", ("blank.txt", "empty")),
+    ("binary", "blob.txt", b"Alex: hi\n\x00\x01\x02\xff\xfe\n", ("blob.txt", "binary")),
+    ("invalid-utf8", "latin1.txt", b"Alex: hi there\nSam: caf\xe9 au lait\n", ("latin1.txt", "line 2", "utf-8")),
+    (
+        "malformed-jsonl",
+        "chat.jsonl",
+        b'{"role": "user", "content": "hi"}\n{"role": "assistant", "content": "hello"}\n{"role": "user", "content": \n'
+        b'{"role": "user", "content": "bye"}\n',
+        ("chat.jsonl", "line 3", "invalid json"),
+    ),
+    ("json-object-no-text", "shape.json", b'{"foo": 1}\n', ("shape.json", "text", "content")),
+    ("json-array-of-numbers", "numbers.json", b"[1, 2, 3]\n", ("numbers.json", "message object")),
+    (
+        "jsonl-content-not-string",
+        "typed.jsonl",
+        b'{"role": "user", "content": "hi"}\n{"role": "user", "content": 5}\n',
+        ("typed.jsonl", "line 2", "content"),
+    ),
+]
+
+
+@pytest.mark.parametrize("name,content,needles", [c[1:] for c in BAD_TRANSCRIPTS], ids=[c[0] for c in BAD_TRANSCRIPTS])
+def test_add_bad_transcript(cli, bank, tmp_path, name, content, needles):
+    path = _write(tmp_path, name, content)
+    fails(cli, bank, 3, "add", "--raw", str(path), needles=needles)
+
+
+def test_add_missing_file(cli, bank, tmp_path):
+    fails(cli, bank, 3, "add", "--raw", str(tmp_path / "nope.txt"), needles=("nope.txt", "no such file"))
+
+
+@pytest.mark.parametrize("name,content,needles", [c[1:] for c in BAD_TRANSCRIPTS], ids=[c[0] for c in BAD_TRANSCRIPTS])
+def test_add_bad_transcript_on_fresh_home_creates_no_bank(cli, home, tmp_path, name, content, needles):
+    path = _write(tmp_path, name, content)
+    one_error_line(cli("add", "--raw", str(path)), 3, *needles)
+    assert not (home / "bank.db").exists()
+
+
+def test_add_missing_file_on_fresh_home_creates_no_bank(cli, home, tmp_path):
+    one_error_line(cli("add", "--raw", str(tmp_path / "nope.txt")), 3, "no such file")
+    assert not (home / "bank.db").exists()
+
+
+def test_add_bad_stdin(cli, bank):
+    fails(cli, bank, 3, "add", "--raw", "-", input=b"Alex: ok\nSam: \xff\xfe broken\n", needles=("<stdin>", "line 2", "utf-8"))
+    fails(cli, bank, 3, "add", "--raw", "-", input="", needles=("<stdin>", "empty"))
+    fails(cli, bank, 3, "add", "--raw", "-", "-", input=SEED, needles=("more than once",))
+
+
+@pytest.mark.parametrize("second", ["missing", "malformed"])
+def test_add_good_file_plus_bad_file_stores_nothing(cli, bank, tmp_path, second):
+    good = tmp_path / "good.txt"
+    good.write_text(NEW)
+    bad = tmp_path / "bad.jsonl"
+    if second == "malformed":
+        bad.write_text('{"role": "user", "content": "hi"}\n{oops\n')
+    fails(cli, bank, 3, "add", "--raw", str(good), str(bad), needles=("bad.jsonl",))
+    # The good file on its own is stored: the failure above really did hold something back.
+    alone = cli("add", "--raw", str(good))
+    assert alone.exit_code == 0, alone.stderr
+    assert "1 added" in alone.stderr
+
+
+def test_add_unknown_input_format(cli, bank):
+    before = snapshot(bank)
+    run = cli("add", "--raw", "--input-format", "bogus", "-", input=SEED)
+    assert run.exit_code == 2, run.stderr
+    assert run.stdout == ""
+    assert "bogus" in run.stderr and "--input-format" in run.stderr
+    assert snapshot(bank) == before
+
+
+def test_add_unknown_input_format_is_one_error_line(cli, bank):
+    fails(cli, bank, 2, "add", "--raw", "--input-format", "bogus", "-", input=SEED, needles=("bogus",))
+
+
+def test_add_unknown_input_format_on_fresh_home_creates_no_bank(cli, home):
+    run = cli("add", "--raw", "--input-format", "bogus", "-", input=SEED)
+    assert run.exit_code == 2 and run.stdout == ""
+    assert not (home / "bank.db").exists()
+
+
+def test_add_without_writer(cli, bank):
+    fails(cli, bank, 6, "add", "-", input=NEW, needles=("no memory writer is configured", "--raw"))
+
+
+def test_add_without_writer_on_fresh_home_creates_no_bank(cli, home):
+    one_error_line(cli("add", "-", input=NEW), 6, "no memory writer is configured", "--raw")
+    assert not (home / "bank.db").exists()
+
+
+# ---------------------------------------------------------------------------------------- apply
+
+
+def test_apply_missing_file(cli, bank, tmp_path):
+    fails(cli, bank, 3, "apply", str(tmp_path / "ops.jsonl"), needles=("ops.jsonl", "no such file"))
+
+
+def test_apply_directory(cli, bank, tmp_path):
+    fails(cli, bank, 3, "apply", str(tmp_path), needles=("is a directory",))
+
+
+def test_apply_malformed_json_names_the_line(cli, bank, tmp_path):
+    ops = tmp_path / "ops.jsonl"
+    ops.write_text(ops_text({"op": "add", "text": "Alex likes tea."}) + "\n" + '{"op": "add", "text": \n')
+    fails(cli, bank, 3, "apply", str(ops), needles=("ops.jsonl line 3", "invalid json"))
+
+
+def test_apply_unknown_key_names_the_line(cli, bank):
+    fails(
+        cli, bank, 3, "apply", "-",
+        input=ops_text({"op": "add", "text": "Alex likes tea."}, {"op": "add", "text": "Alex likes red.", "colour": "red"}),
+        needles=("line 2", "unknown key", "colour"),
+    )
+
+
+def test_apply_not_an_object_names_the_line(cli, bank):
+    fails(cli, bank, 3, "apply", "-", input='["add", "Alex likes tea."]\n', needles=("line 1", "json object"))
+
+
+def test_apply_unknown_op(cli, bank):
+    fails(cli, bank, 3, "apply", "-", input=ops_text({"op": "merge", "target": "m1", "text": "x"}), needles=("line 1", "merge"))
+
+
+def test_apply_unknown_memory_id(cli, bank):
+    # As implemented: a refused operation is an input error (3) naming the operation, not a 4.
+    fails(
+        cli, bank, 3, "apply", "-",
+        input=ops_text({"op": "add", "text": "Alex likes tea."}, {"op": "update", "target": "m99", "text": "Alex lives in Oslo."}),
+        needles=("operation 2", "no memory m99", "nothing was applied"),
+    )
+
+
+@pytest.mark.parametrize("op", [
+    {"op": "update", "target": "m1", "text": "Alex lives in Fremont."},
+    {"op": "supersede", "target": "m1", "text": "Alex lives in Oslo.", "reason": "moved"},
+    {"op": "delete", "target": "m1", "reason": "wrong"},
+])
+def test_apply_target_retired(cli, bank, op):
+    moved = cli("apply", "-", input=ops_text({"op": "supersede", "target": "m1", "text": "Alex lives in Sydney.", "reason": "moved"}))
+    assert moved.exit_code == 0, moved.stderr
+    fails(cli, bank, 3, "apply", "-", input=ops_text(op), needles=("operation 1", "m1 was already superseded", "current version is m2"))
+
+
+def test_apply_target_deleted(cli, bank):
+    gone = cli("apply", "-", input=ops_text({"op": "delete", "target": "m1", "reason": "small talk"}))
+    assert gone.exit_code == 0, gone.stderr
+    fails(cli, bank, 3, "apply", "-", input=ops_text({"op": "update", "target": "m1", "text": "x"}), needles=("m1 was already deleted",))
+
+
+@pytest.mark.parametrize("op", [
+    {"op": "supersede", "target": "m1", "text": "Alex lives in Oslo."},
+    {"op": "supersede", "target": "m1", "text": "Alex lives in Oslo.", "reason": "   "},
+    {"op": "delete", "target": "m1"},
+])
+def test_apply_supersede_or_delete_without_reason(cli, bank, op):
+    fails(cli, bank, 3, "apply", "-", input=ops_text(op), needles=("line 1", "needs a reason"))
+
+
+@pytest.mark.parametrize("content", ["", "\n\n   \n"], ids=["empty", "blank-lines"])
+def test_apply_no_operations(cli, bank, tmp_path, content):
+    fails(cli, bank, 3, "apply", "-", input=content, needles=("<stdin>", "no operations"))
+    ops = tmp_path / "ops.jsonl"
+    ops.write_text(content)
+    fails(cli, bank, 3, "apply", str(ops), needles=("ops.jsonl", "no operations"))
+
+
+@pytest.mark.parametrize("args,input,needles", [
+    (("apply", "MISSING"), None, ("no such file",)),
+    (("apply", "-"), '{"op": "add", "text": \n', ("line 1", "invalid json")),
+    (("apply", "-"), "", ("no operations",)),
+    (("apply", "-"), ops_text({"op": "supersede", "target": "m1", "text": "x"}), ("needs a reason",)),
+], ids=["missing", "malformed", "empty", "no-reason"])
+def test_apply_bad_input_on_fresh_home_creates_no_bank(cli, home, tmp_path, args, input, needles):
+    args = tuple(str(tmp_path / "ops.jsonl") if a == "MISSING" else a for a in args)
+    one_error_line(cli(*args, input=input), 3, *needles)
+    assert not (home / "bank.db").exists()
+
+
+def test_apply_refused_on_fresh_home_creates_no_bank(cli, home):
+    run = cli("apply", "-", input=ops_text({"op": "update", "target": "m1", "text": "Alex lives in Oslo."}))
+    one_error_line(run, 5, "no bank")
+    assert not (home / "bank.db").exists()
+
+
+# ---------------------------------------------------------------------- unknown ids and revisions
+
+
+@pytest.mark.parametrize("command", ["history", "show"])
+@pytest.mark.parametrize("ref,needle", [("m99", "no memory m99"), ("99", "no memory m99"), ("xyz", "not a memory id"),
+                                        ("m", "not a memory id"), ("m-1", "not a memory id"), ("", "not a memory id")])
+def test_unknown_or_garbage_memory_id(cli, bank, command, ref, needle):
+    fails(cli, bank, 4, command, ref, needles=(needle,))
+
+
+@pytest.mark.parametrize("command", ["history", "show"])
+def test_superscript_digit_memory_id(cli, bank, command):
+    fails(cli, bank, 4, command, "m²", needles=("not a memory id",))
+
+
+@pytest.mark.parametrize("command", ["history", "show"])
+def test_huge_memory_id(cli, bank, command):
+    fails(cli, bank, 4, command, "m99999999999999999999", needles=("m99999999999999999999",))
+
+
+@pytest.mark.parametrize("target", ["m²", "m99999999999999999999"])
+def test_apply_unparseable_target(cli, bank, target):
+    fails(cli, bank, 3, "apply", "-", input=ops_text({"op": "update", "target": target, "text": "Alex lives in Oslo."}),
+          needles=("operation 1",))
+
+
+@pytest.mark.parametrize("args", [
+    ("diff", "1", "99"),
+    ("diff", "99"),
+    ("diff", "99", "1"),
+    ("search", "Seattle", "--as-of", "99"),
+], ids=["diff-b", "diff-a-default-b", "diff-a", "search-as-of"])
+def test_unknown_revision(cli, bank, args):
+    fails(cli, bank, 4, *args, needles=("no revision 99",))
+
+
+@pytest.mark.parametrize("args", [("diff", "1", "99999999999999999999"), ("search", "Seattle", "--as-of", "99999999999999999999")])
+def test_huge_revision(cli, bank, args):
+    fails(cli, bank, 4, *args, needles=("no revision",))
+
+
+@pytest.mark.parametrize("args", [
+    ("search", "Seattle"), ("search", "-"), ("history", "m1"), ("show", "m1"), ("log",), ("diff",), ("diff", "0", "1"),
+])
+def test_no_bank(cli, home, args):
+    one_error_line(cli(*args, input="Seattle\n"), 5, "no bank", str(home / "bank.db"))
+    assert not (home / "bank.db").exists()
+
+
+# -------------------------------------------------------------------------------- locked bank
+
+
+@pytest.fixture
+def locked(bank, monkeypatch):
+    """Another process holds the bank's write lock (BEGIN EXCLUSIVE) until the test releases it."""
+    monkeypatch.setenv("HYMEM_BANK_BUSY_TIMEOUT", "0.3")
+    conn = sqlean.connect(str(bank), isolation_level=None)
+    conn.execute("BEGIN EXCLUSIVE")
+    holder = {"conn": conn}
+
+    def release():
+        if holder["conn"] is not None:
+            holder["conn"].execute("ROLLBACK")
+            holder["conn"].close()
+            holder["conn"] = None
+
+    yield release
+    release()
+
+
+LOCKED_CASES = [
+    (("add", "--raw", "-"), NEW),
+    (("apply", "-"), ops_text({"op": "supersede", "target": "m1", "text": "Alex lives in Sydney.", "reason": "moved"})),
+]
+
+
+@pytest.mark.parametrize("args,input", LOCKED_CASES, ids=["add", "apply"])
+def test_locked_bank(cli, bank, locked, args, input):
+    before = snapshot(bank)
+    one_error_line(cli(*args, input=input), 5, "locked")
+    locked()
+    assert snapshot(bank) == before
+    retry = cli(*args, input=input)
+    assert retry.exit_code == 0, retry.stderr
+    assert snapshot(bank) != before
+
+
+def test_locked_bank_message_names_the_bank(cli, bank, locked):
+    one_error_line(cli("add", "--raw", "-", input=NEW), 5, "locked", str(bank))
+
+
+def test_locked_bank_still_readable(cli, bank, locked):
+    hits = cli("search", "Seattle", "--format", "jsonl")
+    assert hits.exit_code == 0, hits.stderr
+    assert [h["id"] for h in hits.jsonl()] == ["m1"]
+
+
+# ---------------------------------------------------------------------- newer, corrupt, mismatch
+
+
+@pytest.mark.parametrize("args,input", [
+    (("search", "Seattle"), None),
+    (("add", "--raw", "-"), NEW),
+    (("apply", "-"), ops_text({"op": "add", "text": "Alex likes tea."})),
+    (("history", "m1"), None),
+    (("show", "m1"), None),
+    (("log",), None),
+    (("diff",), None),
+], ids=["search", "add", "apply", "history", "show", "log", "diff"])
+def test_bank_from_newer_hymem(cli, bank, args, input):
+    conn = sqlean.connect(str(bank), isolation_level=None)
+    conn.execute("INSERT INTO migrations (name, applied_at) VALUES ('m999_future', datetime('now'))")
+    conn.close()
+    fails(cli, bank, 5, *args, input=input, needles=("newer hymem", "m999_future"))
+
+
+@pytest.mark.parametrize("args,input", [
+    (("search", "Seattle"), None),
+    (("add", "--raw", "-"), NEW),
+    (("apply", "-"), ops_text({"op": "add", "text": "Alex likes tea."})),
+    (("history", "m1"), None),
+    (("log",), None),
+], ids=["search", "add", "apply", "history", "log"])
+def test_corrupt_bank(cli, home, tmp_path, args, input):
+    path = tmp_path / "corrupt.db"
+    noise = random.Random(1234).randbytes(4096)
+    path.write_bytes(noise)
+    one_error_line(cli(*args, "--bank", str(path), input=input), 5, str(path), "not a valid hymem bank")
+    assert path.read_bytes() == noise
+    assert not (home / "bank.db").exists()
+
+
+def test_bank_path_is_a_directory(cli, home, tmp_path):
+    one_error_line(cli("add", "--raw", "-", "--bank", str(tmp_path), input=NEW), 5, "is a directory")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args,input", [
+    (("add", "--raw", "-"), NEW),
+    (("apply", "-"), ops_text({"op": "add", "text": "Alex likes tea."})),
+    (("search", "Seattle"), None),
+], ids=["add", "apply", "search"])
+def test_embedder_mismatch(cli, home, monkeypatch, args, input):
+    seeded = cli("add", "--raw", "-", input=SEED)  # HYMEM_EMBED_MODEL=hash, from quiet_env
+    assert seeded.exit_code == 0, seeded.stderr
+    monkeypatch.delenv("HYMEM_EMBED_MODEL")  # back to the default, all-MiniLM-L6-v2
+    fails(cli, home / "bank.db", 5, *args, input=input, needles=("hash", "all-MiniLM-L6-v2"))
+
+
+# ------------------------------------------------------------------------ config and queries
+
+
+@pytest.mark.parametrize("args,input", [
+    (("search", "Seattle"), None),
+    (("add", "--raw", "-"), NEW),
+    (("apply", "-"), ops_text({"op": "add", "text": "Alex likes tea."})),
+    (("log",), None),
+], ids=["search", "add", "apply", "log"])
+def test_bad_config_value(cli, bank, monkeypatch, args, input):
+    monkeypatch.setenv("HYMEM_SEARCH_LIMIT", "abc")
+    fails(cli, bank, 2, *args, input=input, needles=("search.limit", "abc"))
+
+
+def test_bad_config_value_on_fresh_home_creates_no_bank(cli, home, monkeypatch):
+    monkeypatch.setenv("HYMEM_SEARCH_LIMIT", "abc")
+    one_error_line(cli("add", "--raw", "-", input=NEW), 2, "search.limit")
+    assert not (home / "bank.db").exists()
+
+
+@pytest.mark.parametrize("content,needles", [
+    ("[search\nlimit = 3\n", ("config.toml", "not valid toml")),
+    ("[search]\nlimmit = 3\n", ("config.toml", "search.limmit")),
+], ids=["invalid-toml", "unknown-key"])
+def test_bad_config_file(cli, bank, home, content, needles):
+    (home / "config.toml").write_text(content)
+    fails(cli, bank, 2, "search", "Seattle", needles=needles)
+
+
+@pytest.mark.parametrize("query", ["", "   "])
+def test_empty_query(cli, bank, query):
+    fails(cli, bank, 3, "search", query, needles=("query is empty",))
+
+
+def test_batch_query_invalid_utf8(cli, bank):
+    fails(cli, bank, 3, "search", "-", input=b"\xff\xfeSeattle\n", needles=("<stdin> line 1", "utf-8"))

@@ -1,0 +1,159 @@
+"""`hymem revert` and `hymem forget`: undoing by adding revisions, with history kept exact."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import one_error_line, snapshot
+from hymem_cli.bank import open_bank
+
+SEATTLE = "Alex: Hi! I just got back from a run along Lake Union. I live in Seattle, in Fremont."
+SYDNEY = "Alex lives in Sydney, in Surry Hills."
+QUERY = ("search", "where does Alex live", "-f", "jsonl", "-n", "20")
+
+
+def ops(*items: dict) -> str:
+    return "".join(json.dumps(o) + "\n" for o in items)
+
+
+@pytest.fixture
+def bank(cli, home):
+    """Revision 1: add --raw of examples/alex.jsonl (m1..m12). Revision 2: supersede m1, delete m4, add one (m13, m14)."""
+    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    applied = cli("apply", "-", input=ops(
+        {"op": "supersede", "target": "m1", "text": SYDNEY, "reason": "Alex moved to Sydney.", "source_ids": ["s2-1"]},
+        {"op": "delete", "target": "m4", "reason": "not a fact"},
+        {"op": "add", "text": "Alex works at Atlassian."},
+    ))
+    assert applied.exit_code == 0, applied.stderr
+    return home / "bank.db"
+
+
+def _rows(path, sql, *args):
+    b = open_bank(path)
+    try:
+        return [tuple(r) for r in b.conn.execute(sql, args)]
+    finally:
+        b.conn.close()
+
+
+def test_revert_restores_the_state_before_the_revision(cli, home, bank, monkeypatch):
+    monkeypatch.setenv("HYMEM_SEARCH_LIMIT", "20")
+    after_apply = cli(*QUERY).jsonl()
+    assert after_apply[0]["text"] == SYDNEY
+    current_texts_before = sorted(h["text"] for h in cli(*QUERY, "--as-of", "1").jsonl())
+
+    done = cli("revert", "2", "-f", "json")
+    assert done.exit_code == 0, done.stderr
+    assert "revision 3: reverted revision 2" in done.stderr
+    changes = {e["chain"]: e for e in done.json()}
+    assert changes["m1"]["op"] == "update" and changes["m1"]["after"]["text"] == SEATTLE
+    assert changes["m4"]["op"] == "add" and changes["m14"]["op"] == "delete"
+
+    # Search finds the old text again, and exactly the texts that were current before revision 2.
+    hits = cli(*QUERY).jsonl()
+    assert SEATTLE in [h["text"] for h in hits] and SYDNEY not in [h["text"] for h in hits]
+    assert sorted(h["text"] for h in hits) == current_texts_before
+
+    chain = cli("history", "m1", "-f", "json").json()
+    assert [(v["id"], v["op"], v["status"]) for v in chain] == [
+        ("m1", "add", "superseded"), ("m13", "supersede", "updated"), ("m15", "update", "current"),
+    ]
+    copy = chain[2]
+    assert copy["text"] == SEATTLE and copy["reason"] == "revert of revision 2" and copy["revision"] == 3
+    assert copy["source_ids"] == ["s1-1"] and copy["speaker"] == "Alex" and copy["event_time"] == "2024-03-02T18:04:00Z"
+    assert copy["source"] == "examples/alex.jsonl"  # provenance is the old version's, so --source still finds it
+    assert [(v["id"], v["status"]) for v in cli("history", "m4", "-f", "json").json()] == [("m4", "deleted"), ("m16", "current")]
+    assert cli("show", "m14", "-f", "json").json()["status"] == "deleted"
+
+    # The originals stay retired by revision 2: history is not rewritten.
+    assert _rows(bank, "SELECT version, revision, how FROM retirements ORDER BY version") == [
+        (1, 2, "superseded"), (4, 2, "deleted"), (13, 3, "updated"), (14, 3, "deleted"),
+    ]
+    log = cli("log", "-f", "json", "-n", "1").json()[0]
+    assert log["command"] == "revert 2" and log["state"] == "done"
+    assert (log["counts"]["updated"], log["counts"]["added"], log["counts"]["deleted"]) == (1, 1, 1)
+
+
+def test_diff_across_the_revert_shows_no_net_change_in_text(cli, bank):
+    assert cli("revert", "2").exit_code == 0
+    across = cli("diff", "1", "3", "-f", "json").json()
+    assert {e["chain"] for e in across} == {"m1", "m4"}  # m14 was born and died inside: no entry
+    for e in across:
+        assert e["before"]["text"] == e["after"]["text"]
+    # The revert's own diff is revision 2's, backwards.
+    forward = {e["chain"]: (e["before"] or {}).get("text") for e in cli("diff", "1", "2", "-f", "json").json()}
+    backward = {e["chain"]: (e["after"] or {}).get("text") for e in cli("diff", "2", "3", "-f", "json").json()}
+    assert forward == backward
+
+
+def test_revert_twice_is_refused(cli, home, bank):
+    assert cli("revert", "2").exit_code == 0
+    before = snapshot(bank)
+    one_error_line(cli("revert", "2"), 3, "cannot revert revision 2", "revision 3")
+    assert snapshot(bank) == before
+    # Reverting the revert brings revision 2's state back.
+    assert cli("revert", "3").exit_code == 0
+    assert cli(*QUERY).jsonl()[0]["text"] == SYDNEY
+    assert [v["status"] for v in cli("history", "m4", "-f", "json").json()] == ["deleted", "deleted"]
+
+
+def test_unknown_revision(cli, bank):
+    before = snapshot(bank)
+    one_error_line(cli("revert", "9"), 4, "no revision 9")
+    one_error_line(cli("revert", "0"), 4, "no revision 0")
+    assert snapshot(bank) == before
+
+
+def test_a_later_change_blocks_the_revert_unless_forced(cli, bank):
+    assert cli("apply", "-", input=ops({"op": "update", "target": "m13", "text": "Alex lives in Surry Hills, Sydney."})).exit_code == 0
+    before = snapshot(bank)
+    one_error_line(cli("revert", "2"), 3, "revision 3 later changed m13", "--force")
+    assert snapshot(bank) == before
+
+    forced = cli("revert", "2", "--force", "-f", "json")
+    assert forced.exit_code == 0, forced.stderr
+    assert "skipped: revision 3 later changed m13" in forced.stderr
+    assert {e["chain"] for e in forced.json()} == {"m4", "m14"}
+    chain = cli("history", "m1", "-f", "json").json()
+    assert chain[-1]["text"] == "Alex lives in Surry Hills, Sydney." and chain[-1]["status"] == "current"
+
+
+def test_revert_of_a_revision_that_changed_nothing_left(cli, bank):
+    assert cli("apply", "-", input=ops({"op": "delete", "target": "m14", "reason": "unsure"})).exit_code == 0
+    assert cli("apply", "-", input=ops({"op": "add", "text": "Alex has a dog."})).exit_code == 0
+    assert cli("forget", "m15", "--reason", "no dog").exit_code == 0
+    one_error_line(cli("revert", "4", "--force"), 3, "nothing left to revert")
+
+
+def test_forget(cli, home, bank):
+    assert cli("search", "Atlassian", "-f", "jsonl").jsonl()[0]["id"] == "m14"
+    done = cli("forget", "m14", "--reason", "the user asked", "-f", "json")
+    assert done.exit_code == 0, done.stderr
+    assert [e["op"] for e in done.json()] == ["delete"]
+    assert "m14" not in [h["id"] for h in cli("search", "Atlassian", "-f", "jsonl").jsonl()]
+    shown = cli("history", "m14", "-f", "json").json()
+    assert [(v["status"], v["retired_reason"], v["retired_revision"]) for v in shown] == [("deleted", "the user asked", 3)]
+    assert _rows(bank, "SELECT command, source FROM revisions WHERE id = 3") == [("forget", "m14")]
+    # Forgetting is a revision like any other: it can be reverted.
+    assert cli("revert", "3").exit_code == 0
+    assert cli("search", "Atlassian", "-f", "jsonl").jsonl()[0]["text"] == "Alex works at Atlassian."
+
+
+def test_forget_needs_a_reason_and_a_current_memory(cli, bank):
+    before = snapshot(bank)
+    missing = cli("forget", "m3")
+    assert missing.exit_code == 2 and "--reason" in missing.stderr
+    assert cli("forget", "m3", "--reason", "  ").exit_code == 2
+    one_error_line(cli("forget", "m99", "--reason", "x"), 4, "no memory m99")
+    one_error_line(cli("forget", "m1", "--reason", "x"), 3, "m1 was already superseded", "m13")
+    one_error_line(cli("forget", "m4", "-r", "x"), 3, "already deleted")
+    assert snapshot(bank) == before
+
+
+def test_help_has_examples(cli):
+    for name in ("export", "import", "revert", "forget"):
+        shown = cli(name, "--help")
+        assert shown.exit_code == 0 and "Examples" in shown.stdout

@@ -1,0 +1,210 @@
+"""`hymem export` and `hymem import`: a byte-identical round trip, rebuilt vectors, all-or-nothing imports."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import one_error_line, snapshot
+from hymem_cli.bank import open_bank
+
+ROWS = ("revisions", "chunks", "versions", "retirements", "rejections")
+SUPERSEDE_AND_DELETE = (
+    json.dumps({"op": "supersede", "target": "m1", "text": "Alex lives in Sydney, in Surry Hills.", "reason": "Alex moved to Sydney.",
+                "evidence": "I moved to Sydney", "source_ids": ["s2-1"], "event_time": "2024-06-20T09:15:00Z"}) + "\n"
+    + json.dumps({"op": "delete", "target": "m2", "reason": "small talk"}) + "\n"
+)
+
+
+@pytest.fixture
+def built(cli, home):
+    """A bank with history: add --raw of examples/alex.jsonl, then an apply with a supersede and a delete."""
+    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    applied = cli("apply", "-", input=SUPERSEDE_AND_DELETE)
+    assert applied.exit_code == 0, applied.stderr
+    return home / "bank.db"
+
+
+def _tables(path):
+    shot = snapshot(path)
+    return {t: shot[t] for t in ROWS}
+
+
+def test_export_import_export_is_byte_identical(cli, built, tmp_path):
+    first = cli("export")
+    assert first.exit_code == 0, first.stderr
+    assert "exported 2 revision(s)" in first.stderr
+    records = first.jsonl()
+    header = records[0]
+    assert header == {"type": "hymem-export", "format": 1, "embed_model": "all-MiniLM-L6-v2", "embed_dim": 384}
+    kinds = [r["type"] for r in records[1:]]
+    assert kinds == sorted(kinds, key=["revision", "chunk", "version", "retirement", "rejection"].index)
+    assert kinds.count("revision") == 2 and kinds.count("version") == 13 and kinds.count("retirement") == 2
+    version = next(r for r in records if r["type"] == "version" and r["id"] == 13)
+    assert version["chain"] == 1 and version["op"] == "supersede" and version["source_ids"] == ["s2-1"]
+    assert set(version) == {"type", "id", "chain", "op", "text", "speaker", "reason", "evidence", "revision", "chunk",
+                            "source", "source_ids", "event_time", "created_at"}
+    assert {r["version"]: r["how"] for r in records if r["type"] == "retirement"} == {1: "superseded", 2: "deleted"}
+
+    dump = tmp_path / "bank.jsonl"
+    dump.write_text(first.stdout, encoding="utf-8")
+    other = tmp_path / "other.db"
+    imported = cli("import", str(dump), "--bank", str(other))
+    assert imported.exit_code == 0, imported.stderr
+    assert imported.stdout == "" and "imported 2 revision(s)" in imported.stderr
+
+    again = cli("export", "--bank", str(other))
+    assert again.stdout == first.stdout
+    assert _tables(other) == _tables(built)  # the very same rows, ids and JSON text included
+
+    # New writes continue after the imported ids.
+    cli("apply", "--bank", str(other), "-", input=json.dumps({"op": "add", "text": "Alex has a cat."}) + "\n")
+    assert cli("show", "m14", "--bank", str(other), "-f", "json").json()["revision"] == 3
+
+
+def test_export_to_a_file_matches_stdout(cli, built, tmp_path):
+    out = tmp_path / "backup.jsonl"
+    done = cli("export", "-o", str(out))
+    assert done.exit_code == 0 and done.stdout == ""
+    assert out.read_text(encoding="utf-8") == cli("export").stdout
+    assert not (tmp_path / "backup.jsonl.tmp").exists()
+
+
+def test_search_and_history_work_after_import(cli, built, tmp_path, monkeypatch):
+    dump = tmp_path / "bank.jsonl"
+    cli("export", "-o", str(dump))
+    other = tmp_path / "other.db"
+    assert cli("import", "-", "--bank", str(other), input=dump.read_bytes()).exit_code == 0  # stdin too
+
+    query = ("search", "where does Alex live", "-f", "jsonl")
+    hits = cli(*query, "--bank", str(other)).jsonl()
+    assert hits[0]["text"] == "Alex lives in Sydney, in Surry Hills."
+    assert [h["id"] for h in hits] == [h["id"] for h in cli(*query).jsonl()]
+    # Vector search alone finds it too: the vectors were rebuilt, not just the full-text index.
+    monkeypatch.setenv("HYMEM_SEARCH_TEXT_WEIGHT", "0")
+    by_vector = cli("search", "Which city is Alex's home?", "--bank", str(other), "-f", "jsonl", "-n", "3").jsonl()
+    assert "Alex lives in Sydney, in Surry Hills." in [h["text"] for h in by_vector]
+    bank = open_bank(other)
+    assert bank.conn.execute("SELECT count(*) FROM versions_vec").fetchone()[0] == 13
+    assert bank.conn.execute("SELECT count(*) FROM versions_fts WHERE versions_fts MATCH 'Surry'").fetchone()[0] == 2
+    bank.conn.close()
+    history = cli("history", "m13", "--bank", str(other), "-f", "json").json()
+    assert [(v["id"], v["status"]) for v in history] == [("m1", "superseded"), ("m13", "current")]
+
+
+def test_import_recomputes_vectors_with_the_banks_embedder(cli, built, tmp_path, monkeypatch):
+    dump = tmp_path / "bank.jsonl"
+    cli("export", "-o", str(dump))
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    other = tmp_path / "hashed.db"
+    done = cli("import", str(dump), "--bank", str(other))
+    assert done.exit_code == 0, done.stderr
+    assert "recomputed with hash" in done.stderr
+    lines = cli("export", "--bank", str(other)).stdout.splitlines()
+    assert json.loads(lines[0])["embed_model"] == "hash"
+    assert lines[1:] == dump.read_text().splitlines()[1:]
+    assert cli("search", "Priya peanuts", "--bank", str(other), "-f", "jsonl").jsonl()[0]["text"].startswith("Alex: My sister Priya")
+
+
+def test_current_export_imports_without_history(cli, built, tmp_path):
+    current = cli("export", "--current")
+    records = current.jsonl()
+    versions = [r for r in records if r["type"] == "version"]
+    assert len(versions) == 11 and {r["type"] for r in records} == {"hymem-export", "revision", "chunk", "version"}
+    assert 1 not in [v["id"] for v in versions] and 13 in [v["id"] for v in versions]
+
+    other = tmp_path / "current.db"
+    assert cli("import", "-", "--bank", str(other), input=current.stdout).exit_code == 0
+    assert cli("export", "--bank", str(other)).stdout == current.stdout
+    history = cli("history", "m13", "--bank", str(other), "-f", "json").json()
+    assert [v["id"] for v in history] == ["m13"]  # the superseded m1 is gone
+    hits = cli("search", "where does Alex live", "--all", "--bank", str(other), "-f", "jsonl").jsonl()
+    assert hits[0]["id"] == "m13" and all(h["status"] == "current" for h in hits)
+
+
+def test_import_needs_an_empty_bank(cli, built, tmp_path):
+    dump = tmp_path / "bank.jsonl"
+    cli("export", "-o", str(dump))
+    before = snapshot(built)
+    one_error_line(cli("import", str(dump)), 5, "import needs an empty bank")
+    assert snapshot(built) == before
+
+
+# A small export written by hand: every record type, a writer, a rejection, unicode and nulls.
+HAND_MADE = [
+    {"type": "hymem-export", "format": 1, "embed_model": "hash", "embed_dim": 384},
+    {"type": "revision", "id": 1, "time": "2024-07-01T10:00:00.000000Z", "command": "add", "source": "chat.jsonl",
+     "writer": {"backend": "llama", "model": "qwen.gguf", "prompt_version": 3}, "counts": {"chunks": 1, "added": 2, "seconds": 1.25}, "state": "done"},
+    {"type": "revision", "id": 3, "time": "2024-07-02T10:00:00.000000Z", "command": "apply", "source": "<stdin>",
+     "writer": None, "counts": {"updated": 1}, "state": "done"},
+    {"type": "chunk", "id": 5, "hash": "b2:abc", "revision": 1, "source": "chat.jsonl", "message_ids": ["c1", "c2"],
+     "first_line": 1, "last_line": 2, "start_time": "2024-07-01T09:00:00Z", "end_time": None, "text": "Zoë: Ich wohne in Köln.\nBot: 👍"},
+    {"type": "version", "id": 7, "chain": 7, "op": "add", "text": "Zoë lives in Köln.", "speaker": "Zoë", "reason": None,
+     "evidence": "Ich wohne in Köln", "revision": 1, "chunk": 5, "source": "chat.jsonl", "source_ids": ["c1"],
+     "event_time": "2024-07-01T09:00:00Z", "created_at": "2024-07-01T10:00:00.000000Z"},
+    {"type": "version", "id": 8, "chain": 8, "op": "add", "text": "Zoë likes \"quoted\" things\tand tabs.", "speaker": None, "reason": None,
+     "evidence": None, "revision": 1, "chunk": 5, "source": "chat.jsonl", "source_ids": [], "event_time": None,
+     "created_at": "2024-07-01T10:00:00.000000Z"},
+    {"type": "version", "id": 9, "chain": 7, "op": "update", "text": "Zoë lives in Köln-Ehrenfeld.", "speaker": "Zoë", "reason": "more precise",
+     "evidence": None, "revision": 3, "chunk": None, "source": "<stdin>", "source_ids": ["c9"], "event_time": None,
+     "created_at": "2024-07-02T10:00:00.000000Z"},
+    {"type": "retirement", "version": 7, "revision": 3, "how": "updated", "successor": 9, "reason": "more precise"},
+    {"type": "rejection", "id": 2, "revision": 1, "chunk": 5, "operation": {"op": "delete", "target": "m99", "reason": "ü"}, "reason": "no memory m99"},
+]
+
+
+def _jsonl(records) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
+def test_hand_made_export_round_trips_byte_for_byte(cli, home, monkeypatch):
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    text = _jsonl(HAND_MADE)
+    done = cli("import", "-", input=text.encode("utf-8"))
+    assert done.exit_code == 0, done.stderr
+    assert cli("export").stdout == text
+    log = cli("log", "-f", "json").json()
+    assert [e["revision"] for e in log] == [3, 1] and log[1]["rejections"][0]["reason"] == "no memory m99"
+    ids = [h["id"] for h in cli("search", "Köln", "-f", "jsonl").jsonl()]
+    assert ids[0] == "m9" and "m7" not in ids  # m7 was updated: retired
+
+
+@pytest.mark.parametrize(
+    "line, needles",
+    [
+        ("{not json", ["line 5", "invalid JSON"]),
+        ('{"type": "memory", "id": 1}', ["line 5", "unknown record type", "memory"]),
+        ('["a list"]', ["line 5", "JSON object"]),
+        ('{"type": "version", "id": 9}', ["line 5", "lacks"]),
+        (json.dumps({**HAND_MADE[4], "colour": "red"}), ["line 5", "unknown key", "colour"]),
+        (json.dumps({**HAND_MADE[4], "id": "7"}), ["line 5", "id must be integer"]),
+        (json.dumps({**HAND_MADE[4], "op": "merge"}), ["line 5", "merge"]),
+        (json.dumps({**HAND_MADE[4], "revision": 2}), ["line 5", "revision 2", "lacks"]),
+        (json.dumps(HAND_MADE[5]), ["line 6", "duplicate version 8"]),
+        (json.dumps(HAND_MADE[0]), ["line 5", "second export header"]),
+    ],
+)
+def test_a_bad_line_imports_nothing(cli, home, tmp_path, monkeypatch, line, needles):
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    lines = _jsonl(HAND_MADE).splitlines()
+    lines[4] = line  # line 5 of the file
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    one_error_line(cli("import", str(bad)), 3, *needles)
+    assert snapshot(home / "bank.db") is None  # checked before the bank is even created
+
+    # An existing, empty bank stays as it was too.
+    assert cli("import", "--bank", str(tmp_path / "empty.db"), "-", input=_jsonl(HAND_MADE[:1])).exit_code == 0
+    before = snapshot(tmp_path / "empty.db")
+    one_error_line(cli("import", str(bad), "--bank", str(tmp_path / "empty.db")), 3, *needles)
+    assert snapshot(tmp_path / "empty.db") == before
+
+
+def test_header_is_required_and_checked(cli, home, monkeypatch):
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    one_error_line(cli("import", "-", input=_jsonl(HAND_MADE[1:])), 3, "line 1", "header")
+    one_error_line(cli("import", "-", input=_jsonl([{**HAND_MADE[0], "format": 2}, *HAND_MADE[1:]])), 3, "format 2")
+    one_error_line(cli("import", "-", input=""), 3, "empty")
+    one_error_line(cli("import", "missing.jsonl"), 3, "no such file")
+    assert snapshot(home / "bank.db") is None
