@@ -29,7 +29,7 @@ def test_scripted_writer_from_the_cli_and_dry_run(cli, home, tmp_path):
     assert dry.jsonl() == [{"op": "add", "text": "Alex lives in Seattle.", "evidence": "I live in Seattle",
                             "source_ids": ["LINE:1"], "speaker": "Alex"}]
     assert "rejected add: evidence 'I live on Mars' does not occur" in dry.stderr
-    assert cli("search", "Seattle", "--format", "jsonl").jsonl() == []  # a dry run writes nothing
+    assert not (home / "bank.db").exists()  # a dry run writes nothing, not even an empty bank
 
     # The dry run's output is the apply format: applying it stores the same memory.
     applied = cli("apply", "-", input=dry.stdout)

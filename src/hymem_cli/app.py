@@ -10,7 +10,7 @@ import typer
 
 from hymem_cli import __version__, _output
 from hymem_cli._errors import EXIT_CODES, EXIT_INTERRUPTED, HymemError
-from hymem_cli.commands import add, apply, config_cmd, diff, history, revert, search, transfer
+from hymem_cli.commands import add, apply, config_cmd, diff, doctor, history, model, revert, search, transfer
 
 EPILOG = "Exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items())
 
@@ -74,6 +74,7 @@ for name, fn in [
     ("import", transfer.import_),
     ("revert", revert.revert),
     ("forget", revert.forget),
+    ("doctor", doctor.doctor),
 ]:
     app.command(name)(guarded(fn))
 
@@ -82,6 +83,12 @@ config_app = typer.Typer(help=config_cmd.HELP, no_args_is_help=True, rich_markup
 for name, fn in config_cmd.COMMANDS:
     config_app.command(name)(guarded(fn))
 app.add_typer(config_app, name="config")
+
+model_app = typer.Typer(help=model.HELP, no_args_is_help=True, rich_markup_mode=None,
+                        context_settings={"help_option_names": ["-h", "--help"]})
+for name, fn in model.COMMANDS:
+    model_app.command(name)(guarded(fn))
+app.add_typer(model_app, name="model")
 
 
 def main() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -61,6 +63,10 @@ def add(
         processor = RawProcessor()
     else:  # the model loads once, before the bank is touched: a writer that fails changes nothing
         processor = WriterProcessor(make_backend(settings), pipeline=str(settings["writer.pipeline"]), related=int(settings["writer.related"]))
+    scratch = None
+    if dry_run and not config.bank_path(bank).exists():  # a dry run leaves no bank behind
+        scratch = tempfile.TemporaryDirectory()
+        bank = str(Path(scratch.name) / "bank.db")
     target = bank_for(bank, embed=True, create=True)
     bar = _output.progress(None, "ingesting")
     task = bar.add_task("ingest", total=None) if bar else None
@@ -80,6 +86,9 @@ def add(
             bar.stop()
         if not raw:
             processor.backend.close()
+        if scratch is not None:
+            target.conn.close()
+            scratch.cleanup()
     if dry_run:
         ops = [op.to_json() for _, proposal in report.proposals for op in proposal.operations]
         refused = [r for _, proposal in report.proposals for r in proposal.rejections]
