@@ -4,7 +4,7 @@
 
 _hymem_subcommands() {
     case "$1" in
-        "") echo "add search apply history show log diff export import revert forget doctor config model" ;;
+        "") echo "add search apply history show log diff export import revert forget doctor eval config model" ;;
         "config") echo "get set unset list path edit" ;;
         "model") echo "list info rm pull" ;;
     esac
@@ -25,6 +25,7 @@ _hymem_options() {
         "revert") echo "--force -b --bank -f --format -q --quiet -h --help" ;;
         "forget") echo "-r --reason -b --bank -f --format -q --quiet -h --help" ;;
         "doctor") echo "--load -b --bank -f --format -h --help" ;;
+        "eval") echo "--questions --raw -m --model --backend --base-url --pipeline --k --limit-conversations --chunk-tokens -i --input-format --details -f --format -q --quiet -h --help" ;;
         "config") echo " -h --help" ;;
         "config get") echo "-f --format -h --help" ;;
         "config set") echo "-q --quiet -h --help" ;;
@@ -54,6 +55,7 @@ _hymem_value_options() {
         "revert") echo "-b --bank -f --format" ;;
         "forget") echo "-r --reason -b --bank -f --format" ;;
         "doctor") echo "-b --bank -f --format" ;;
+        "eval") echo "--questions -m --model --backend --base-url --pipeline --k --limit-conversations --chunk-tokens -i --input-format -f --format" ;;
         "config get") echo "-f --format" ;;
         "config list") echo "-f --format" ;;
         "model list") echo "-f --format" ;;
@@ -100,6 +102,16 @@ _hymem_option_values() {
         "forget:-f"|"forget:--format") echo "words table json jsonl plain" ;;
         "doctor:-b"|"doctor:--bank") echo "files" ;;
         "doctor:-f"|"doctor:--format") echo "words table json jsonl plain" ;;
+        "eval:--questions") echo "none" ;;
+        "eval:-m"|"eval:--model") echo "files" ;;
+        "eval:--backend") echo "words llama openai scripted" ;;
+        "eval:--base-url") echo "none" ;;
+        "eval:--pipeline") echo "words single two-pass" ;;
+        "eval:--k") echo "none" ;;
+        "eval:--limit-conversations") echo "none" ;;
+        "eval:--chunk-tokens") echo "none" ;;
+        "eval:-i"|"eval:--input-format") echo "words text speaker json jsonl markdown" ;;
+        "eval:-f"|"eval:--format") echo "words table json jsonl plain" ;;
         "config get:-f"|"config get:--format") echo "words table json jsonl plain" ;;
         "config list:-f"|"config list:--format") echo "words table json jsonl plain" ;;
         "model list:-f"|"model list:--format") echo "words table json jsonl plain" ;;
@@ -117,9 +129,9 @@ _hymem_arguments() {
         "add") echo "files" ;;
         "apply") echo "files" ;;
         "import") echo "files" ;;
-        "config get") echo "words bank.path embed.model search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout" ;;
-        "config set") echo "words bank.path embed.model search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout" ;;
-        "config unset") echo "words bank.path embed.model search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout" ;;
+        "config get") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout model.repo" ;;
+        "config set") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout model.repo" ;;
+        "config unset") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout model.repo" ;;
         "model info") echo "files" ;;
         *) echo "none" ;;
     esac

@@ -16,6 +16,7 @@ complete -c hymem -n '__fish_use_subcommand' -a 'import' -d 'Import an export in
 complete -c hymem -n '__fish_use_subcommand' -a 'revert' -d 'Undo revision REV by adding a new revision ("revert REV"); nothing is erased.'
 complete -c hymem -n '__fish_use_subcommand' -a 'forget' -d 'Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.'
 complete -c hymem -n '__fish_use_subcommand' -a 'doctor' -d 'Check that hymem can work here: SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank\'s integrity and invariants. Exits 1 when a check fails.'
+complete -c hymem -n '__fish_use_subcommand' -a 'eval' -d 'Evaluate writers: each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.'
 complete -c hymem -n '__fish_use_subcommand' -a 'config' -d 'Read and change settings. Precedence: defaults < config file < HYMEM_* variables < flags.'
 complete -c hymem -n '__fish_use_subcommand' -a 'model' -d 'Manage writer models: GGUF files in the models directory, and models that packages ship.'
 complete -c hymem -n '__fish_use_subcommand' -l version -d 'Show the version and exit.'
@@ -97,6 +98,21 @@ complete -c hymem -n '__fish_seen_subcommand_from doctor' -l load -d 'Also load 
 complete -c hymem -n '__fish_seen_subcommand_from doctor' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
 complete -c hymem -n '__fish_seen_subcommand_from doctor' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 
+# hymem eval
+complete -c hymem -n '__fish_seen_subcommand_from eval' -l questions -x -d 'Questions JSONL: id, conversation, question, category, evidence (+ stale, updated).'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -l raw -d 'Evaluate raw mode (every message stored as it is).'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -s m -l model -r -F -d 'A writer model to evaluate; repeat to compare several side by side.'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -l backend -x -a 'llama openai scripted' -d 'Writer backend for every --model: llama, openai (or scripted).'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -l base-url -x -d 'OpenAI-compatible server for --backend openai.'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -l pipeline -x -a 'single two-pass' -d 'single or two-pass.'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -l k -x -d 'Result depths for recall@k, comma-separated.'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -l limit-conversations -x -d 'Evaluate only the first N conversations.'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -l chunk-tokens -x -d 'Token budget of one chunk.'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -s i -l input-format -x -a 'text speaker json jsonl markdown' -d 'Force the transcript format: text, speaker, json, jsonl, markdown.'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -l details -d 'Add per-question ranks to JSON output.'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -s q -l quiet -d 'No messages on stderr, only records and errors.'
+
 # hymem config
 complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'get' -d 'Print the effective value of KEY: the config file\'s, overridden by its HYMEM_* variable.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'set' -d 'Store KEY = VALUE in the config file. Unknown keys and values of the wrong type are refused.'
@@ -107,15 +123,15 @@ complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_su
 
 # hymem config get
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -a 'bank.path embed.model search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout model.repo'
 
 # hymem config set
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -s q -l quiet -d 'No messages on stderr, only records and errors.'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -a 'bank.path embed.model search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout model.repo'
 
 # hymem config unset
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -s q -l quiet -d 'No messages on stderr, only records and errors.'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -a 'bank.path embed.model search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout model.repo'
 
 # hymem config list
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from list' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'

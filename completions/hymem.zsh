@@ -12,7 +12,7 @@ _hymem() {
     '*:: :->args' && ret=0
   case $state in
     command)
-      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'search:Search memories - full-text (BM25) and vector similarity, fused. Current memories only by default.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'config:Read and change settings. Precedence - defaults < config file < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
+      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'search:Search memories - full-text (BM25) and vector similarity, fused. Current memories only by default.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'eval:Evaluate writers - each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.' 'config:Read and change settings. Precedence - defaults < config file < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
       _describe -t commands 'hymem command' commands && ret=0
       ;;
     args)
@@ -29,6 +29,7 @@ _hymem() {
         revert) _hymem_revert && ret=0 ;;
         forget) _hymem_forget && ret=0 ;;
         doctor) _hymem_doctor && ret=0 ;;
+        eval) _hymem_eval && ret=0 ;;
         config) _hymem_config && ret=0 ;;
         model) _hymem_model && ret=0 ;;
       esac
@@ -193,6 +194,28 @@ _hymem_doctor() {
   return ret
 }
 
+_hymem_eval() {
+  local curcontext="$curcontext" state line ret=1
+  typeset -A opt_args
+  _arguments -C -s \
+    '--questions[Questions JSONL\: id, conversation, question, category, evidence (+ stale, updated).]:questions: ' \
+    '--raw[Evaluate raw mode (every message stored as it is).]' \
+    '(-m --model)'{-m,--model}'[A writer model to evaluate; repeat to compare several side by side.]:model:_files' \
+    '--backend[Writer backend for every --model\: llama, openai (or scripted).]:backend:(llama openai scripted)' \
+    '--base-url[OpenAI-compatible server for --backend openai.]:base_url: ' \
+    '--pipeline[single or two-pass.]:pipeline:(single two-pass)' \
+    '--k[Result depths for recall@k, comma-separated.]:k: ' \
+    '--limit-conversations[Evaluate only the first N conversations.]:limit_conversations: ' \
+    '--chunk-tokens[Token budget of one chunk.]:chunk_tokens: ' \
+    '(-i --input-format)'{-i,--input-format}'[Force the transcript format\: text, speaker, json, jsonl, markdown.]:input_format:(text speaker json jsonl markdown)' \
+    '--details[Add per-question ranks to JSON output.]' \
+    '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
+    '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
+    '(- *)'{-h,--help}'[Show help and exit.]' \
+    '*:conversations: ' && ret=0
+  return ret
+}
+
 _hymem_config() {
   local curcontext="$curcontext" state line ret=1
   typeset -A opt_args
@@ -225,7 +248,7 @@ _hymem_config_get() {
   _arguments -C -s \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout)' && ret=0
+    ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout model.repo)' && ret=0
   return ret
 }
 
@@ -235,7 +258,7 @@ _hymem_config_set() {
   _arguments -C -s \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout)' \
+    ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout model.repo)' \
     ':value: ' && ret=0
   return ret
 }
@@ -246,7 +269,7 @@ _hymem_config_unset() {
   _arguments -C -s \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout)' && ret=0
+    ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.timeout writer.related bank.busy_timeout model.repo)' && ret=0
   return ret
 }
 

@@ -20,15 +20,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-import typer.main  # noqa: E402
-from typer import _click  # noqa: E402  (Typer's own Click copy: only for a Context to ask params for completions)
+import typer.main
+from typer import _click  # Typer's own Click copy: only for a Context to ask params for completions
 
-from hymem_cli import __version__, config, models  # noqa: E402
-from hymem_cli._errors import EXIT_CODES  # noqa: E402
-from hymem_cli.app import app  # noqa: E402
-from hymem_cli.ingest.readers import FORMATS  # noqa: E402
-from hymem_cli.writer.factory import BACKENDS  # noqa: E402
-from hymem_cli.writer.pipeline import PIPELINES  # noqa: E402
+from hymem_cli import __version__, config, models
+from hymem_cli._errors import EXIT_CODES
+from hymem_cli.app import app
+from hymem_cli.ingest.readers import FORMATS
+from hymem_cli.writer.factory import BACKENDS
+from hymem_cli.writer.pipeline import PIPELINES
 
 README_START, README_END = "<!-- commands:start -->", "<!-- commands:end -->"
 
@@ -224,6 +224,8 @@ def _man_param(p: Param) -> list[str]:
 def man_page(tree: Command) -> str:
     lines = [
         f'.TH HYMEM 1 "" "hymem {roff(__version__)}" "User Commands"',
+        ".nh",  # no hyphenation: keys, paths and options must stay whole
+        ".ad l",
         ".SH NAME",
         f"hymem \\- {roff(tree.help[0].lower() + tree.help[1:].rstrip('.'))}",
         ".SH SYNOPSIS",
@@ -533,6 +535,11 @@ def fish_completion(tree: Command) -> str:
 # -- README ---------------------------------------------------------------------------------------
 
 
+def _md(text: str) -> str:
+    """Prose for Markdown: a `*` would start emphasis, a `|` would split a table cell."""
+    return text.replace("*", "\\*").replace("|", "&#124;")
+
+
 def readme_reference(tree: Command) -> str:
     out = [
         README_START,
@@ -546,11 +553,11 @@ def readme_reference(tree: Command) -> str:
     ]
     for c in tree.walk():
         if c.path and not c.is_group:
-            out.append(f"| [`hymem {c.name}`](#hymem-{'-'.join(c.path)}) | {c.summary.replace('|', '&#124;')} |")
+            out.append(f"| [`hymem {c.name}`](#hymem-{'-'.join(c.path)}) | {_md(c.summary)} |")
     for c in tree.walk():
         if not c.path or c.is_group:
             continue
-        out += ["", f"### hymem {c.name}", "", c.summary, "", "```", c.usage(), "```"]
+        out += ["", f"### hymem {c.name}", "", _md(c.summary), "", "```", c.usage(), "```"]
         if c.params:
             out.append("")
         for p in c.params:
@@ -558,7 +565,7 @@ def readme_reference(tree: Command) -> str:
                 head = f"`{p.metavar}{'...' if p.variadic else ''}`"
             else:
                 head = "`" + ", ".join(p.opts) + ("" if p.flag else f" {p.metavar}") + "`"
-            out.append(f"- {head}: {p.help}{_choices_note(p)}")
+            out.append(f"- {head}: {_md(p.help)}{_choices_note(p)}")
         examples = [b for kind, b in paragraphs(c.help) if kind == "example"]
         if examples:
             out += ["", "```sh", *[line for b in examples for line in b.splitlines()], "```"]

@@ -10,7 +10,7 @@ import typer
 
 from hymem_cli import __version__, _output
 from hymem_cli._errors import EXIT_CODES, EXIT_INTERRUPTED, HymemError
-from hymem_cli.commands import add, apply, config_cmd, diff, doctor, history, model, revert, search, transfer
+from hymem_cli.commands import add, apply, config_cmd, diff, doctor, eval_cmd, history, model, revert, search, transfer
 
 EPILOG = "Exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items())
 
@@ -19,6 +19,7 @@ app = typer.Typer(
     help="A local, inspectable long-term memory bank for AI agents, written by a memory-writer model.",
     epilog=EPILOG,
     no_args_is_help=True,
+    add_completion=False,  # completions/ ships static scripts: completing never starts Python
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -75,6 +76,7 @@ for name, fn in [
     ("revert", revert.revert),
     ("forget", revert.forget),
     ("doctor", doctor.doctor),
+    ("eval", eval_cmd.eval_),
 ]:
     app.command(name)(guarded(fn))
 

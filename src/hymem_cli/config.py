@@ -13,6 +13,7 @@ from hymem_cli._errors import ConfigError
 KEYS: dict[str, tuple[object, str]] = {
     "bank.path": ("", "path of the bank file (default: bank.db in the data directory; HYMEM_BANK overrides)"),
     "embed.model": ("all-MiniLM-L6-v2", "sentence-transformers model name or path; 'hash' is a non-semantic test embedder"),
+    "embed.onnx": (True, "run the embedder from an ONNX copy made on first ingest (no torch at query time)"),
     "search.limit": (10, "results per query"),
     "search.vector_weight": (0.5, "weight of vector similarity in rank fusion"),
     "search.text_weight": (1.0, "weight of full-text (BM25) rank in rank fusion"),
@@ -28,6 +29,7 @@ KEYS: dict[str, tuple[object, str]] = {
     "writer.timeout": (120.0, "seconds before an OpenAI-compatible request times out"),
     "writer.related": (8, "existing memories shown to the writer per chunk"),
     "bank.busy_timeout": (30.0, "seconds to wait for another hymem writing the same bank"),
+    "model.repo": ("tencent/Hy-Memory-30B-A3B-GGUF", "Hugging Face repository `hymem model pull` uses by default"),
 }
 
 
@@ -50,6 +52,17 @@ def config_path() -> Path:
     from platformdirs import user_config_dir
 
     return Path(user_config_dir("hymem", appauthor=False)) / "config.toml"
+
+
+def cache_dir() -> Path:
+    """Derived files that can be rebuilt (the ONNX copy of the embedder): HYMEM_CACHE, else under home."""
+    if value := os.environ.get("HYMEM_CACHE"):
+        return Path(value).expanduser()
+    if (h := home()) is not None:
+        return h / "cache"
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("hymem", appauthor=False))
 
 
 def models_dir() -> Path:

@@ -7,7 +7,6 @@ import math
 import os
 import re
 import struct
-from functools import lru_cache
 from typing import Protocol, Sequence
 
 from hymem_cli._errors import HymemError
@@ -88,9 +87,42 @@ class HashEmbedder:
         return out
 
 
-@lru_cache(maxsize=4)
-def get_embedder(model: str = DEFAULT_MODEL) -> Embedder:
-    """One embedder per model per process: loading costs seconds, embedding milliseconds."""
+def _fast_folder(model: str):
+    from hymem_cli import config, embed_onnx
+
+    return embed_onnx.export_dir(config.cache_dir(), model, _resolve_model_path(model))
+
+
+def fast_copy_missing(model: str) -> bool:
+    """True when the torch-free copy of `model` could be made but has not been yet."""
+    from hymem_cli import config, embed_onnx
+
+    if model == "hash" or not config.load()["embed.onnx"] or not embed_onnx.available():
+        return False
+    return not (_fast_folder(model) / "meta.json").exists()
+
+
+_LOADED: dict[str, Embedder] = {}  # one embedder per model per process: loading costs seconds
+
+
+def get_embedder(model: str = DEFAULT_MODEL, prepare_fast: bool = False) -> Embedder:
+    """The embedder for `model`, loaded once per process.
+
+    When an ONNX copy of the model exists (embed.onnx, on by default), it is used and torch is
+    never imported; `prepare_fast` makes that copy from the torch model when it is missing.
+    """
     if model == "hash":
-        return HashEmbedder()
-    return SentenceTransformerEmbedder(model)
+        return _LOADED.setdefault(model, HashEmbedder())
+    current = _LOADED.get(model)
+    if current is not None and not (prepare_fast and isinstance(current, SentenceTransformerEmbedder)):
+        return current
+    from hymem_cli import config, embed_onnx
+
+    use_onnx = bool(config.load()["embed.onnx"])
+    chosen = embed_onnx.load(_fast_folder(model)) if use_onnx else None
+    if chosen is None:
+        chosen = current or SentenceTransformerEmbedder(model)
+        if use_onnx and prepare_fast:
+            chosen = embed_onnx.export(chosen._model, model, _fast_folder(model)) or chosen
+    _LOADED[model] = chosen
+    return chosen

@@ -8,6 +8,7 @@ so tests replace them with fakes and never touch the network.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import hashlib
 import os
@@ -23,8 +24,7 @@ from hymem_cli._errors import InputError, NotFoundError, UsageError, WriterError
 from hymem_cli.writer.factory import PACKAGED_MODELS, packaged_model
 from hymem_cli.writer.gguf import GGUF_MAGIC, inspect_gguf
 
-# The repository `hymem model pull` uses when none is given. Belongs in config.KEYS as
-# `model.repo` eventually; until then HYMEM_MODEL_REPO overrides it.
+# The repository `hymem model pull` uses when none is given: the config key model.repo.
 DEFAULT_REPO = "tencent/Hy-Memory-30B-A3B-GGUF"
 REPO_ENV = "HYMEM_MODEL_REPO"
 # Chosen when a repository holds several quantizations and neither --file nor --quant is given.
@@ -42,7 +42,9 @@ Message = Callable[[str], None]
 
 
 def default_repo() -> str:
-    return os.environ.get(REPO_ENV) or DEFAULT_REPO
+    from hymem_cli import config
+
+    return str(config.load()["model.repo"]) or DEFAULT_REPO
 
 
 def human_size(n: int | None) -> str:
@@ -145,8 +147,8 @@ def resolve(ref: str) -> Path:
     for candidate in (root / ref, root / f"{ref}.gguf"):
         if candidate.is_file():
             return candidate
-    wanted = {ref, f"{ref}.gguf"}
-    matches = [p for p in _local_models() if p.name in wanted or _model_key(p.name) in wanted]
+    wanted = {_model_key(name) for name in (ref, f"{ref}.gguf")}  # any part of a split model names it
+    matches = [p for p in _local_models() if p.name in wanted]
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
@@ -182,18 +184,18 @@ def load_check(path: Path) -> tuple[bool | None, str]:
             if "unknown model architecture" in reason:
                 return False, f"llama-cpp-python {version} does not know this architecture ({reason.split('error loading model:')[-1].strip()})"
             return None, f"vocabulary load failed: {reason}"
-    try:
+    with contextlib.suppress(Exception):  # closing a vocab-only model cannot matter to the answer
         llm.close()
-    except Exception:
-        pass
     return True, f"llama-cpp-python {version} loads its architecture and vocabulary"
 
 
 def describe(ref: str, check_load: bool = True) -> dict[str, Any]:
     """Everything the GGUF header says, the total size of its parts, and whether llama.cpp can load it."""
     path = resolve(ref)
-    facts = inspect_gguf(path)
     parts = split_parts(path)
+    if parts[0].is_file():
+        path = parts[0]  # llama.cpp opens a split model by its first part, which carries the metadata
+    facts = inspect_gguf(path)
     size = sum(p.stat().st_size for p in parts if p.exists())
     record = {
         "path": str(path),
@@ -391,7 +393,7 @@ def hub_list_files(repo: str, revision: str | None) -> list[str]:
         return list(HfApi().list_repo_files(repo, revision=revision))
     except ImportError:
         raise WriterError("huggingface_hub is not installed", hint="pip install huggingface_hub") from None
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - huggingface_hub and its HTTP client raise many types; _hub_error sorts them
         raise _hub_error(exc, repo, revision) from None
 
 
@@ -401,7 +403,7 @@ def hub_sha256(repo: str, files: list[str], revision: str | None) -> dict[str, s
         from huggingface_hub import HfApi
 
         infos = HfApi().get_paths_info(repo, files, revision=revision)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - huggingface_hub and its HTTP client raise many types; _hub_error sorts them
         raise _hub_error(exc, repo, revision) from None
     found = {info.path: getattr(getattr(info, "lfs", None), "sha256", None) for info in infos}
     return {f: found.get(f) for f in files}
@@ -413,7 +415,7 @@ def hub_download(repo: str, filename: str, revision: str | None, local_dir: Path
         from huggingface_hub import hf_hub_download
 
         return Path(hf_hub_download(repo, filename, revision=revision, local_dir=local_dir))
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - huggingface_hub and its HTTP client raise many types; _hub_error sorts them
         raise _hub_error(exc, repo, revision) from None
 
 

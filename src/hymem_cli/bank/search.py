@@ -82,7 +82,7 @@ def search(
         for rank, row in enumerate(rows, 1):
             scores[row[0]] = scores.get(row[0], 0.0) + text_weight / (RRF_K + rank)
 
-    if vector_weight > 0 and bank.embed_model is not None:
+    if vector_weight > 0 and bank.embedder is not None:  # not bound: the bank had no vectors when opened
         vector = query_vector if query_vector is not None else bank.embedder.embed([query])[0]
         for rank, vid in enumerate(_knn(bank, to_blob(vector), where, args, pool), 1):
             scores[vid] = scores.get(vid, 0.0) + vector_weight / (RRF_K + rank)

@@ -11,12 +11,17 @@ def bank_for(bank_opt: str | None, *, embed: bool = False, create: bool = False)
     settings = config.load()
     bank = open_bank(config.bank_path(bank_opt), float(settings["bank.busy_timeout"]), create=create)
     if embed:
-        bind_embedder(bank, settings)
+        bind_embedder(bank, settings, prepare_fast=True)
     return bank
 
 
-def bind_embedder(bank: Bank, settings=None) -> None:
-    from hymem_cli.embed import get_embedder
+def bind_embedder(bank: Bank, settings=None, prepare_fast: bool = False) -> None:
+    """Bind the configured embedder; writers (`prepare_fast`) also make its torch-free copy once."""
+    from hymem_cli import _output
+    from hymem_cli.embed import fast_copy_missing, get_embedder
 
     settings = settings or config.load()
-    bank.bind_embedder(get_embedder(str(settings["embed.model"])))
+    model = str(settings["embed.model"])
+    if prepare_fast and fast_copy_missing(model):
+        _output.info(f"preparing a torch-free copy of {model} for fast searches (once, about 20 s)")
+    bank.bind_embedder(get_embedder(model, prepare_fast))

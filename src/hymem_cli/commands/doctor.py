@@ -242,14 +242,14 @@ def _auth_header() -> dict[str, str]:
 INVARIANTS = [
     (
         "chains: one current version",
-        "SELECT chain, count(*) FROM versions v WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id) "
-        "GROUP BY chain HAVING count(*) > 1 ORDER BY chain",
+        ("SELECT chain, count(*) FROM versions v WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id) "
+         "GROUP BY chain HAVING count(*) > 1 ORDER BY chain"),
         lambda rows: "chains with several current versions: " + ", ".join(f"m{c} ({n})" for c, n in rows[:10]),
     ),
     (
         "chains: successors",
-        "SELECT r.version, r.successor FROM retirements r JOIN versions a ON a.id = r.version "
-        "LEFT JOIN versions b ON b.id = r.successor WHERE r.successor IS NOT NULL AND (b.id IS NULL OR b.chain != a.chain) ORDER BY r.version",
+        ("SELECT r.version, r.successor FROM retirements r JOIN versions a ON a.id = r.version "
+         "LEFT JOIN versions b ON b.id = r.successor WHERE r.successor IS NOT NULL AND (b.id IS NULL OR b.chain != a.chain) ORDER BY r.version"),
         lambda rows: "retirements whose successor is missing or in another chain: " + ", ".join(f"m{v} -> m{s}" for v, s in rows[:10]),
     ),
     (
@@ -313,7 +313,7 @@ def _bank_checks(conn, path: Path, tables: set[str]) -> Iterator[dict]:
     if unknown:
         yield _check("bank", FAIL, f"{path} was made by a newer hymem (migrations {', '.join(sorted(unknown))})", "pip install -U hymem")
         return
-    yield _check("bank", OK, f"{path}: {versions} versions, {revisions} revisions, {path.stat().st_size / 1e6:.1f} MB")
+    yield _check("bank", OK, f"{path}: {versions} versions, {revisions} revision(s), {path.stat().st_size / 1e6:.1f} MB")
 
     problems = [r[0] for r in conn.execute("PRAGMA integrity_check")]
     if problems == ["ok"]:

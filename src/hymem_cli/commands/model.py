@@ -19,7 +19,7 @@ Examples:
 
   hymem model list
 
-  hymem model pull --quant Q4_K_M && hymem config set writer.model "$(hymem model list -f jsonl | jq -r 'select(.source == "local") | .name' | head -1)"
+  hymem model pull --quant Q4_K_M -f json | jq -r .path | xargs hymem config set writer.model
 
   hymem model info smollm2 -f json | jq .architecture
 """

@@ -1,0 +1,178 @@
+"""`hymem eval`: compare memory writers on an evaluation set (evidence recall, knowledge updates, cost)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from hymem_cli import _output, config
+from hymem_cli._errors import UsageError
+from hymem_cli._output import Format
+from hymem_cli.commands._options import FormatOpt, QuietOpt
+from hymem_cli.eval import CATEGORIES, DEFAULT_KS, Progress, evaluate_writer, load_conversations, load_questions, match_questions
+from hymem_cli.ingest.pipeline import RawProcessor
+from hymem_cli.ingest.readers import FORMATS
+
+
+def parse_ks(text: str) -> list[int]:
+    try:
+        ks = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError:
+        ks = []
+    if not ks or ks[0] < 1:
+        raise UsageError(f"--k {text!r} is not a list of positive whole numbers", hint="e.g. --k 5,10,20")
+    return ks
+
+
+def _label(model: str, taken: set[str]) -> str:
+    base = Path(model).name if ("/" in model or model.endswith(".gguf")) else model
+    label, n = base, 1
+    while label in taken:
+        n += 1
+        label = f"{base}#{n}"
+    taken.add(label)
+    return label
+
+
+def eval_(
+    conversations: Annotated[list[str], typer.Argument(help="Conversation transcripts (rich JSONL: id, session, speaker, timestamp, text).", show_default=False)],
+    questions: Annotated[str, typer.Option("--questions", help="Questions JSONL: id, conversation, question, category, evidence (+ stale, updated).", show_default=False)],
+    raw: Annotated[bool, typer.Option("--raw", help="Evaluate raw mode (every message stored as it is).")] = False,
+    model: Annotated[Optional[list[str]], typer.Option("--model", "-m", help="A writer model to evaluate; repeat to compare several side by side.", show_default=False)] = None,
+    backend: Annotated[Optional[str], typer.Option("--backend", help="Writer backend for every --model: llama, openai (or scripted).", show_default=False)] = None,
+    base_url: Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible server for --backend openai.", show_default=False)] = None,
+    pipeline: Annotated[Optional[str], typer.Option("--pipeline", help="single or two-pass.", show_default=False)] = None,
+    k: Annotated[str, typer.Option("--k", help="Result depths for recall@k, comma-separated.")] = ",".join(map(str, DEFAULT_KS)),
+    limit_conversations: Annotated[Optional[int], typer.Option("--limit-conversations", min=1, help="Evaluate only the first N conversations.", show_default=False)] = None,
+    chunk_tokens: Annotated[Optional[int], typer.Option("--chunk-tokens", min=16, help="Token budget of one chunk.", show_default=False)] = None,
+    input_format: Annotated[Optional[str], typer.Option("--input-format", "-i", help=f"Force the transcript format: {', '.join(FORMATS)}.", show_default=False)] = None,
+    details: Annotated[bool, typer.Option("--details", help="Add per-question ranks to JSON output.")] = False,
+    fmt: FormatOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Evaluate writers: each conversation goes into a fresh temporary bank, then every question is searched
+    (current memories, same retrieval for all writers) and scored.
+
+    Figures per writer: evidence recall@k ("all": every gold message is a source of the top k; "any": at
+    least one), at message and session level, overall and per category; for knowledge updates, whether
+    the new value is in the top 5, ranks above the old one, and whether the old value is still current;
+    cost: memories per message, writer calls and prompt tokens per chunk, rejected operations, seconds.
+    JSON keys: writer, mode, writer_info, embed_model, conversations, messages, questions, ks, recall,
+    by_category, knowledge_update, cost (and per_question with --details).
+
+    Examples:
+
+      hymem eval bench/data/eval/*.jsonl --questions bench/data/eval/questions.jsonl --raw --model smollm2
+
+      hymem eval chats/*.jsonl --questions q.jsonl --raw -f json | jq '.[0].recall.message.any'
+
+      hymem eval chats/*.jsonl --questions q.jsonl --backend openai --base-url http://localhost:8000/v1 --model hy-memory
+    """
+    _output.QUIET = _output.QUIET or quiet
+    ks = parse_ks(k)
+    if input_format is not None and input_format not in FORMATS:
+        raise UsageError(f"--input-format {input_format!r} is not one of {', '.join(FORMATS)}", hint="or leave it out to detect the format")
+    # The question file lies beside the conversations in a shell glob: leave it out rather than read it as a chat.
+    qpath = Path(questions).resolve()
+    paths = [p for p in conversations if p == "-" or Path(p).resolve() != qpath]
+    convs = load_conversations(paths, input_format)
+    if limit_conversations is not None:
+        convs = convs[:limit_conversations]
+    asked = match_questions(load_questions(questions), convs)
+
+    settings = config.load({"ingest.chunk_tokens": chunk_tokens, "writer.backend": backend, "writer.base_url": base_url, "writer.pipeline": pipeline})
+    models = list(model or [])
+    if not raw and not models:
+        if not (settings["writer.model"] or settings["writer.backend"]):
+            raise UsageError("nothing to evaluate", hint="give --raw and/or --model MODEL (repeat --model to compare writers)")
+        models = [str(settings["writer.model"])]  # the configured writer
+    from hymem_cli.embed import get_embedder
+
+    embedder = get_embedder(str(settings["embed.model"]))
+    options = dict(
+        ks=ks,
+        chunk_tokens=int(settings["ingest.chunk_tokens"]),
+        vector_weight=float(settings["search.vector_weight"]),
+        text_weight=float(settings["search.text_weight"]),
+        per_question=details,
+        on_progress=_report,
+    )
+    _output.info(f"evaluating {len(convs)} conversation(s), {len(asked)} question(s), writers: "
+                 + ", ".join((["raw"] if raw else []) + models))
+    records = []
+    if raw:
+        records.append(evaluate_writer("raw", RawProcessor(), convs, asked, embedder, **options))
+    taken = {"raw"}
+    for m in models:
+        from hymem_cli.writer.factory import make_backend
+        from hymem_cli.writer.pipeline import WriterProcessor
+
+        writer_settings = config.load({"writer.model": m or None, "writer.backend": backend, "writer.base_url": base_url, "writer.pipeline": pipeline})
+        writer_backend = make_backend(writer_settings)  # loads the model once for every conversation
+        try:
+            processor = WriterProcessor(writer_backend, pipeline=str(writer_settings["writer.pipeline"]), related=int(writer_settings["writer.related"]))
+            records.append(evaluate_writer(_label(m or str(writer_settings["writer.backend"]), taken), processor, convs, asked, embedder, **options))
+        finally:
+            writer_backend.close()
+    render(records, fmt)
+
+
+def _report(p: Progress) -> None:
+    _output.info(f"{p.writer}: {p.conversation}: {p.messages} messages -> {p.memories} memories in {p.ingest_seconds:.1f} s; "
+                 f"{p.questions} questions in {p.query_seconds:.2f} s")
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
+    return str(value)
+
+
+def table_groups(records: list[dict]) -> list[tuple[str, list[tuple[str, list[str]]]]]:
+    """The figures as (title, [(metric, [one cell per writer])]) groups: what a terminal is shown."""
+    ks = records[0]["ks"]
+    pair = lambda table, k: f"{_fmt(table['all'][str(k)])} / {_fmt(table['any'][str(k)])}"  # noqa: E731
+    recall = [(f"{level} @{k}", [pair(r["recall"][level], k) for r in records]) for level in ("message", "session") for k in ks]
+    by_cat = []
+    for cat in CATEGORIES:
+        present = [r["by_category"].get(cat) for r in records]
+        if not any(present):
+            continue
+        n = next(p["questions"] for p in present if p)
+        for k in ks:
+            by_cat.append((f"{cat} ({n}) @{k}", [pair(p["message"], k) if p else "-" for p in present]))
+    ku = records[0]["knowledge_update"]["questions"]
+    updates = [
+        ("updated in top 5", [_fmt(r["knowledge_update"]["updated_in_top5"]) for r in records]),
+        ("updated above stale", [_fmt(r["knowledge_update"]["updated_above_stale"]) for r in records]),
+        ("stale still current", [_fmt(r["knowledge_update"]["stale_current"]) for r in records]),
+    ]
+    cost_rows = [("memories per message", "memories_per_message"), ("chunks", "chunks"), ("writer calls per chunk", "writer_calls_per_chunk"),
+                 ("prompt tokens per chunk", "prompt_tokens_per_chunk"), ("evaluated tokens per chunk", "evaluated_tokens_per_chunk"),
+                 ("operations proposed", "proposed"), ("operations rejected", "rejected"),
+                 ("ingest seconds", "ingest_seconds"), ("query seconds", "query_seconds")]
+    cost = [(label, [_fmt(r["cost"][key]) for r in records]) for label, key in cost_rows]
+    n = records[0]["questions"]
+    return [
+        (f"evidence recall, all / any ({n} questions)", recall),
+        ("evidence recall by category, message level, all / any", by_cat),
+        (f"knowledge updates ({ku} questions)", updates),
+        (f"cost ({records[0]['messages']} messages)", cost),
+    ]
+
+
+def render(records: list[dict], fmt: Format | None) -> None:
+    fmt = _output.resolve(fmt)
+    if fmt in (Format.json, Format.jsonl):
+        _output.emit(records, fmt)
+        return
+    writers = [r["writer"] for r in records]
+    columns = [("metric", "metric")] + [(f"w{i}", w) for i, w in enumerate(writers)]
+    for title, rows in table_groups(records):
+        items = [{"metric": metric, **{f"w{i}": cell for i, cell in enumerate(cells)}} for metric, cells in rows]
+        plain = lambda item, title=title: "\t".join([title, *(item[key] for key, _ in columns)])  # noqa: E731
+        _output.emit(items, fmt, columns, plain=plain, title=title)
