@@ -1,7 +1,7 @@
 """Writer cost per chunk with a real GGUF: calls, prompt tokens (total vs evaluated after KV prefix
 reuse), seconds, and what the guards did with the model's operations.
 
-Usage: python bench/writer_tokens.py [--model smollm2] [--chunks 20] [--threads 1] [--max-tokens 192]
+Usage: python bench/writer_tokens.py [--model smollm2] [--chunks 20] [--threads 1] [--max-tokens 192] [--state-dir DIR]
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ def main() -> None:
     ap.add_argument("--chunks", type=int, default=20)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--max-tokens", type=int, default=192)
+    ap.add_argument("--state-dir", help="keep the instructions' KV state here (run twice to see a later process reuse it)")
     args = ap.parse_args()
 
     from hymem_cli.bank import open_bank
@@ -69,7 +70,8 @@ def main() -> None:
         bank = open_bank(Path(tmp) / "bank.db")
         bank.bind_embedder(get_embedder())
         started = time.perf_counter()
-        backend = Recording(str(resolve_model_path(args.model)), n_ctx=4096, n_threads=args.threads, max_tokens=args.max_tokens)
+        backend = Recording(str(resolve_model_path(args.model)), n_ctx=4096, n_threads=args.threads, max_tokens=args.max_tokens,
+                            state_dir=args.state_dir)
         load = time.perf_counter() - started
         report = ingest(bank, open_sources([str(data)]), WriterProcessor(backend))
         backend.close()

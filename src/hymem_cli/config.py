@@ -26,6 +26,7 @@ KEYS: dict[str, tuple[object, str]] = {
     "writer.n_gpu_layers": (-1, "layers offloaded to the GPU (-1: all, 0: CPU only)"),
     "writer.threads": (0, "llama.cpp threads (0: automatic)"),
     "writer.max_tokens": (1024, "longest writer answer, in tokens"),
+    "writer.kv_cache": (True, "keep llama.cpp's state after the fixed instructions on disk, so later runs skip evaluating them"),
     "writer.timeout": (120.0, "seconds before an OpenAI-compatible request times out"),
     "writer.related": (8, "existing memories shown to the writer per chunk"),
     "bank.busy_timeout": (30.0, "seconds to wait for another hymem writing the same bank"),

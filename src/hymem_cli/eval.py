@@ -6,7 +6,7 @@ module with a scripted backend through the same seam as `hymem eval --model`.
 
 One record per writer (the public JSON of `hymem eval`, keys in RECORD_KEYS):
 
-    writer, mode, writer_info, embed_model, conversations, messages, questions, ks,
+    writer, mode, writer_info, embed_model, embedder, conversations, messages, questions, ks,
     recall:           {"message"|"session": {"all"|"any": {"5": rate, "10": rate, ...}}}
     by_category:      {category: {"questions": n, "message": {...}, "session": {...}}}
     knowledge_update: {"questions", "updated_in_top5", "updated_above_stale", "stale_current"}
@@ -41,7 +41,7 @@ CATEGORIES = ("single-hop", "multi-hop", "temporal", "knowledge-update", "prefer
 DEFAULT_KS = (5, 10, 20)
 UPDATE_TOP = 5  # "the updated fact is in the top 5" is fixed, whatever --k says
 LEVELS = ("message", "session")
-RECORD_KEYS = ("writer", "mode", "writer_info", "embed_model", "conversations", "messages", "questions", "ks",
+RECORD_KEYS = ("writer", "mode", "writer_info", "embed_model", "embedder", "conversations", "messages", "questions", "ks",
                "recall", "by_category", "knowledge_update", "cost")
 COST_KEYS = ("chunks", "memories", "memories_per_message", "writer_calls", "writer_calls_per_chunk", "prompt_tokens",
              "prompt_tokens_per_chunk", "evaluated_tokens", "evaluated_tokens_per_chunk", "proposed", "applied",
@@ -325,6 +325,7 @@ def evaluate_writer(
         "mode": processor.mode,
         "writer_info": processor.writer_info(),
         "embed_model": embedder.name,
+        "embedder": type(embedder).__name__,  # the ONNX copy and the torch model give slightly different vectors
         "conversations": len(conversations),
         "messages": messages,
         "questions": len(scored),

@@ -57,6 +57,9 @@ def problem(op: Operation) -> str | None:
         return f"{op.op} needs a reason"
     if not all(isinstance(s, str) for s in op.source_ids):
         return "source_ids must be a list of strings"
+    strings = (op.op, op.target, op.text, op.reason, op.evidence, op.event_time, op.speaker, *op.source_ids)
+    if any(isinstance(v, str) and re.search("[\ud800-\udfff]", v) for v in strings):  # SQLite cannot store these
+        return "text is not valid Unicode (it holds a lone surrogate)"
     return None
 
 

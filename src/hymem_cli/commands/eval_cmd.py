@@ -59,7 +59,7 @@ def eval_(
     least one), at message and session level, overall and per category; for knowledge updates, whether
     the new value is in the top 5, ranks above the old one, and whether the old value is still current;
     cost: memories per message, writer calls and prompt tokens per chunk, rejected operations, seconds.
-    JSON keys: writer, mode, writer_info, embed_model, conversations, messages, questions, ks, recall,
+    JSON keys: writer, mode, writer_info, embed_model, embedder, conversations, messages, questions, ks, recall,
     by_category, knowledge_update, cost (and per_question with --details).
 
     Examples:

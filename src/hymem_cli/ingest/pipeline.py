@@ -9,7 +9,7 @@ from hymem_cli.bank.operations import Operation
 from hymem_cli.bank.store import Bank, ChunkRecord, Rejection, RevisionDraft
 from hymem_cli.ingest.chunker import Chunk, chunk_messages
 from hymem_cli.ingest.sources import Source
-from hymem_cli.writer.screen import redact
+from hymem_cli.writer.screen import DEFAULT, Screen, kind_counts, redact_chunk
 
 
 @dataclass
@@ -31,18 +31,26 @@ class ChunkProcessor(Protocol):
 
 
 class RawProcessor:
-    """Raw mode: every message is stored as it is, speaker and text, with no model involved."""
+    """Raw mode: every message is stored as it is, speaker and text, with no model involved.
+
+    Secrets are redacted first (unless `screen.secrets` is off); the revision counts how many, and of
+    which kinds ("redacted", "redacted.api-key", ...), so `hymem log` shows what was withheld.
+    Instructions are not screened here: a raw memory is quoted speech with its speaker, not a fact.
+    """
 
     mode = "raw"
+
+    def __init__(self, screen: Screen = DEFAULT):
+        self.screen = screen
 
     def writer_info(self) -> dict | None:
         return None
 
     def process(self, bank: Bank, chunk: Chunk) -> Proposal:
-        ops, redacted = [], 0
+        ops, redacted = [], []
         for m in chunk.messages:
-            text, kinds = redact(m.text)  # secrets are never stored, raw or not
-            redacted += len(kinds)
+            text, kinds = self.screen.redact(m.text)  # secrets are never stored, raw or not
+            redacted += kinds
             ops.append(
                 Operation(
                     op="add",
@@ -52,7 +60,7 @@ class RawProcessor:
                     event_time=m.timestamp,
                 )
             )
-        return Proposal(ops, stats={"redacted": redacted})
+        return Proposal(ops, stats=kind_counts(redacted))
 
 
 @dataclass
@@ -96,7 +104,8 @@ def ingest(
                     proposal = processor.process(bank, chunk)
                     first, last = chunk.lines
                     start, end = chunk.times
-                    record = ChunkRecord(digest, source.name, [m.id for m in chunk.messages], chunk.render(), first, last, start, end)
+                    kept = redact_chunk(chunk, getattr(processor, "screen", None)).render()  # provenance keeps no secret either
+                    record = ChunkRecord(digest, source.name, [m.id for m in chunk.messages], kept, first, last, start, end)
                     if bank.commit_chunk(draft, record, proposal, len(chunk.messages)):
                         report.stored += 1
                     else:

@@ -67,6 +67,7 @@ def make_backend(settings: config.Settings) -> WriterBackend:
             n_threads=threads,
             n_gpu_layers=int(settings["writer.n_gpu_layers"]),
             max_tokens=int(settings["writer.max_tokens"]),
+            state_dir=config.cache_dir() / "kv" if settings["writer.kv_cache"] else None,
         )
     if backend == "openai":
         base_url = str(settings["writer.base_url"])

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from hymem_cli.bank.operations import OPS, Operation
 from hymem_cli.ingest.message import Message
 from hymem_cli.writer.schema import MAX_FACT_CHARS
-from hymem_cli.writer.screen import instruction_kind, secret_kind
+from hymem_cli.writer.screen import DEFAULT, Screen, redact
 
 MIN_EVIDENCE_CHARS = 3
+MAX_EVIDENCE_GUARD = 2000  # a "short exact quote" longer than this is a runaway (the grammar stops at 200)
 
 
 @dataclass
@@ -36,11 +37,38 @@ def evidence_messages(evidence: str, messages: list[Message]) -> list[Message]:
     return [m for m in messages if needle in normalize(m.text)]
 
 
-def check(raw: object, shown: dict[int, Shown], messages: list[Message], targeted: set[int], added: set[str]) -> tuple[Operation | None, str | None]:
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate ("\ud800") from JSON: SQLite cannot store it
+        return False
+    return True
+
+
+def screen_fields(fields: dict[str, str | None], screen: Screen = DEFAULT) -> str | None:
+    """Why these fields (text, reason, evidence) must not be stored, or None. Never repeats a secret."""
+    for name, value in fields.items():
+        if value and (kind := screen.secret_kind(value)):
+            return f"would store a secret ({kind}) in its {name}"
+    for name, value in fields.items():
+        if value and (hit := screen.instruction(value)):
+            return f"would store an instruction to the agent ({hit.kind}: \"{hit.snippet}\") in its {name}"
+    return None
+
+
+def check(
+    raw: object,
+    shown: dict[int, Shown],
+    messages: list[Message],
+    targeted: set[int],
+    added: set[str],
+    screen: Screen = DEFAULT,
+) -> tuple[Operation | None, str | None]:
     """Turn one proposed operation into a bank operation with real ids, or say why it is refused.
 
     `targeted` and `added` carry state across the operations of one chunk (one op per target,
-    no duplicate adds).
+    no duplicate adds). `screen` says which content screens are on (config screen.*).
+    Never raises: anything the writer can send is either an operation or a reason.
     """
     if not isinstance(raw, dict):
         return None, "not an object"
@@ -65,14 +93,16 @@ def check(raw: object, shown: dict[int, Shown], messages: list[Message], targete
             return None, f"text of {len(text)} characters is longer than {MAX_FACT_CHARS}"
     if op_name in ("supersede", "delete") and not (reason and reason.strip()):
         return None, f"{op_name} without a reason"
+    if not all(_encodable(f) for f in (text or "", reason or "", evidence)):
+        return None, "text, reason or evidence is not valid Unicode (a lone surrogate)"
+    if len(evidence) > MAX_EVIDENCE_GUARD:
+        return None, f"evidence of {len(evidence)} characters is longer than {MAX_EVIDENCE_GUARD}"
+    if why := screen_fields({"text": text, "reason": reason, "evidence": evidence}, screen):
+        return None, why
     sources = evidence_messages(evidence, messages)
     if not sources:
-        return None, f"evidence {evidence[:80]!r} does not occur in the chunk"
-    for field in (text, reason):
-        if field and (kind := secret_kind(field)):
-            return None, f"would store a secret ({kind})"
-        if field and (kind := instruction_kind(field)):
-            return None, f"would store an instruction to the agent ({kind})"
+        shown_evidence = redact(evidence)[0] if screen.secrets else evidence  # the reason is stored: no secret in it
+        return None, f"evidence {shown_evidence[:80]!r} does not occur in the chunk"
     times = sorted(m.timestamp for m in sources if m.timestamp)
     event_time = times[-1] if times else None
     if op_name in ("update", "supersede") and target.event_time and event_time and event_time < target.event_time:

@@ -170,8 +170,12 @@ class LlamaBackend:
         seed: int = 0,
         max_tokens: int = 1024,
         chat_template_kwargs: dict | None = None,
+        state_dir: str | os.PathLike | None = None,
     ):
         self.model_path = os.fspath(model_path)
+        # Where the KV state after the fixed instructions is kept between processes (None: not kept).
+        self.state_dir = None if state_dir is None else os.fspath(state_dir)
+        self._states_seen: set[str] = set()
         self.max_tokens = int(max_tokens)
         self.seed = int(seed)
         self.chat_template_kwargs = (
@@ -283,6 +287,9 @@ class LlamaBackend:
                     f"n_ctx {self._llm.n_ctx()} - max_tokens {self.max_tokens} leaves {room}",
                     hint="lower --chunk-tokens, or raise writer.n_ctx",
                 )
+            key = self._state_key(messages)
+            if key is not None and key not in self._states_seen:
+                self._restore_state(key)
             reused = self._reusable_prefix(tokens)
             grammar = self._grammar(schema)
             try:
@@ -301,6 +308,9 @@ class LlamaBackend:
                 ) from None
             choice = out["choices"][0]
             usage = out.get("usage") or {}
+            if key is not None and key not in self._states_seen:
+                self._states_seen.add(key)
+                self._save_state(key)
             return WriterReply(
                 text=choice.get("text") or "",
                 prompt_tokens=n_prompt,
@@ -351,6 +361,68 @@ class LlamaBackend:
         return tokens
 
     # -- internals --------------------------------------------------------------------------
+
+    # -- the fixed instructions' KV state, kept across processes ---------------------------------
+
+    def _state_key(self, messages: list[dict]) -> str | None:
+        """Model, context size, llama.cpp version and the system message: what the saved KV depends on."""
+        if self.state_dir is None or not messages or messages[0].get("role") != "system":
+            return None
+        parts = [self._hash, str(self._llm.n_ctx()), self._llama_cpp_version, messages[0].get("content", "")]
+        return hashlib.blake2b("\0".join(parts).encode(), digest_size=12).hexdigest()
+
+    def _state_path(self, key: str) -> str:
+        return os.path.join(self.state_dir, f"{key}.kv")
+
+    def _restore_state(self, key: str) -> None:
+        """Load the KV state an earlier process saved after these instructions, if any.
+
+        File: 4-byte little-endian header length, a JSON header with the evaluated token ids,
+        then llama.cpp's own state bytes. A stale or foreign file is ignored and removed.
+        """
+        import llama_cpp.llama_cpp as low
+
+        path = self._state_path(key)
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return
+        self._states_seen.add(key)  # found: nothing to save for this key in this process
+        try:
+            size = int.from_bytes(data[:4], "little")
+            ids = json.loads(data[4:4 + size])["input_ids"]
+            blob = data[4 + size:]
+            buffer = (ctypes.c_uint8 * len(blob)).from_buffer_copy(blob)
+            if not ids or len(ids) > self._llm.n_ctx() or low.llama_state_set_data(self._llm._ctx.ctx, buffer, len(blob)) != len(blob):
+                raise ValueError("state does not fit this context")
+        except Exception:
+            with contextlib.suppress(OSError):
+                os.remove(path)
+            self._llm.reset()
+            return
+        self._llm.input_ids[: len(ids)] = ids
+        self._llm.n_tokens = len(ids)
+
+    def _save_state(self, key: str) -> None:
+        """Keep the KV state after this call (its prefix is the fixed instructions) for later processes."""
+        import llama_cpp.llama_cpp as low
+
+        try:
+            ctx = self._llm._ctx.ctx
+            size = low.llama_state_get_size(ctx)
+            buffer = (ctypes.c_uint8 * int(size))()
+            written = int(low.llama_state_get_data(ctx, buffer, size))
+            header = json.dumps({"input_ids": self._llm.input_ids[: self._llm.n_tokens].tolist()}).encode()
+            os.makedirs(self.state_dir, mode=0o700, exist_ok=True)
+            tmp = self._state_path(key) + f".{os.getpid()}.tmp"
+            # Private: the state also holds the first chunk's tokens, not only the instructions.
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:
+                fh.write(len(header).to_bytes(4, "little") + header + bytes(buffer)[:written])
+            os.replace(tmp, self._state_path(key))  # atomic: readers see a whole file or none
+        except Exception:  # the cache only saves time; failing to write it changes nothing else
+            with contextlib.suppress(Exception):
+                os.remove(tmp)
 
     def _token_text(self, token_id: int) -> str:
         if token_id is None or token_id < 0:

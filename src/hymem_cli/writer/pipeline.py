@@ -15,7 +15,7 @@ from hymem_cli.writer import prompt
 from hymem_cli.writer.backend import WriterBackend, WriterReply
 from hymem_cli.writer.guards import Shown, check
 from hymem_cli.writer.schema import FACTS_SCHEMA, OPERATIONS_SCHEMA
-from hymem_cli.writer.screen import redact
+from hymem_cli.writer.screen import redact, scrub, scrub_operation
 
 PIPELINES = ("single", "two-pass")
 
@@ -116,7 +116,7 @@ class WriterProcessor:
             if op is not None:
                 accepted.append(op)
             else:
-                rejections.append(Rejection(_as_operation(raw, by_alias), why))
+                rejections.append(Rejection(scrub_operation(_as_operation(raw, by_alias)), why))  # no secret kept in the record
         return Proposal(accepted, rejections, proposed=len(proposed), stats=stats)
 
 
@@ -132,5 +132,5 @@ def _as_operation(raw: object, shown: dict[int, Shown]) -> Operation:
 
 def _unparseable(reply: WriterReply, stats: dict) -> Proposal:
     """A reply that is not the JSON asked for is recorded as one rejection, never silently dropped."""
-    raw = Operation(op="invalid", text=(reply.text or "")[:500])
+    raw = Operation(op="invalid", text=scrub(reply.text or "")[:500])
     return Proposal([], [Rejection(raw, "writer answer is not the JSON object asked for")], proposed=1, stats=stats)

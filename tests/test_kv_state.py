@@ -1,0 +1,54 @@
+"""The writer's fixed instructions are evaluated once per model and prompt, not once per process."""
+
+from __future__ import annotations
+
+import pytest
+
+from fakes import find_test_gguf, skip_or_fail_without_gguf
+from hymem_cli.writer.prompt import single_pass
+from hymem_cli.writer.schema import OPERATIONS_SCHEMA
+
+pytestmark = pytest.mark.llama
+
+
+def _backend(state_dir):
+    from hymem_cli.writer.llama_backend import LlamaBackend
+
+    if find_test_gguf() is None:
+        skip_or_fail_without_gguf()
+    return LlamaBackend(find_test_gguf(), n_ctx=2048, n_threads=1, max_tokens=48, state_dir=state_dir)
+
+
+def test_saved_prefix_is_reused_by_the_next_process(tmp_path):
+    first_chunk = single_pass([], "Alex: I live in Seattle.")
+    second_chunk = single_pass([(1, "Alex lives in Seattle.", None)], "Alex: I moved to Sydney last month.")
+
+    cold = _backend(None)
+    expected = cold.complete(second_chunk, OPERATIONS_SCHEMA)
+    cold.close()
+    assert expected.evaluated_tokens == expected.prompt_tokens  # nothing to reuse without a saved state
+
+    writer = _backend(tmp_path)
+    writer.complete(first_chunk, OPERATIONS_SCHEMA)  # evaluates the instructions and saves the state
+    writer.close()
+    assert len(list(tmp_path.glob("*.kv"))) == 1
+
+    warm = _backend(tmp_path)  # a later process, same model and instructions
+    reply = warm.complete(second_chunk, OPERATIONS_SCHEMA)
+    warm.close()
+    assert reply.prompt_tokens == expected.prompt_tokens
+    assert reply.evaluated_tokens < reply.prompt_tokens / 2  # the instructions came from disk
+    assert reply.text == expected.text  # and the answer is exactly what a cold run gives
+
+
+def test_a_corrupt_state_file_is_ignored_and_removed(tmp_path):
+    writer = _backend(tmp_path)
+    writer.complete(single_pass([], "Alex: hi"), OPERATIONS_SCHEMA)
+    writer.close()
+    (state,) = tmp_path.glob("*.kv")
+    state.write_bytes(b"\x05\x00\x00\x00garbage")
+    again = _backend(tmp_path)
+    reply = again.complete(single_pass([], "Alex: hello"), OPERATIONS_SCHEMA)
+    again.close()
+    assert reply.evaluated_tokens == reply.prompt_tokens
+    assert reply.text  # still answers
