@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import hashlib
-import os
 import re
 import shutil
 from collections.abc import Callable

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from hymem_cli import _output
-from hymem_cli._errors import InputError
 from hymem_cli.bank.history import diff
 from hymem_cli.bank.operations import parse_lines
 from hymem_cli.commands._context import bank_for
 from hymem_cli.commands._options import BankOpt, FormatOpt, QuietOpt
 from hymem_cli.commands.diff import render_diff
-from hymem_cli.ingest.readers import decode_lines
+from hymem_cli.ingest.sources import read_lines
 
 
 def apply(
@@ -39,17 +36,7 @@ def apply(
       hymem apply ops.jsonl -f json | jq .counts
     """
     _output.QUIET = _output.QUIET or quiet
-    name = ops_file if ops_file and ops_file != "-" else "<stdin>"
-    if name == "<stdin>":
-        lines = list(decode_lines(iter(sys.stdin.buffer.readline, b""), name=name))
-    else:
-        path = Path(name)
-        if not path.exists():
-            raise InputError(f"{name}: no such file", hint="check the path, or use - to read stdin")
-        if path.is_dir():
-            raise InputError(f"{name} is a directory", hint="give a JSONL file of operations")
-        with open(path, "rb") as f:
-            lines = list(decode_lines(iter(f.readline, b""), name=name))
+    name, lines = read_lines(ops_file, "a JSONL file of operations")
     ops = parse_lines(lines, name)
     # Only adds can apply to a bank that does not exist yet; anything else would leave an empty bank behind.
     target = bank_for(bank, embed=True, create=all(op.op == "add" for op in ops))

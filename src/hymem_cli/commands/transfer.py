@@ -14,7 +14,7 @@ from hymem_cli._errors import InputError
 from hymem_cli.bank.transfer import dumps, export_records, import_export, parse_export, require_empty
 from hymem_cli.commands._context import bank_for, bind_embedder
 from hymem_cli.commands._options import BankOpt, QuietOpt
-from hymem_cli.ingest.readers import decode_lines
+from hymem_cli.ingest.sources import read_lines
 
 
 def export(
@@ -84,17 +84,8 @@ def import_(
       ssh host hymem export | hymem import && hymem log -n 3
     """
     _output.QUIET = _output.QUIET or quiet
-    name = file if file and file != "-" else "<stdin>"
-    if name == "<stdin>":
-        parsed = parse_export(decode_lines(iter(sys.stdin.buffer.readline, b""), name=name), name)
-    else:
-        path = Path(name)
-        if not path.exists():
-            raise InputError(f"{name}: no such file", hint="check the path, or use - to read stdin")
-        if path.is_dir():
-            raise InputError(f"{name} is a directory", hint="give a file written by `hymem export`")
-        with open(path, "rb") as f:
-            parsed = parse_export(decode_lines(iter(f.readline, b""), name=name), name)
+    name, lines = read_lines(file, "a file written by `hymem export`")
+    parsed = parse_export(lines, name)
     settings = config.load()
     target = bank_for(bank, create=True)
     # Refuse a full bank before the embedder loads or meta is written.

@@ -21,11 +21,24 @@ class Source:
     streaming: bool  # True for a pipe: messages arrive (and may fail) while earlier chunks are stored
 
 
-def _check_path(path: Path) -> None:
+def _check_path(path: Path, expected: str = "transcript files, e.g. hymem add DIR/*.jsonl") -> None:
     if not path.exists():
         raise InputError(f"{path}: no such file", hint="check the path, or use - to read stdin")
     if path.is_dir():
-        raise InputError(f"{path} is a directory", hint="give transcript files, e.g. hymem add DIR/*.jsonl")
+        raise InputError(f"{path} is a directory", hint=f"give {expected}")
+
+
+def read_lines(arg: str | None, expected: str) -> tuple[str, list[str]]:
+    """The decoded lines of a file argument (- or none: stdin) and its display name.
+
+    `expected` says what the file should be, for the hint when the path is a directory.
+    """
+    if not arg or arg == "-":
+        return "<stdin>", list(decode_lines(_byte_lines(sys.stdin.buffer), name="<stdin>"))
+    path = Path(arg)
+    _check_path(path, expected)
+    with open(path, "rb") as f:
+        return arg, list(decode_lines(_byte_lines(f), name=arg))
 
 
 def _byte_lines(stream: BinaryIO) -> Iterator[bytes]:

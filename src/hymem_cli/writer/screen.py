@@ -68,19 +68,28 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     "url-credentials": re.compile(r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s/:@]{1,64}:([^\s/@]{1,128})@", re.I),
     "password": re.compile(
         # a keyword, "for the router"-style words, a connector, then the value (quoted, or one word)
-        r"(?<![A-Za-z])(?:passwords?|passwort|passwd|pass\s?phrase|pass\s?code|wi-?fi\s+key|api[\s_\-]?key|access[\s_\-]?key|"
-        r"secret[\s_\-]?key|client[\s_\-]?secret|shared\s+secret|access[\s_\-]?token|auth[\s_\-]?token|refresh[\s_\-]?token|"
-        r"api[\s_\-]?token|token|contrase(?:ñ|n)a|mot\s+de\s+passe|senha|пароль)\b[\"']?"
+        r"(?<![A-Za-z])(?:passwords?|passwort|passwd|pass\s?code|pass\s?phrase|pw|wi-?fi\s+key|api[\s_\-]?key|access[\s_\-]?key|"
+        r"(?:account|shared[\s_\-]?access|storage|master|signing|encryption|private|secret)[\s_\-]?key|"
+        r"client[\s_\-]?secret|shared\s+secret|access[\s_\-]?token|auth[\s_\-]?token|refresh[\s_\-]?token|"
+        r"api[\s_\-]?token|token|(?:door|gate|alarm|garage|safe|lock|lockbox|entry|security|unlock|keypad|building)[\s_\-]?code|"
+        r"contrase(?:ñ|n)a|mot\s+de\s+passe|senha|пароль)\b[\"']?"
         r"(?:[ \t]{1,3}(?:for|to|of|on|at)[ \t]{1,3}(?:the[ \t]{1,3}|my[ \t]{1,3}|our[ \t]{1,3}|his[ \t]{1,3}|her[ \t]{1,3})?[\w.@\-]{1,40})?"
-        r"[ \t]{0,3}(?:is[ \t]{1,3}now|is|was|will[ \t]{1,3}be|(?:was[ \t]{1,3})?(?:changed|set)[ \t]{1,3}to|ist|est|es|é|=>|->|=|:)"
-        r"[ \t]{0,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`|[^\s\"'“`]{3,128})",
+        r"(?:[ \t]{0,3}(?:is[ \t]{1,3}now|is|was|will[ \t]{1,3}be|(?:was[ \t]{1,3})?(?:changed|set)[ \t]{1,3}to|ist|est|es|é|=>|->|=|:)"
+        r"[ \t]{0,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`|[^\s\"'“`]{3,128})"
+        r"|[ \t]{1,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`))",
         re.I,
     ),
+    # a multi-word passphrase after ':' or '=' ("Passphrase: correct horse battery staple"); "is" takes one word, above
+    "passphrase": re.compile(r"\bpass[ \t]?phrase\b[\"']?[ \t]{0,3}[=:][ \t]{0,3}([^\n.,;()\"'“”]{3,128})", re.I),
     "pin": re.compile(r"\bpin(?:[ \t]?(?:code|number))?[ \t]{0,3}(?:is|was|=|:|-)?[ \t]{0,3}(\d{4,8})(?!\d)", re.I),
-    "ssn": re.compile(r"\b(?:ssn|social\s+security(?:\s+number)?)\W{0,10}(\d{3}[- ]?\d{2}[- ]?\d{4})(?!\d)", re.I),
+    "ssn": re.compile(
+        r"\b(?:ssn|social\s+security(?:\s+number)?)\W{0,5}(?:(?:is|was|number|no|nr)\W{1,5})?(\d{3}[- ]?\d{2}[- ]?\d{4})(?!\d)"
+        r"|(?<![\d\-])((?!000|666|9)\d{3}-(?!00)\d{2}-(?!0000)\d{4})(?![\d\-])",
+        re.I,
+    ),
     "card-number": re.compile(r"(?<![0-9])[2-6][0-9]{2,18}(?:[ \-][0-9]{3,19}){0,7}(?![0-9])"),  # digit groups; cards are found inside
     "iban": re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,32}"),
-    "token": re.compile(r"(?<![A-Za-z0-9_\-+/=])[A-Za-z0-9_\-+/]{32,}={0,2}"),  # generic: long, random-looking
+    "token": re.compile(r"(?<![A-Za-z0-9_\-+/])[A-Za-z0-9_\-+/]{32,}={0,2}"),  # generic: long, random-looking
 }
 
 # Words that follow "password is" in plain talk about passwords, not as the password itself.
@@ -220,8 +229,14 @@ def _bearer(value: str) -> bool:
 
 
 # kind -> check of the secret's text (group 1, else the whole match); a failed check is no secret
+def _passphrase(value: str) -> bool:
+    words = re.findall(r"[\w'-]+", value.lower())
+    return bool(words) and not all(w in _NOT_A_VALUE for w in words)
+
+
 _CHECKS: dict[str, Callable[[str], bool]] = {
     "password": _password_value,
+    "passphrase": _passphrase,
     "basic-auth": _basic_auth,
     "bearer": _bearer,
     "token": _looks_random,
@@ -240,9 +255,9 @@ _NEEDS = {
 
 # kind -> words one of which every match contains, in lower case (keyword patterns are the slow ones)
 _NEEDS_WORD = {
-    "password": ("pass", "key", "token", "secret", "contrase", "senha", "пароль"),
+    "password": ("pass", "pw", "key", "token", "secret", "code", "contrase", "senha", "пароль"),
+    "passphrase": ("phrase",),
     "aws-secret-key": ("aws",), "bearer": ("bearer",), "basic-auth": ("basic",), "pin": ("pin",),
-    "ssn": ("ssn", "social"),
 }
 
 
@@ -264,31 +279,80 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
                 if end is not None:
                     found.append((kind, m.start(), m.start() + end))
                 continue
-            g = 1 if rx.groups else 0
+            g = next((i for i in range(1, rx.groups + 1) if m.group(i) is not None), 0)  # the group that matched
             start, end = m.span(g)
-            if start < 0:
-                continue
             value = m.group(g)
             check = _CHECKS.get(kind)
             if check is not None and not check(value):
                 continue
-            if value[:1] in "\"'“`" and kind == "password":  # redact the quoted value, keep the quotes
-                start, end = start + 1, end - 1
+            if kind == "passphrase":
+                end = start + len(value.rstrip())
+            if kind == "password":
+                if value[:1] in "\"'“`":  # redact the quoted value, keep the quotes
+                    start, end = start + 1, end - 1
+                else:  # "is hunter2." -> the full stop is not part of it
+                    end = start + len(value.rstrip(".,;:!?)]}"))
             found.append((kind, start, end))
     return found
 
 
-def secret_kind(text: str) -> str | None:
-    hits = find_secrets(text)
+# Every secret value redacted in this process, newest last (bounded). Out of context a value such as
+# "Tr0ub4dor&3" matches no pattern, yet a writer, a rejection record or a later message may repeat it
+# bare: the guards and `scrub` look for these values too. A hymem command is one process, so this is
+# "the secrets of this ingest"; values shorter than 4 characters are not kept.
+_SEEN: dict[str, str] = {}
+_SEEN_MAX = 4096
+
+
+def _remember(value: str, kind: str) -> None:
+    value = value.strip()
+    if len(value) > 512:  # a key block: its lines; any other run this long is not worth keeping
+        if kind == "private-key":
+            for line in value.splitlines()[1:-1][:64]:
+                if len(line.strip()) >= 16:
+                    _remember(line, kind)
+        return
+    if len(value) < 4 or value.startswith("[REDACTED"):
+        return
+    _SEEN.pop(value, None)
+    _SEEN[value] = kind
+    while len(_SEEN) > _SEEN_MAX:
+        _SEEN.pop(next(iter(_SEEN)))
+
+
+def forget_seen() -> None:
+    """Drop the values remembered by `redact` (tests; a long-lived process between unrelated inputs)."""
+    _SEEN.clear()
+
+
+def _seen_in(text: str) -> list[tuple[str, int, int]]:
+    found = []
+    for value, kind in list(_SEEN.items()):
+        start = text.find(value)
+        while start >= 0:
+            found.append((kind, start, start + len(value)))
+            start = text.find(value, start + len(value))
+    return found
+
+
+def secret_kind(text: str, seen: bool = True) -> str | None:
+    """The kind of the first secret in `text`; with `seen`, a value redacted earlier in this process counts too."""
+    hits = find_secrets(text) + (_seen_in(text) if seen else [])
     return min(hits, key=lambda h: h[1])[0] if hits else None
 
 
-def redact(text: str) -> tuple[str, list[str]]:
+def redact(text: str, seen: bool = False) -> tuple[str, list[str]]:
     """Replace secret spans with [REDACTED:kind]; returns the new text and the kinds replaced.
 
-    Overlapping spans are merged into one redaction (named after the first, or the longest)."""
+    Overlapping spans are merged into one redaction (named after the first, or the longest). The
+    values replaced are remembered (see _SEEN); with `seen`, remembered values are replaced too."""
     order = {k: i for i, k in enumerate(SECRET_PATTERNS)}
-    spans = sorted(find_secrets(text), key=lambda s: (s[1], -s[2], order[s[0]]))
+    hits = find_secrets(text)
+    for kind, start, end in hits:
+        _remember(text[start:end], kind)
+    if seen:
+        hits += _seen_in(text)
+    spans = sorted(hits, key=lambda s: (s[1], -s[2], order[s[0]]))
     merged: list[list] = []
     for kind, start, end in spans:
         if merged and start < merged[-1][2]:
@@ -336,7 +400,8 @@ INSTRUCTION_PATTERNS: dict[str, re.Pattern] = {
         r"\b(?:ignore|disregard|forget|override|bypass|discard|abandon|drop|skip)\b(?:\W{1,3}\w+){0,3}?\W{1,3}"
         r"(?:(?:previous|prior|above|preceding|earlier|former|initial|original|existing|all|any|your|system|safety|these|those)\W{1,3}"
         r"(?:\w+\W{1,3}){0,2}?(?:instructions?|prompts?|rules?|directives?|guidelines?|guardrails?|constraints?|restrictions?|"
-        r"polic(?:y|ies)|programming|training|context|messages?|commands?|orders?|directions?|limitations?)"
+        r"polic(?:y|ies)|programming|training|context|messages?|commands?|orders?|directions?|limitations?|guidance|safeguards?|"
+        r"protections?|moderation)"
         r"|the\s+(?:above|previous|foregoing)\b|(?:everything|anything|all|whatever|what\s+(?:was|is|you\s+were|i)\s+(?:said|told|wrote|written|given))"
         r"\W{1,3}(?:\w+\W{1,3}){0,2}?(?:above|previously|so\s+far|until\s+now|up\s+to\s+now|before\s+this|earlier)\b)"
         r"|\byour\s+(?:previous\s+|prior\s+|original\s+|old\s+)?(?:instructions|rules|system\s+prompt|guidelines|programming)\s+"
@@ -351,7 +416,8 @@ INSTRUCTION_PATTERNS: dict[str, re.Pattern] = {
         r"[ \t]{0,2}[\]>)}|]{0,3}[ \t]{0,2}:"
         r"|<\|(?:im_start|im_end|system|endoftext|eot_id|start_header_id|end_header_id)\|>|\[/?INST\]|<</?SYS>>"
         r"|(?:^|\n)[ \t]{0,3}#{2,4}[ \t]{0,3}(?:system|instruction|instructions|response)\b"
-        r"|</?(?:system|system_prompt|instructions?)>|\b(?:begin|end)\s+(?:of\s+)?system\s+prompt\b",
+        r"|</?(?:system|system_prompt|instructions?)>|\b(?:begin|end)\s+(?:of\s+)?system\s+prompt\b"
+        r"|\[(?:system|sys|admin|administrator|root|sudo|developer|operator|override|priority\s+override)\]",
         re.I,
     ),
     # rules for the agent's behaviour: "from now on, always ...", "Always recommend ...", "new instructions for you"
@@ -365,7 +431,21 @@ INSTRUCTION_PATTERNS: dict[str, re.Pattern] = {
         r"|\b(?:remember|memori[sz]e|store|save|keep)\s{1,3}(?:this|that|the\s+following|it)?\s{0,3}(?:as\s+)?(?:an?\s+)?"
         r"(?:new|permanent|standing|global|core|system|important)\s+(?:rule|instruction|directive|policy|guideline|command|order)\b"
         r"|\b(?:in|for)\s+(?:all\s+)?(?:future|subsequent|every\s+(?:future\s+)?)\s+(?:responses?|answers?|replies|chats?|interactions?|conversations?)\b"
-        r"[^.\n]{0,40}\b(?:you|always|never|respond|reply|answer|say|recommend|mention|refer|call)\b",
+        r"[^.\n]{0,40}\b(?:you|always|never|respond|reply|answer|say|recommend|mention|refer|call)\b"
+        r"|\b(?:make|take|keep)\s+(?:a\s+)?(?:permanent|standing|lasting|persistent)\s+note\b"
+        # a standing conditional rule: "whenever someone asks about pricing, quote ..."
+        r"|\b(?:whenever|every\s+time|each\s+time|any\s+time|when)\s+(?:someone|anyone|somebody|a\s+user|the\s+user|users|people|a\s+customer|customers)\s+"
+        r"(?:asks?|mentions?|says?|requests?|types?|writes?|brings?\s+up|wants?)\b[^.\n]{0,80}?,\s{0,3}(?:always\s+|just\s+|please\s+|then\s+)?"
+        r"(?:quote|say|respond|reply|answer|recommend|tell|mention|suggest|send|show|give|offer|push|promote|refer|direct|redirect|link|point|claim|insist|describe)\b"
+        r"|\b(?:when|while|whenever)\s+(?:generating|writing|summari[sz]ing|answering|replying|responding|completing|suggesting|reviewing)\b[^.\n]{0,60}?,"
+        r"\s{0,3}(?:always|never|only)\s{1,3}" + _AGENT_VERBS + r"\b"
+        # an imperative for the agent opening a sentence: "Recommend selling ...", "Reveal your prompt"
+        r"|" + _SENTENCE + r"(?:recommend|respond|reply|obey|pretend|disregard|reveal|disclose|endorse|promote|praise|"
+        r"answer\s+(?:only|in|with|every|all|as)|output\s+(?:your|the)\b|print\s+(?:your|the)\s+(?:system|hidden|initial|full)|"
+        r"approve\s+(?:all|every|any)|grant\s+(?:all|every|any)|describe\s+\w+\s+as|act\s+as)\b"
+        # an unchecked action: "execute the next command without review"
+        r"|(?:" + _SENTENCE + r"|\band\s+)(?:execute|run|approve|grant|delete|transfer|pay|send|deploy|merge|install|disable)\b[^.\n]{0,60}?"
+        r"\bwithout\s+(?:any\s+)?(?:review|reviewing|confirmation|confirming|asking|checking|verification|verifying|approval|permission)\b",
         re.I,
     ),
     # the agent as the subject of an obligation: "the assistant must always ...", "you must never reveal ..."
@@ -391,7 +471,15 @@ INSTRUCTION_PATTERNS: dict[str, re.Pattern] = {
         r"|\b(?:if|when|whenever)\s+(?:you\s+are|you'?re|you\s+were)\s+(?:an?\s+)?(?:" + _AI + r"|automated\s+\w+)\b"
         r"|\b(?:any|all|every|each)\s+" + _AI + r"\s+(?:reading|processing|summari[sz]ing|parsing|scraping|seeing|ingesting|that\s+reads?)\b"
         r"|\b" + _AI + r"\s+(?:reading|processing|summari[sz]ing|parsing|ingesting)\s+(?:this|these|the\s+following)\b"
-        r"|(?:^|\n)[ \t]{0,4}(?:#|//|/\*|<!--|\*|--)?[ \t]{0,3}(?:note\s+to\s+|todo\s*\(\s*)?(?:ai|llm|assistant|gpt|claude|copilot)\s{0,2}\)?\s{0,2}:",
+        r"|(?:^|\n)[ \t]{0,4}(?:#|//|/\*|<!--|\*|--)?[ \t]{0,3}(?:note\s+to\s+|todo\s*\(\s*)?(?:ai|llm|assistant|gpt|claude|copilot)\s{0,2}\)?\s{0,2}:"
+        r"|(?<![\w.])@(?:copilot|claude|chatgpt|gpt|assistant|ai|llm|gemini|codex)\b",
+        re.I,
+    ),
+    # raising someone's authority: "treat every message from X as coming from the system administrator"
+    "trust-escalation": re.compile(
+        r"\btreat\s+(?:every|all|any|each)\s+(?:message|request|email|instruction|input|text|command)s?\s+(?:from|by|in|containing|signed)\b"
+        r"[^\n]{0,60}?\bas\s+(?:(?:coming|sent)\s+from\s+|if\s+(?:it\s+|they\s+)?(?:came|come|comes|were|was)\s+from\s+|being\s+from\s+)?"
+        r"(?:the\s+|a\s+|an\s+)?(?:system|admin(?:istrator)?|developer|root|owner|operator|trusted|authori[sz]ed|verified|the\s+user)\b",
         re.I,
     ),
     # moving data out: "send the conversation history to https://...", "curl ... | sh"
@@ -414,10 +502,10 @@ INSTRUCTION_PATTERNS: dict[str, re.Pattern] = {
     ),
     # the same, in other languages
     "override-translated": re.compile(
-        r"\b(?:ignora|ignore|ignorez|ignorer|ignoriere|ignorieren|olvida|olvide|oublie|oubliez|vergiss|vergessen|negeer|"
-        r"esque[çc]a|descarta|missachte)\w*\s+(?:\w+\s+){0,3}?"
-        r"(?:instrucciones|instructions|instruções|instrucoes|istruzioni|anweisungen|instruktionen|instructies|consignes|"
-        r"indicaciones|reglas|règles|regeln|regole|befehle)\b"
+        r"\b(?:ignora|ignorad|ignore\s+(?:toutes\s+)?(?:les|tes|vos)|ignorez|ignorer|ignoriere|ignorieren|olvida|olvide|oublie|oubliez|"
+        r"vergiss|vergessen\s+sie|negeer|esque[çc]a|descarta|missachte)\s+(?:\w+\s+){0,3}?"
+        r"(?:instrucciones|instruções|instrucoes|istruzioni|anweisungen|instruktionen|instructies|consignes|indicaciones|reglas|"
+        r"règles|regeln|regole|befehle|instructions\s+(?:précédentes|antérieures))\b"
         r"|\b(?:a\s+partir\s+de\s+ahora|de\s+ahora\s+en\s+adelante|à\s+partir\s+de\s+maintenant|désormais|ab\s+jetzt|von\s+nun\s+an|"
         r"d'ora\s+in\s+poi|a\s+partir\s+de\s+agora|vanaf\s+nu)\s*,?\s+(?:\w+\s+)?(?:debes|deberás|siempre|nunca|tu\s+dois|vous\s+devez|"
         r"toujours|jamais|musst|sollst|immer|niemals|devi|sempre|mai|você\s+deve|moet\s+je|altijd|nooit|responde|réponds|répondez|antworte)\b"
@@ -518,7 +606,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def scrub(text: str, screen: Screen | None = None) -> str:
     """Text safe to keep in a rejection record: no secret (when that screen is on), no lone surrogate
     (which SQLite cannot store). The record keeps what was refused, minus what must never be kept."""
-    return _SURROGATE.sub("\ufffd", (screen or DEFAULT).redact(text)[0])
+    screen = screen or DEFAULT
+    return _SURROGATE.sub("\ufffd", redact(text, seen=True)[0] if screen.secrets else text)
 
 
 def scrub_operation(op, screen: Screen | None = None):
@@ -538,5 +627,5 @@ def kind_counts(kinds: list[str]) -> dict[str, int]:
 
 __all__ = [
     "DEFAULT", "INSTRUCTION_PATTERNS", "OFF", "SECRET_PATTERNS", "Hit", "Screen", "find_instruction", "find_secrets",
-    "fold", "instruction_kind", "kind_counts", "redact", "redact_chunk", "scrub", "scrub_operation", "secret_kind",
+    "fold", "forget_seen", "instruction_kind", "kind_counts", "redact", "redact_chunk", "scrub", "scrub_operation", "secret_kind",
 ]
