@@ -156,7 +156,7 @@ def main() -> None:
                 bank.conn.close()
                 torch_s = whole_process(path, args.cli_runs, DEFAULT_MODEL, work, HYMEM_EMBED_ONNX="0")
                 # the ONNX copy that `hymem add` makes on first ingest, made here directly
-                prepare = "from hymem_cli.embed import get_embedder; get_embedder(%r, prepare_fast=True)" % DEFAULT_MODEL
+                prepare = f"from hymem_cli.embed import get_embedder; get_embedder({DEFAULT_MODEL!r}, prepare_fast=True)"
                 subprocess.run([sys.executable, "-c", prepare], env=clean_env(work), check=True, capture_output=True)
                 onnx_s = whole_process(path, args.cli_runs, DEFAULT_MODEL, work)
                 print(f"{size:>9}  whole-process search, real embedder ({DEFAULT_MODEL}): p50 {torch_s:.2f} s from torch, "

@@ -129,9 +129,9 @@ _hymem_arguments() {
         "add") echo "files" ;;
         "apply") echo "files" ;;
         "import") echo "files" ;;
-        "config get") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related bank.busy_timeout model.repo" ;;
-        "config set") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related bank.busy_timeout model.repo" ;;
-        "config unset") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related bank.busy_timeout model.repo" ;;
+        "config get") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
+        "config set") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
+        "config unset") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
         "model info") echo "files" ;;
         *) echo "none" ;;
     esac

@@ -123,15 +123,15 @@ complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_su
 
 # hymem config get
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related bank.busy_timeout model.repo'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
 
 # hymem config set
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -s q -l quiet -d 'No messages on stderr, only records and errors.'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related bank.busy_timeout model.repo'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
 
 # hymem config unset
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -s q -l quiet -d 'No messages on stderr, only records and errors.'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related bank.busy_timeout model.repo'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
 
 # hymem config list
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from list' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'

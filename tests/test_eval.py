@@ -8,8 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import one_error_line
+
+from hymem_cli.embed import HashEmbedder
 from hymem_cli.eval import (
     CATEGORIES,
     COST_KEYS,
@@ -20,7 +21,6 @@ from hymem_cli.eval import (
     load_questions,
     match_questions,
 )
-from hymem_cli.embed import HashEmbedder
 from hymem_cli.ingest.pipeline import RawProcessor
 from hymem_cli.writer.pipeline import WriterProcessor
 from hymem_cli.writer.scripted import ScriptedBackend
@@ -175,12 +175,15 @@ def test_cli_json_has_the_documented_keys(cli, fixture_set, monkeypatch, tmp_pat
     raw, scripted = records
     assert raw["knowledge_update"]["stale_current"] == 1.0 and scripted["knowledge_update"]["stale_current"] == 0.0
     assert scripted["cost"]["rejected"] == 1  # the update of a memory never shown
+    assert scripted["cost"]["rejected_by_reason"] == {"target N is not one of the memories shown (…)": 1}
+    assert raw["cost"]["rejected_by_reason"] == {}
     assert "evaluating 2 conversation(s), 4 question(s)" in done.stderr
 
     lines = cli("eval", *paths, "--questions", qpath, "--raw", "--k", "1,2", "--details", "-f", "jsonl").jsonl()
     assert len(lines) == 1 and lines[0]["ks"] == [1, 2] and len(lines[0]["per_question"]) == 4
     table = cli("eval", *paths, "--questions", qpath, "--raw", "--limit-conversations", "1", "-f", "plain")
     assert table.exit_code == 0 and "knowledge updates (1 questions)\tstale still current\t1.000" in table.stdout
+    assert "evaluating 1 conversation(s), 2 question(s)" in table.stderr
 
 
 def test_cli_errors(cli, fixture_set, monkeypatch, tmp_path):

@@ -37,7 +37,7 @@ def guarded(fn):
             if os.environ.get("HYMEM_DEBUG"):
                 raise
             hint = f" (hint: {exc.hint})" if exc.hint else ""
-            _output.error(f"hymem: error: {exc.message}{hint}")
+            _output.error(f"hymem: error: {exc.message}{hint}".replace("\r", "\\r").replace("\n", "\\n"))  # always one line
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             _output.error("hymem: interrupted; chunks already committed are kept (re-run to resume)")

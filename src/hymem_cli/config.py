@@ -29,6 +29,8 @@ KEYS: dict[str, tuple[object, str]] = {
     "writer.kv_cache": (True, "keep llama.cpp's state after the fixed instructions on disk, so later runs skip evaluating them"),
     "writer.timeout": (120.0, "seconds before an OpenAI-compatible request times out"),
     "writer.related": (8, "existing memories shown to the writer per chunk"),
+    "screen.instructions": (True, "refuse writer facts that are instructions to the agent (ignore previous instructions, fake SYSTEM turns)"),
+    "screen.secrets": (True, "redact secrets (API keys, tokens, passwords, card numbers) before storing or sending text to the writer"),
     "bank.busy_timeout": (30.0, "seconds to wait for another hymem writing the same bank"),
     "model.repo": ("tencent/Hy-Memory-30B-A3B-GGUF", "Hugging Face repository `hymem model pull` uses by default"),
 }

@@ -12,8 +12,8 @@ One record per writer (the public JSON of `hymem eval`, keys in RECORD_KEYS):
     knowledge_update: {"questions", "updated_in_top5", "updated_above_stale", "stale_current"}
     cost:             {"chunks", "memories", "memories_per_message", "writer_calls", "writer_calls_per_chunk",
                        "prompt_tokens", "prompt_tokens_per_chunk", "evaluated_tokens",
-                       "evaluated_tokens_per_chunk", "proposed", "applied", "rejected", "ingest_seconds",
-                       "query_seconds"}
+                       "evaluated_tokens_per_chunk", "proposed", "applied", "rejected", "rejected_by_reason",
+                       "ingest_seconds", "query_seconds"}
     per_question:     [...]  (when asked for: ranks of the first evidence hit, of full coverage, ...)
 
 Rates are fractions of questions, rounded to 4 places. Everything but the seconds is deterministic
@@ -23,11 +23,12 @@ for a deterministic writer and embedder.
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 from hymem_cli._errors import InputError
 from hymem_cli.bank.search import SearchFilter, search
@@ -45,7 +46,7 @@ RECORD_KEYS = ("writer", "mode", "writer_info", "embed_model", "embedder", "conv
                "recall", "by_category", "knowledge_update", "cost")
 COST_KEYS = ("chunks", "memories", "memories_per_message", "writer_calls", "writer_calls_per_chunk", "prompt_tokens",
              "prompt_tokens_per_chunk", "evaluated_tokens", "evaluated_tokens_per_chunk", "proposed", "applied",
-             "rejected", "ingest_seconds", "query_seconds")
+             "rejected", "rejected_by_reason", "ingest_seconds", "query_seconds")
 
 
 @dataclass
@@ -260,6 +261,17 @@ class Progress:
     query_seconds: float
 
 
+def reason_kind(reason: str) -> str:
+    """A guard's reason with its particulars (quotes, numbers, lists) blanked, so reasons can be counted."""
+    kind = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "…", reason)
+    kind = re.sub(r"\([^)]*\)", "(…)", kind)
+    return re.sub(r"\d+", "N", kind)
+
+
+def _rejection_kinds(bank) -> list[str]:
+    return [reason_kind(r[0]) for r in bank.conn.execute("SELECT reason FROM rejections ORDER BY id")]
+
+
 def _current_sources(bank) -> list[set[str]]:
     rows = bank.conn.execute(
         "SELECT v.source_ids FROM versions v WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id)"
@@ -286,6 +298,7 @@ def evaluate_writer(
     limit = max(max(ks), UPDATE_TOP)
     scored: list[Scored] = []
     counts: dict[str, float] = {}
+    reasons: dict[str, int] = {}
     memories = messages = 0
     ingest_seconds = query_seconds = 0.0
     for conv in conversations:
@@ -300,6 +313,8 @@ def evaluate_writer(
                 for key, value in report.counts.items():
                     counts[key] = counts.get(key, 0) + value
                 current = _current_sources(bank)
+                for kind in _rejection_kinds(bank):
+                    reasons[kind] = reasons.get(kind, 0) + 1
                 session_of = conv.session_of()
                 started = time.perf_counter()
                 for q in asked:
@@ -350,6 +365,7 @@ def evaluate_writer(
             "proposed": int(counts.get("proposed", 0)),
             "applied": int(counts.get("applied", 0)),
             "rejected": int(counts.get("rejected", 0)),
+            "rejected_by_reason": dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
             "ingest_seconds": round(ingest_seconds, 2),
             "query_seconds": round(query_seconds, 2),
         },

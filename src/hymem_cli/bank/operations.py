@@ -104,8 +104,8 @@ def parse_lines(lines, name: str) -> list[Operation]:
             continue
         try:
             obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{name} line {n}: invalid JSON ({exc.msg})", hint="each line must be one JSON object") from None
+        except (json.JSONDecodeError, RecursionError) as exc:  # RecursionError: "[[[[..." nested too deeply
+            raise InputError(f"{name} line {n}: invalid JSON ({getattr(exc, 'msg', 'nested too deeply')})", hint="each line must be one JSON object") from None
         ops.append(from_dict(obj, f"{name} line {n}"))
     if not ops:
         raise InputError(f"{name} has no operations", hint="give one JSON object per line")

@@ -55,7 +55,7 @@ def fts_query(text: str) -> str | None:
     words = [w for w in re.findall(r"\w+", text.lower()) if w not in STOPWORDS]
     if not words:
         words = re.findall(r"\w+", text.lower())
-    return " OR ".join(f'"{w}"' for w in dict.fromkeys(words)) or None
+    return " OR ".join(f'"{w}"' for w in list(dict.fromkeys(words))[:64]) or None  # a 1 MB message is not a 50k-term query
 
 
 def search(

@@ -118,8 +118,8 @@ def parse_export(lines: Iterable[str], name: str) -> ExportFile:
         where = f"{name} line {n}"
         try:
             obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: invalid JSON ({exc.msg})", hint="each line must be one JSON object from `hymem export`") from None
+        except (json.JSONDecodeError, RecursionError) as exc:  # RecursionError: nested too deeply
+            raise InputError(f"{where}: invalid JSON ({getattr(exc, 'msg', 'nested too deeply')})", hint="each line must be one JSON object from `hymem export`") from None
         if not isinstance(obj, dict):
             raise InputError(f"{where}: expected a JSON object with a 'type' key", hint="give a file written by `hymem export`")
         if header is None:

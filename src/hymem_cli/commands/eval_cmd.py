@@ -91,14 +91,14 @@ def eval_(
     from hymem_cli.embed import get_embedder
 
     embedder = get_embedder(str(settings["embed.model"]))
-    options = dict(
-        ks=ks,
-        chunk_tokens=int(settings["ingest.chunk_tokens"]),
-        vector_weight=float(settings["search.vector_weight"]),
-        text_weight=float(settings["search.text_weight"]),
-        per_question=details,
-        on_progress=_report,
-    )
+    options = {
+        "ks": ks,
+        "chunk_tokens": int(settings["ingest.chunk_tokens"]),
+        "vector_weight": float(settings["search.vector_weight"]),
+        "text_weight": float(settings["search.text_weight"]),
+        "per_question": details,
+        "on_progress": _report,
+    }
     _output.info(f"evaluating {len(convs)} conversation(s), {len(asked)} question(s), writers: "
                  + ", ".join((["raw"] if raw else []) + models))
     records = []
@@ -124,11 +124,11 @@ def _report(p: Progress) -> None:
                  f"{p.questions} questions in {p.query_seconds:.2f} s")
 
 
-def _fmt(value) -> str:
+def _fmt(value, digits: int = 3) -> str:
     if value is None:
         return "-"
     if isinstance(value, float):
-        return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
+        return f"{value:.{digits}f}"
     return str(value)
 
 
@@ -151,18 +151,21 @@ def table_groups(records: list[dict]) -> list[tuple[str, list[tuple[str, list[st
         ("updated above stale", [_fmt(r["knowledge_update"]["updated_above_stale"]) for r in records]),
         ("stale still current", [_fmt(r["knowledge_update"]["stale_current"]) for r in records]),
     ]
-    cost_rows = [("memories per message", "memories_per_message"), ("chunks", "chunks"), ("writer calls per chunk", "writer_calls_per_chunk"),
-                 ("prompt tokens per chunk", "prompt_tokens_per_chunk"), ("evaluated tokens per chunk", "evaluated_tokens_per_chunk"),
-                 ("operations proposed", "proposed"), ("operations rejected", "rejected"),
-                 ("ingest seconds", "ingest_seconds"), ("query seconds", "query_seconds")]
-    cost = [(label, [_fmt(r["cost"][key]) for r in records]) for label, key in cost_rows]
+    cost_rows = [("memories per message", "memories_per_message", 3), ("chunks", "chunks", 0),
+                 ("writer calls per chunk", "writer_calls_per_chunk", 2), ("prompt tokens per chunk", "prompt_tokens_per_chunk", 1),
+                 ("evaluated tokens per chunk", "evaluated_tokens_per_chunk", 1), ("operations proposed", "proposed", 0),
+                 ("operations rejected", "rejected", 0), ("ingest seconds", "ingest_seconds", 1), ("query seconds", "query_seconds", 1)]
+    cost = [(label, [_fmt(r["cost"][key], digits) for r in records]) for label, key, digits in cost_rows]
+    kinds = sorted({kind for r in records for kind in r["cost"]["rejected_by_reason"]})
+    reasons = [(kind, [str(r["cost"]["rejected_by_reason"].get(kind, 0)) for r in records]) for kind in kinds]
     n = records[0]["questions"]
-    return [
+    groups = [
         (f"evidence recall, all / any ({n} questions)", recall),
         ("evidence recall by category, message level, all / any", by_cat),
         (f"knowledge updates ({ku} questions)", updates),
         (f"cost ({records[0]['messages']} messages)", cost),
     ]
+    return groups + ([("rejected operations by reason", reasons)] if reasons else [])
 
 
 def render(records: list[dict], fmt: Format | None) -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from hymem_cli.bank.operations import OPS, Operation
 from hymem_cli.ingest.message import Message
 from hymem_cli.writer.schema import MAX_FACT_CHARS
-from hymem_cli.writer.screen import DEFAULT, Screen, redact
+from hymem_cli.writer.screen import DEFAULT, Screen, redact, scrub
 
 MIN_EVIDENCE_CHARS = 3
 MAX_EVIDENCE_GUARD = 2000  # a "short exact quote" longer than this is a runaway (the grammar stops at 200)
@@ -68,13 +68,22 @@ def check(
 
     `targeted` and `added` carry state across the operations of one chunk (one op per target,
     no duplicate adds). `screen` says which content screens are on (config screen.*).
-    Never raises: anything the writer can send is either an operation or a reason.
+    Never raises: anything the writer can send is either an operation or a reason. A reason is
+    stored with the rejection, so it is short, one line, and holds no secret the screen knows.
     """
+    op, why = _check(raw, shown, messages, targeted, added, screen)
+    if why is not None:
+        why = scrub(why, screen).replace("\n", " ").replace("\r", " ")
+        why = why if len(why) <= 300 else why[:297] + "..."
+    return op, why
+
+
+def _check(raw, shown, messages, targeted, added, screen):
     if not isinstance(raw, dict):
         return None, "not an object"
     op_name = raw.get("op")
     if op_name not in OPS:
-        return None, f"unknown op {op_name!r}"
+        return None, f"unknown op {op_name!r:.60}"
     text = raw.get("text") if isinstance(raw.get("text"), str) else None
     reason = raw.get("reason") if isinstance(raw.get("reason"), str) else None
     evidence = raw.get("evidence") if isinstance(raw.get("evidence"), str) else ""
@@ -82,7 +91,7 @@ def check(
     if op_name != "add":
         alias = raw.get("target")
         if not isinstance(alias, int) or isinstance(alias, bool) or alias not in shown:
-            return None, f"target {alias!r} is not one of the memories shown ({', '.join(map(str, shown)) or 'none'})"
+            return None, f"target {alias!r:.60} is not one of the memories shown ({', '.join(map(str, shown)) or 'none'})"
         if alias in targeted:
             return None, f"memory {alias} is already the target of another operation in this chunk"
         target = shown[alias]

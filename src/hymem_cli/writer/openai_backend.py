@@ -179,7 +179,7 @@ class OpenAIBackend:
             raise self._network_error(exc) from None
         try:
             data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):  # RecursionError: nested too deeply
             raise WriterError(
                 f"writer server at {self.base_url} returned a non-JSON reply: {_snippet(raw)}",
                 hint="check that --base-url points at an OpenAI-compatible endpoint (ending in /v1)",

@@ -39,7 +39,7 @@ def parse_reply(reply: WriterReply, key: str) -> list | None:
     """The list under `key` in the writer's JSON answer, or None when the answer is not that shape."""
     try:
         doc = json.loads(reply.text)
-    except (json.JSONDecodeError, TypeError):
+    except (json.JSONDecodeError, TypeError, RecursionError):  # RecursionError: "[[[[..." nested too deeply
         return None
     if not isinstance(doc, dict) or not isinstance(doc.get(key), list):
         return None

@@ -74,8 +74,8 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
         r"api[\s_\-]?token|token|(?:door|gate|alarm|garage|safe|lock|lockbox|entry|security|unlock|keypad|building)[\s_\-]?code|"
         r"contrase(?:ñ|n)a|mot\s+de\s+passe|senha|пароль)\b[\"']?"
         r"(?:[ \t]{1,3}(?:for|to|of|on|at)[ \t]{1,3}(?:the[ \t]{1,3}|my[ \t]{1,3}|our[ \t]{1,3}|his[ \t]{1,3}|her[ \t]{1,3})?[\w.@\-]{1,40})?"
-        r"(?:[ \t]{0,3}(?:is[ \t]{1,3}now|is|was|will[ \t]{1,3}be|(?:was[ \t]{1,3})?(?:changed|set)[ \t]{1,3}to|ist|est|es|é|=>|->|=|:)"
-        r"[ \t]{0,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`|[^\s\"'“`]{3,128})"
+        r"(?:[ \t]{0,3}(?:is[ \t]{1,3}now|is|was|will[ \t]{1,3}be|(?:was[ \t]{1,3})?(?:changed|set)[ \t]{1,3}to|ist|est|es|é|=>|->|=|:)[ \t]{0,2}:?"
+        r"[ \t]{0,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`|(?:(?!\[REDACTED:)[^\s\"'“`]){3,128})"
         r"|[ \t]{1,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`))",
         re.I,
     ),
@@ -192,6 +192,8 @@ def _looks_random(token: str) -> bool:
         return False  # a path
     if len(parts) >= 3 and all(p.isdigit() or (p.isalpha() and (p.islower() or p.isupper())) for p in parts if p):
         return False  # snake_case or kebab-case words and numbers
+    if len(parts) >= 4 and max(map(len, parts)) <= 8:
+        return False  # short pieces joined: a name like "Hy-Memory-30B-A3B-Q8_0", not a random run
     sample = core[:4096]  # enough to judge; a multi-megabyte run costs no more
     kinds = [0 if c.isdigit() else 1 if c.islower() else 2 if c.isupper() else 3 for c in sample]
     switches = sum(a != b for a, b in zip(kinds, kinds[1:])) / (len(sample) - 1)
@@ -261,16 +263,31 @@ _NEEDS_WORD = {
 }
 
 
+# Patterns whose every match lies inside one run of token characters: they are run only over such runs
+# (a few per message, usually none), not over all the text.
+_TOKEN_KINDS = frozenset({
+    "anthropic-key", "openai-key", "stripe-key", "api-key", "aws-access-key", "github-token", "gitlab-token", "slack-token",
+    "google-api-key", "google-oauth-token", "huggingface-token", "npm-token", "pypi-token", "sendgrid-key", "twilio-key",
+    "mailgun-key", "digitalocean-token", "shopify-token", "discord-token", "telegram-token", "jwt", "token",
+})
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-.+/=:]{12,}")
+
+
 def find_secrets(text: str) -> list[tuple[str, int, int]]:
     """(kind, start, end) of every secret-looking span in `text`."""
     found: list[tuple[str, int, int]] = []
     lower = text.lower()
+    runs = [m.span() for m in _TOKEN_RUN.finditer(text)]
     for kind, rx in SECRET_PATTERNS.items():
         if kind in _NEEDS and _NEEDS[kind] not in text:
             continue
         if kind in _NEEDS_WORD and not any(w in lower for w in _NEEDS_WORD[kind]):
             continue
-        for m in rx.finditer(text):
+        if kind in _TOKEN_KINDS:
+            matches = (m for a, b in runs for m in rx.finditer(text, a, b))  # look-behinds still see the text before a
+        else:
+            matches = rx.finditer(text)
+        for m in matches:
             if kind == "card-number":
                 found += [(kind, s, e) for s, e in _cards_in_run(m.group(), m.start())]
                 continue
@@ -282,6 +299,8 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
             g = next((i for i in range(1, rx.groups + 1) if m.group(i) is not None), 0)  # the group that matched
             start, end = m.span(g)
             value = m.group(g)
+            if value.lstrip("\"'“`").startswith("[REDACTED:"):
+                continue  # a placeholder is not a secret
             check = _CHECKS.get(kind)
             if check is not None and not check(value):
                 continue
@@ -345,13 +364,64 @@ def redact(text: str, seen: bool = False) -> tuple[str, list[str]]:
     """Replace secret spans with [REDACTED:kind]; returns the new text and the kinds replaced.
 
     Overlapping spans are merged into one redaction (named after the first, or the longest). The
-    values replaced are remembered (see _SEEN); with `seen`, remembered values are replaced too."""
+    values replaced are remembered (see _SEEN); with `seen`, remembered values are replaced too.
+    Repeated until nothing is left to find (a key glued to a card number only stands alone once the
+    card is gone), so redact(redact(x)) == redact(x) and the result holds nothing find_secrets finds.
+    Later rounds look only around what the previous round replaced: nothing else changed."""
+    if not seen and (hit := _CACHE.get(id(text))) is not None and hit[0] is text:
+        return hit[1][0], list(hit[1][1])
+    out, kinds, placed = _redact_in(text, [(0, len(text))], seen)
+    for _ in range(8):
+        if not placed:
+            break
+        out, more, placed = _redact_in(out, _around(out, placed), seen)
+        kinds += more
+    if not seen:
+        _remember_result(text, (out, kinds))
+    return out, kinds
+
+
+# The last results by string identity: ingest redacts a message, then the chunk it belongs to (for the
+# record it keeps), and the writer pipeline does the same; the second time costs nothing.
+_CACHE: dict[int, tuple[str, tuple[str, list[str]]]] = {}
+_CACHE_MAX = 256
+
+
+def _remember_result(text: str, result: tuple[str, list[str]]) -> None:
+    _CACHE[id(text)] = (text, (result[0], list(result[1])))
+    while len(_CACHE) > _CACHE_MAX:
+        _CACHE.pop(next(iter(_CACHE)))
+
+
+_SPACE = re.compile(r"\s")
+
+
+def _around(text: str, spans: list[tuple[int, int]], margin: int = 300) -> list[tuple[int, int]]:
+    """Regions around `spans`, widened to whitespace so no token or "password is ..." is cut, merged."""
+    regions: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        a, b = max(0, start - margin), min(len(text), end + margin)
+        while a > 0 and not _SPACE.match(text, a - 1):
+            a -= 1
+        m = _SPACE.search(text, b)
+        b = m.start() if m else len(text)
+        if regions and a <= regions[-1][1]:
+            regions[-1] = (regions[-1][0], max(regions[-1][1], b))
+        else:
+            regions.append((a, b))
+    return regions
+
+
+def _redact_in(text: str, regions: list[tuple[int, int]], seen: bool) -> tuple[str, list[str], list[tuple[int, int]]]:
+    """Redact the secrets found inside `regions`; returns the text, the kinds and where the placeholders now are."""
     order = {k: i for i, k in enumerate(SECRET_PATTERNS)}
-    hits = find_secrets(text)
-    for kind, start, end in hits:
-        _remember(text[start:end], kind)
-    if seen:
-        hits += _seen_in(text)
+    hits = []
+    for a, b in regions:
+        part = text if (a, b) == (0, len(text)) else text[a:b]
+        found = find_secrets(part) + (_seen_in(part) if seen else [])
+        for kind, start, end in found:
+            _remember(part[start:end], kind)
+        hits += [(kind, a + start, a + end) for kind, start, end in found]
     spans = sorted(hits, key=lambda s: (s[1], -s[2], order[s[0]]))
     merged: list[list] = []
     for kind, start, end in spans:
@@ -359,14 +429,18 @@ def redact(text: str, seen: bool = False) -> tuple[str, list[str]]:
             merged[-1][2] = max(merged[-1][2], end)
         else:
             merged.append([kind, start, end])
-    out, kinds, pos = [], [], 0
+    out, kinds, placed, pos, size = [], [], [], 0, 0
     for kind, start, end in merged:
         out.append(text[pos:start])
-        out.append(f"[REDACTED:{kind}]")
+        size += start - pos
+        label = f"[REDACTED:{kind}]"
+        out.append(label)
+        placed.append((size, size + len(label)))
+        size += len(label)
         kinds.append(kind)
         pos = end
     out.append(text[pos:])
-    return "".join(out), kinds
+    return "".join(out), kinds, placed
 
 
 # ---------------------------------------------------------------------------- instructions
