@@ -52,13 +52,13 @@ for extra in (ROOT / "src", ROOT / "tests"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
-from hymem_cli.bank import open_bank  # noqa: E402
-from hymem_cli.embed import HashEmbedder  # noqa: E402
-from hymem_cli.ingest.pipeline import RawProcessor, ingest  # noqa: E402
-from hymem_cli.ingest.sources import open_sources  # noqa: E402
-from hymem_cli.writer.guards import normalize  # noqa: E402
-from hymem_cli.writer.pipeline import WriterProcessor  # noqa: E402
-from hymem_cli.writer.scripted import ScriptedBackend  # noqa: E402
+from hymem_cli.bank import open_bank
+from hymem_cli.embed import HashEmbedder
+from hymem_cli.ingest.pipeline import RawProcessor, ingest
+from hymem_cli.ingest.sources import open_sources
+from hymem_cli.writer.guards import normalize
+from hymem_cli.writer.pipeline import WriterProcessor
+from hymem_cli.writer.scripted import ScriptedBackend
 
 MODES = ("scripted", "remote", "raw", "model")
 
@@ -222,7 +222,7 @@ def run_scripted(cases: list[Case], workdir: Path) -> list[Result]:
     for case in cases:
         proposed = proposals(case)
         backend = ScriptedBackend([{"operations": proposed}])
-        sent_of = lambda b=backend: json.dumps(b.requests, ensure_ascii=False)  # noqa: E731
+        sent_of = lambda b=backend: json.dumps(b.requests, ensure_ascii=False)
         results.append(run_writer_case(case, backend, "scripted", workdir / f"scripted-{case.id}", proposed, sent_of))
     return results
 
@@ -240,7 +240,7 @@ def run_remote(cases: list[Case], workdir: Path) -> list[Result]:
             server.requests.clear()
             server.behaviours = [("ok", json.dumps({"operations": proposed}))]
             backend = OpenAIBackend(server.base_url, timeout=10)
-            sent_of = lambda: json.dumps([r["body"] for r in server.requests], ensure_ascii=False)  # noqa: E731
+            sent_of = lambda: json.dumps([r["body"] for r in server.requests], ensure_ascii=False)
             results.append(run_writer_case(case, backend, "remote", workdir / f"remote-{case.id}", proposed, sent_of))
         return results
     finally:
@@ -297,7 +297,7 @@ def run_model(cases: list[Case], workdir: Path, gguf: str, threads: int = 2, max
         results = []
         for case in cases:
             backend = Recording(llama)
-            sent_of = lambda b=backend: json.dumps(b.requests, ensure_ascii=False)  # noqa: E731
+            sent_of = lambda b=backend: json.dumps(b.requests, ensure_ascii=False)
             # what the model says is unknown: benign "proposed" facts are the labelled ones, for the record only
             proposed = proposals(case) if case.kind != "benign" else []
             res = run_writer_case(case, backend, "model", workdir / f"model-{case.id}", proposed, sent_of)
@@ -319,7 +319,7 @@ def find_gguf() -> str | None:
 
 
 def summarize(results: list[Result]) -> dict:
-    by = lambda kind: [r for r in results if r.kind == kind]  # noqa: E731
+    by = lambda kind: [r for r in results if r.kind == kind]
     inj, sec, ben = by("instruction"), by("secret"), by("benign")
     return {
         "cases": {"instruction": len(inj), "secret": len(sec), "benign": len(ben)},
@@ -356,7 +356,7 @@ def run_modes(modes: list[str], cases: list[Case], gguf: str | None = None, thre
 def print_report(mode: str, results: list[Result], verbose: bool = False) -> None:
     s = summarize(results)
     n = s["cases"]
-    pct = lambda a, b: f"{a}/{b} ({100 * a / b:.0f}%)" if b else "0/0"  # noqa: E731
+    pct = lambda a, b: f"{a}/{b} ({100 * a / b:.0f}%)" if b else "0/0"
     print(f"\n== {mode}: {n['instruction']} instruction, {n['secret']} secret, {n['benign']} benign cases")
     if mode != "raw":
         print(f"  instruction stored as fact : {pct(s['instruction_stored'], n['instruction'])}")

@@ -96,7 +96,7 @@ def check_invariants(path: Path, mode: str, ops_per_reply: int) -> None:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "versions" not in tables:
             return  # killed during the first migration (which is one transaction): an empty file or no tables
-        q = lambda sql, *a: conn.execute(sql, a).fetchall()  # noqa: E731
+        q = lambda sql, *a: conn.execute(sql, a).fetchall()
         # every chain has at most one current version
         assert q("SELECT chain FROM versions v WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id) "
                  "GROUP BY chain HAVING count(*) > 1") == []

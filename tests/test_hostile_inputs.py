@@ -26,7 +26,6 @@ from pathlib import Path
 
 import pytest
 import sqlean
-
 from conftest import one_error_line, snapshot
 from fakes import FakeServer, find_test_gguf
 from test_backends import build_gguf
@@ -225,7 +224,7 @@ def test_writer_server_times_out_mid_ingest_keeps_whole_chunks(cli, home, monkey
     chat = tmp_path / "chat.jsonl"
     chat.write_text("".join(json.dumps({"id": f"c{i}", "session": f"s{i}", "speaker": "Sam", "text": f"I adopted cat number {i}."}) + "\n"
                             for i in range(3)))
-    ok = lambda i: ("ok", json.dumps({"operations": [{"op": "add", "text": f"Sam adopted cat number {i}.", "evidence": f"cat number {i}"}]}))  # noqa: E731
+    ok = lambda i: ("ok", json.dumps({"operations": [{"op": "add", "text": f"Sam adopted cat number {i}.", "evidence": f"cat number {i}"}]}))
     server = FakeServer().start()
     try:
         monkeypatch.setenv("HYMEM_WRITER_TIMEOUT", "0.5")

@@ -19,13 +19,13 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from hymem_cli._errors import InputError
-from hymem_cli.bank.operations import KNOWN_KEYS, OPS, MAX_TEXT, Operation, from_dict, parse_lines, problem
+from hymem_cli.bank.operations import KNOWN_KEYS, MAX_TEXT, OPS, Operation, from_dict, parse_lines, problem
 from hymem_cli.ingest.message import Message
 from hymem_cli.writer import screen
 from hymem_cli.writer.guards import Shown, check, normalize
 from hymem_cli.writer.schema import MAX_FACT_CHARS
 
-FUZZ = settings(max_examples=int(os.environ.get("HYMEM_FUZZ_EXAMPLES", 250)), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+FUZZ = settings(max_examples=int(os.environ.get("HYMEM_FUZZ_EXAMPLES", "250")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 # Text that reaches the interesting branches: ops, ids, secrets, instructions, odd Unicode.
 FRAGMENTS = [
@@ -193,7 +193,7 @@ secretish_text = st.lists(st.one_of(st.sampled_from(SECRETISH), st.sampled_from(
                                     st.text(max_size=4)), max_size=10).map("".join)
 
 
-@settings(max_examples=int(os.environ.get("HYMEM_FUZZ_EXAMPLES", 400)), deadline=None)
+@settings(max_examples=int(os.environ.get("HYMEM_FUZZ_EXAMPLES", "400")), deadline=None)
 @given(secretish_text)
 def test_redact_is_idempotent_and_leaves_no_secret(text):
     once, kinds = screen.redact(text)

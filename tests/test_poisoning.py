@@ -27,7 +27,7 @@ from hymem_cli.writer.screen import Screen
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-import poisoning  # noqa: E402
+import poisoning
 
 # Measured on the set (bench/poisoning.py --skip-model): no benign fact withheld, no benign text altered.
 MEASURED_BENIGN_WITHHELD = 0

@@ -75,8 +75,7 @@ class Bank:
 
     def bind_embedder(self, embedder: Embedder) -> None:
         """Record the embedder on first use; refuse one of another model or dimension later."""
-        model, dim = self.meta("embed_model"), self.meta("embed_dim")
-        if model is None:
+        if self.meta("embed_model") is None:
             with db.transaction(self.conn):
                 if self.meta("embed_model") is None:
                     self.conn.execute("INSERT INTO meta VALUES ('embed_model', ?), ('embed_dim', ?)", (embedder.name, str(embedder.dim)))
@@ -84,13 +83,20 @@ class Bank:
                     self.conn.execute(
                         f"CREATE VIRTUAL TABLE versions_vec USING vec0(embedding float[{embedder.dim}] distance_metric=cosine)"
                     )
-            model, dim = self.meta("embed_model"), self.meta("embed_dim")
-        if model != embedder.name or int(dim or 0) != embedder.dim:
+        self.check_embedder(embedder.name, embedder.dim)
+        self.embedder = embedder
+
+    def check_embedder(self, name: str, dim: int | None = None) -> None:
+        """Refuse an embedder other than the one this bank's vectors came from (dim None: name only)."""
+        model, stored_dim = self.meta("embed_model"), self.meta("embed_dim")
+        if model is None:
+            return
+        if model != name or (dim is not None and int(stored_dim or 0) != dim):
+            shown = f"{name} ({dim}-d)" if dim is not None else name
             raise BankError(
-                f"bank {self.path} holds {model} vectors ({dim}-d); the configured embedder is {embedder.name} ({embedder.dim}-d)",
+                f"bank {self.path} holds {model} vectors ({stored_dim}-d); the configured embedder is {shown}",
                 hint=f"set embed.model to {model} (HYMEM_EMBED_MODEL={model}) or use another bank",
             )
-        self.embedder = embedder
 
     @property
     def embed_model(self) -> str | None:

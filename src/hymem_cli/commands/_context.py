@@ -22,6 +22,7 @@ def bind_embedder(bank: Bank, settings=None, prepare_fast: bool = False) -> None
 
     settings = settings or config.load()
     model = str(settings["embed.model"])
+    bank.check_embedder(model)  # before seconds of model loading
     if prepare_fast and fast_copy_missing(model):
         _output.info(f"preparing a torch-free copy of {model} for fast searches (once, about 20 s)")
     bank.bind_embedder(get_embedder(model, prepare_fast))

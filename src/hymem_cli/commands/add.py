@@ -17,6 +17,7 @@ from hymem_cli.ingest.readers import FORMATS
 from hymem_cli.ingest.sources import open_sources
 from hymem_cli.writer.factory import make_backend
 from hymem_cli.writer.pipeline import PIPELINES, WriterProcessor
+from hymem_cli.writer.screen import Screen
 
 
 
@@ -59,10 +60,13 @@ def add(
     if str(settings["writer.pipeline"]) not in PIPELINES:
         raise UsageError(f"pipeline {settings['writer.pipeline']!r} is not one of {', '.join(PIPELINES)}", hint="use --pipeline single or two-pass")
     sources = open_sources(files or [], input_format)
+    screen = Screen.from_settings(settings)
     if raw:
-        processor = RawProcessor()
+        processor = RawProcessor(screen)
     else:  # the model loads once, before the bank is touched: a writer that fails changes nothing
-        processor = WriterProcessor(make_backend(settings), pipeline=str(settings["writer.pipeline"]), related=int(settings["writer.related"]))
+        processor = WriterProcessor(
+            make_backend(settings), pipeline=str(settings["writer.pipeline"]), related=int(settings["writer.related"]), screen=screen
+        )
     scratch = None
     if dry_run and not config.bank_path(bank).exists():  # a dry run leaves no bank behind
         scratch = tempfile.TemporaryDirectory()

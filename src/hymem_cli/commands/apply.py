@@ -1,4 +1,4 @@
-"""`hymem apply`: apply memory operations from JSONL, through the same checks as the writer."""
+"""`hymem apply`: apply memory operations from JSONL, checked against the bank (ids, retired targets, one operation per target)."""
 
 from __future__ import annotations
 

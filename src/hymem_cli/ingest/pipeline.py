@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 from hymem_cli.bank.operations import Operation
 from hymem_cli.bank.store import Bank, ChunkRecord, Rejection, RevisionDraft

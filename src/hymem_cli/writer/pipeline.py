@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import replace
 
 from hymem_cli.bank.search import search
 from hymem_cli.bank.store import Bank, Rejection
@@ -15,7 +14,7 @@ from hymem_cli.writer import prompt
 from hymem_cli.writer.backend import WriterBackend, WriterReply
 from hymem_cli.writer.guards import Shown, check
 from hymem_cli.writer.schema import FACTS_SCHEMA, OPERATIONS_SCHEMA
-from hymem_cli.writer.screen import redact, scrub, scrub_operation
+from hymem_cli.writer.screen import DEFAULT, Screen, kind_counts, scrub, scrub_operation
 
 PIPELINES = ("single", "two-pass")
 
@@ -51,10 +50,11 @@ class WriterProcessor:
 
     mode = "writer"
 
-    def __init__(self, backend: WriterBackend, *, pipeline: str = "single", related: int = 8):
+    def __init__(self, backend: WriterBackend, *, pipeline: str = "single", related: int = 8, screen: Screen = DEFAULT):
         self.backend = backend
         self.pipeline = pipeline
         self.related = related
+        self.screen = screen  # config screen.*: which content never becomes a memory
 
     def writer_info(self) -> dict:
         info = self.backend.info()
@@ -69,17 +69,12 @@ class WriterProcessor:
 
     def process(self, bank: Bank, chunk: Chunk) -> Proposal:
         # Secrets never reach the writer: it cannot store what it never saw.
-        redactions = 0
-        messages = []
-        for m in chunk.messages:
-            clean, kinds = redact(m.text)
-            redactions += len(kinds)
-            messages.append(replace(m, text=clean) if kinds else m)
+        messages, redacted = self.screen.redact_messages(chunk.messages)
         chunk = Chunk(chunk.source, messages)
         shown = related_memories(bank, chunk, self.related)
         listing = [(s.alias, s.text, s.event_time) for s in shown]
         conversation = chunk.render()
-        stats = {"writer_calls": 0, "prompt_tokens": 0, "evaluated_tokens": 0, "completion_tokens": 0, "writer_seconds": 0.0, "redacted": redactions}
+        stats = {"writer_calls": 0, "prompt_tokens": 0, "evaluated_tokens": 0, "completion_tokens": 0, "writer_seconds": 0.0, **kind_counts(redacted)}
 
         def call(msgs, schema) -> WriterReply:
             started = time.monotonic()
@@ -95,7 +90,7 @@ class WriterProcessor:
             first = call(prompt.extract_pass(conversation), FACTS_SCHEMA)
             facts = parse_reply(first, "facts")
             if facts is None:
-                return _unparseable(first, stats)
+                return _unparseable(first, stats, self.screen)
             facts = [f for f in facts if isinstance(f, dict) and isinstance(f.get("text"), str) and isinstance(f.get("evidence"), str)]
             if not facts:
                 return Proposal([], stats=stats, proposed=0)
@@ -104,7 +99,7 @@ class WriterProcessor:
             reply = call(prompt.single_pass(listing, conversation), OPERATIONS_SCHEMA)
         proposed = parse_reply(reply, "operations")
         if proposed is None:
-            return _unparseable(reply, stats)
+            return _unparseable(reply, stats, self.screen)
 
         accepted: list[Operation] = []
         rejections: list[Rejection] = []
@@ -112,11 +107,11 @@ class WriterProcessor:
         targeted: set[int] = set()
         added: set[str] = set()
         for raw in proposed:
-            op, why = check(raw, by_alias, messages, targeted, added)
+            op, why = check(raw, by_alias, messages, targeted, added, self.screen)
             if op is not None:
                 accepted.append(op)
-            else:
-                rejections.append(Rejection(scrub_operation(_as_operation(raw, by_alias)), why))  # no secret kept in the record
+            else:  # no secret kept in the record
+                rejections.append(Rejection(scrub_operation(_as_operation(raw, by_alias), self.screen), why))
         return Proposal(accepted, rejections, proposed=len(proposed), stats=stats)
 
 
@@ -130,7 +125,7 @@ def _as_operation(raw: object, shown: dict[int, Shown]) -> Operation:
     return Operation(op=str(raw.get("op")), target=target, text=text("text"), reason=text("reason"), evidence=text("evidence"))
 
 
-def _unparseable(reply: WriterReply, stats: dict) -> Proposal:
+def _unparseable(reply: WriterReply, stats: dict, screen: Screen) -> Proposal:
     """A reply that is not the JSON asked for is recorded as one rejection, never silently dropped."""
-    raw = Operation(op="invalid", text=scrub(reply.text or "")[:500])
+    raw = Operation(op="invalid", text=scrub(reply.text or "", screen)[:500])
     return Proposal([], [Rejection(raw, "writer answer is not the JSON object asked for")], proposed=1, stats=stats)

@@ -25,8 +25,8 @@ import binascii
 import math
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 # ---------------------------------------------------------------------------------- secrets
 
@@ -642,7 +642,7 @@ class Screen:
     secrets: bool = True
 
     @classmethod
-    def from_settings(cls, settings) -> "Screen":
+    def from_settings(cls, settings) -> Screen:
         return cls(instructions=bool(settings["screen.instructions"]), secrets=bool(settings["screen.secrets"]))
 
     def redact(self, text: str) -> tuple[str, list[str]]:
