@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from cold_start import median_seconds  # bench/ is on sys.path when a bench script runs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
@@ -120,12 +120,7 @@ def clean_env(home: Path, **extra: str) -> dict:
 def whole_process(path: Path, runs: int, model: str, home: Path, **extra_env: str) -> float:
     env = clean_env(home, HYMEM_EMBED_MODEL=model, **extra_env)
     cmd = [sys.executable, "-m", "hymem_cli", "search", "where did Priya move to Lisbon", "--bank", str(path), "-f", "jsonl"]
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+    return median_seconds(cmd, env, runs)
 
 
 def main() -> None:

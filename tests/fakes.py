@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -154,3 +155,12 @@ def skip_or_fail_without_gguf() -> None:
     if os.environ.get("HYMEM_REQUIRE_LLAMA"):
         pytest.fail(message)
     pytest.skip(message)
+
+
+def alias_of(messages: list[dict], needle: str) -> int:
+    """The alias under which a writer prompt showed the memory containing `needle`."""
+    for line in messages[-1]["content"].splitlines():
+        m = re.match(r"(\d+)\. (.*)", line)
+        if m and needle in m.group(2):
+            return int(m.group(1))
+    raise AssertionError(f"{needle!r} was not shown to the writer")

@@ -4,11 +4,11 @@ and the bundled evaluation set (well-formed, and raw recall on it)."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 from conftest import one_error_line
+from fakes import alias_of
 
 from hymem_cli.embed import HashEmbedder
 from hymem_cli.eval import (
@@ -60,14 +60,6 @@ def fixture_set(tmp_path):
     bea = write_jsonl(tmp_path / "bea.jsonl", [dict(zip(keys, m)) for m in BEA])
     questions = write_jsonl(tmp_path / "questions.jsonl", QUESTIONS)
     return [str(alex), str(bea)], str(questions)
-
-
-def alias_of(messages: list[dict], needle: str) -> int:
-    for line in messages[-1]["content"].splitlines():
-        m = re.match(r"(\d+)\. (.*)", line)
-        if m and needle in m.group(2):
-            return int(m.group(1))
-    raise AssertionError(f"{needle!r} was not shown to the writer")
 
 
 def scripted_writer(messages: list[dict]) -> dict:

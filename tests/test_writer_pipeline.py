@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
-
 from conftest import snapshot
+from fakes import alias_of
+
 from hymem_cli.bank import open_bank
 from hymem_cli.bank.history import chain, diff, revisions
 from hymem_cli.bank.search import search
@@ -19,15 +19,6 @@ from hymem_cli.writer.scripted import ScriptedBackend
 
 SEATTLE = "Alex: I live in Seattle, in Fremont.\n"
 SYDNEY = "Alex: Big news, I moved to Sydney last month.\nSam: Wow, congratulations!\n"
-
-
-def alias_of(messages: list[dict], needle: str) -> int:
-    """The alias under which the prompt showed the memory containing `needle`."""
-    for line in messages[-1]["content"].splitlines():
-        m = re.match(r"(\d+)\. (.*)", line)
-        if m and needle in m.group(2):
-            return int(m.group(1))
-    raise AssertionError(f"{needle!r} was not shown to the writer")
 
 
 @pytest.fixture
