@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 
+from hymem_cli.bank.operations import parse_memory_id
 from hymem_cli.bank.store import VERSION_SELECT, Bank, version_dict
 
 
 def chain(bank: Bank, ref: str) -> list[dict]:
     """Every version of the fact `ref` belongs to, oldest first; the same list from any version in it."""
-    first = bank.version(ref)
+    vid = parse_memory_id(ref)
+    bank.version_row(vid)  # unknown id: NotFoundError
     rows = bank.conn.execute(VERSION_SELECT + " WHERE v.chain = (SELECT chain FROM versions WHERE id = ?) ORDER BY v.id",
-                             (int(first["id"][1:]),)).fetchall()
+                             (vid,)).fetchall()
     return [version_dict(r) for r in rows]
 
 
@@ -19,7 +21,7 @@ def chunk_rejections(bank: Bank, ref: str) -> list[dict]:
     """Operations the guards refused in the chunk this version came from: what else the writer tried."""
     rows = bank.conn.execute(
         "SELECT j.operation, j.reason FROM rejections j JOIN versions v ON v.chunk = j.chunk WHERE v.id = ? ORDER BY j.id",
-        (int(bank.version(ref)["id"][1:]),),
+        (parse_memory_id(ref),),
     )
     return [{"operation": json.loads(r["operation"]), "reason": r["reason"]} for r in rows]
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from hymem_cli._errors import BankError, InputError, NotFoundError
 from hymem_cli.bank import db
-from hymem_cli.bank.operations import Operation, memory_id
-from hymem_cli.bank.store import Bank, OperationRefused, RevisionDraft, _db_error, now
+from hymem_cli.bank.operations import Operation, memory_id, parse_memory_id
+from hymem_cli.bank.store import Bank, OperationRefused, RevisionDraft, _db_error
 
 
 def revert_reason(rev: int) -> str:
@@ -157,17 +157,12 @@ def _vector(bank: Bank, vid: int) -> bytes:
 def _restore(bank: Bank, draft: RevisionDraft, old: dict, reason: str, blob: bytes) -> None:
     """Put a deleted fact back: a copy of `old` as a new current version of its chain.
 
-    Bank._apply cannot express this (it only retires current versions), so the insert mirrors it.
+    Bank._apply cannot express this (it only retires current versions): no retirement goes with it.
     """
-    conn = bank.conn
-    cur = conn.execute(
-        "INSERT INTO versions (chain, op, text, speaker, reason, evidence, revision, chunk, source, source_ids, event_time, created_at) "
-        "VALUES (?, 'update', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (old["chain"], old["text"], old["speaker"], reason, old["evidence"], draft.id, old["chunk"], old["source"],
-         old["source_ids"], old["event_time"], now()),
+    bank.insert_version(
+        old["chain"], "update", old["text"], blob, revision=draft.id, speaker=old["speaker"], reason=reason,
+        evidence=old["evidence"], chunk=old["chunk"], source=old["source"], source_ids=_ids(old), event_time=old["event_time"],
     )
-    conn.execute("INSERT INTO versions_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, old["text"]))
-    conn.execute("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", (cur.lastrowid, blob))
     draft.counts["applied"] += 1
     draft.counts["added"] += 1  # the fact is back: `diff` shows it as an add too
 
@@ -176,7 +171,7 @@ def forget(bank: Bank, ref: str, reason: str) -> RevisionDraft:
     """The user's own delete: one revision ("forget") retiring the current version `ref` with `reason`."""
     version = bank.version(ref)
     if version["status"] != "current":
-        head = bank.head_of(int(version["id"][1:]))
+        head = bank.head_of(parse_memory_id(version["id"]))
         now_is = f"; the current version is {memory_id(head)}" if head else ""
         raise InputError(f"{version['id']} was already {version['status']}{now_is}",
                          hint=f"hymem forget {memory_id(head)} --reason ..." if head else "see it with `hymem history`")

@@ -248,17 +248,11 @@ class Bank:
                 chain = target_row["chain"]
             new_id = None
             if op.op != "delete":
-                cur = self.conn.execute(
-                    "INSERT INTO versions (chain, op, text, speaker, reason, evidence, revision, chunk, source, source_ids, event_time, created_at) "
-                    "VALUES (coalesce(?, -1), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (chain, op.op, op.text.strip(), op.speaker, op.reason, op.evidence, draft.id, chunk_id,
-                     draft.source, json.dumps(op.source_ids), op.event_time, created),
+                new_id = self.insert_version(
+                    chain, op.op, op.text.strip(), blob, speaker=op.speaker, reason=op.reason, evidence=op.evidence,
+                    revision=draft.id, chunk=chunk_id, source=draft.source, source_ids=op.source_ids,
+                    event_time=op.event_time, created_at=created,
                 )
-                new_id = cur.lastrowid
-                if chain is None:
-                    self.conn.execute("UPDATE versions SET chain = id WHERE id = ?", (new_id,))
-                self.conn.execute("INSERT INTO versions_fts (rowid, text) VALUES (?, ?)", (new_id, op.text.strip()))
-                self.conn.execute("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", (new_id, blob))
             if target_row is not None:
                 self.conn.execute(
                     "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (?, ?, ?, ?, ?)",
@@ -267,6 +261,25 @@ class Bank:
             draft.counts["applied"] += 1
             draft.counts[{"add": "added", **RETIRED_AS}[op.op]] += 1
         return refused
+
+    def insert_version(self, chain: int | None, op: str, text: str, blob: bytes, *, revision: int, speaker=None, reason=None,
+                       evidence=None, chunk=None, source=None, source_ids=(), event_time=None, created_at=None) -> int:
+        """Insert one version and its search entries (inside the caller's transaction); chain None starts a chain."""
+        cur = self.conn.execute(
+            "INSERT INTO versions (chain, op, text, speaker, reason, evidence, revision, chunk, source, source_ids, event_time, created_at) "
+            "VALUES (coalesce(?, -1), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (chain, op, text, speaker, reason, evidence, revision, chunk, source, json.dumps(list(source_ids)), event_time, created_at or now()),
+        )
+        vid = cur.lastrowid
+        if chain is None:
+            self.conn.execute("UPDATE versions SET chain = id WHERE id = ?", (vid,))
+        self.index_version(vid, text, blob)
+        return vid
+
+    def index_version(self, vid: int, text: str, blob: bytes) -> None:
+        """Every version has exactly one full-text row and one vector, under its own id."""
+        self.conn.execute("INSERT INTO versions_fts (rowid, text) VALUES (?, ?)", (vid, text))
+        self.conn.execute("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", (vid, blob))
 
     def _check_target(self, op: Operation, targeted: set[int]):
         if op.op == "add":

@@ -215,8 +215,7 @@ def import_export(bank: Bank, export: ExportFile, on_progress: Callable[[int, in
                     conn.execute(sql, [_stored(col, record[col]) for col in columns])
                 if kind == "version":
                     for record, blob in zip(versions, blobs):
-                        conn.execute("INSERT INTO versions_fts (rowid, text) VALUES (?, ?)", (record["id"], record["text"]))
-                        conn.execute("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", (record["id"], blob))
+                        bank.index_version(record["id"], record["text"], blob)
     except Exception as exc:
         from hymem_cli.bank.store import _db_error
 
