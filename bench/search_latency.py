@@ -1,19 +1,30 @@
-"""Search latency on large banks, as figures to record in docs/benchmarks.md (a script, not a test).
+"""Search speed and quality on large banks, as figures to record in docs/benchmarks.md (a script, not a test).
 
-Usage: python bench/search_latency.py [--sizes 10000,100000,1000000] [--queries 50] [--cli-runs 5] [--real]
+Usage: python bench/search_latency.py [--sizes 10000,100000,1000000] [--vectors mixture|uniform]
+                                      [--queries 50] [--cli-runs 5] [--workdir DIR]
 
-For each size, builds a bank fast: the bank creates its own schema (open_bank, then bind_embedder with the
-hash embedder for a 384-d vector table), then synthetic rows go straight into revisions, versions,
-versions_fts and versions_vec with executemany in one transaction: seeded unit vectors (numpy) and short
-synthetic texts. Then it measures
-  - in-process `search()` p50/p95 over --queries random queries (query vectors passed in, so no
-    embedding is timed), hybrid and each ranker alone;
-  - whole-process `python -m hymem_cli search` p50 over --cli-runs runs with HYMEM_EMBED_MODEL=hash
-    (a process that never imports torch);
-  - with --real, the same on the 100k bank with the real embedder, from torch (HYMEM_EMBED_ONNX=0) and
-    from its ONNX copy (the bank is relabelled as an all-MiniLM-L6-v2 bank: its vectors stay
-    synthetic, the query is embedded for real).
-1M rows take minutes to build and about 2 GB of disk (in --workdir, default a temporary folder).
+Building a million memories through the embedder would take hours here, so each bank is built
+straight into the schema the bank creates (open_bank, bind_embedder, then executemany into
+revisions, versions, versions_fts, versions_vec and versions_codes in one transaction):
+
+  - `mixture` (default) vectors have the structure of real ones: a few thousand sentences from a
+    small grammar of personal facts are embedded for real with all-MiniLM-L6-v2, and every memory
+    is a weighted mix of two of them plus a little noise (renormalised); its text is the sentence
+    with the larger weight. Queries are other sentences of the grammar, embedded for real.
+  - `uniform` vectors are random unit vectors: no neighbourhood structure at all, the worst case for
+    any approximate index (texts and queries as above).
+
+Then, per size:
+  - in-process `search()` p50/p95 over --queries queries, hybrid and each ranker alone, with the
+    query vector passed in (embedding is timed in the whole-process column), after one warm-up
+    search (which loads the binary codes of a large bank; its time is printed);
+  - recall@10 of the vector ranker against exact KNN (numpy over every vector), and the overlap
+    of the text ranker's top 10 with unrestricted BM25 (see search.text_plan);
+  - whole-process `hymem search` p50 over --cli-runs runs, with the real embedder (the bank is
+    labelled all-MiniLM-L6-v2; its ONNX copy is made first, as the first `hymem add` does);
+  - with --usability, whole-process `hymem add --raw` of examples/alex.jsonl into the bank, then
+    `hymem history`, `hymem diff` and `hymem log` on it.
+1M rows take several minutes to build and about 3.5 GB of disk (in --workdir, default a temporary folder).
 """
 
 from __future__ import annotations
@@ -33,81 +44,152 @@ from cold_start import median_seconds  # bench/ is on sys.path when a bench scri
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
+import hymem_cli.bank.search as search_module  # noqa: E402
 from hymem_cli.bank import open_bank  # noqa: E402
-from hymem_cli.bank.search import search  # noqa: E402
-from hymem_cli.embed import DEFAULT_MODEL, HashEmbedder  # noqa: E402
+from hymem_cli.bank.search import SearchFilter, search  # noqa: E402
+from hymem_cli.embed import DEFAULT_MODEL, HashEmbedder, get_embedder  # noqa: E402
 
 DIM = 384
 BATCH = 20_000
-NAMES = ["Alex", "Sam", "Priya", "Jordan", "Mei", "Tomás", "Raj", "Elena", "Lin", "Noor", "Theo", "Ada"]
-VERBS = ["moved to", "started a job at", "is training for", "adopted a dog from", "is learning", "visited",
-         "is allergic to", "bought a house in", "loves", "stopped eating", "plans a trip to", "met a friend in"]
-OBJECTS = ["Sydney", "Atlassian", "the Vancouver half marathon", "a shelter in Fremont", "Portuguese", "Kyoto",
-           "peanuts", "Round Rock", "sourdough", "cilantro", "Lisbon", "Montreal", "Denver", "pottery", "Niseko",
-           "a bakery on 5th", "the Chicago Marathon", "watercolor", "Reykjavik", "bouldering"]
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "alex.jsonl"
+
+NAMES = "Alex Sam Priya Jordan Mei Tomás Raj Elena Lin Noor Theo Ada Kofi Ingrid Mateo Yuki Omar Sofia Dmitri Grace Hana Luca Zara Ben".split()
+PATTERNS = [
+    "{n} moved to {p}", "{n} started working at {c}", "{n} is training for {e}", "{n} adopted a {a} named {x}",
+    "{n} is learning {l}", "{n} visited {p} with {m}", "{n} is allergic to {f}", "{n} bought an apartment in {p}",
+    "{n} loves cooking {f}", "{n} stopped eating {f}", "{n} plans a trip to {p} in {mo}", "{n} met {m} at {c}",
+    "{n}'s favorite band is {b}", "{n} prefers {t} over {t2}", "{n} has a meeting with {m} on {d}", "{n} sold the old {v}",
+    "{n} got promoted to {r} at {c}", "{n} broke a wrist while {s}", "{n}'s daughter starts school in {mo}",
+    "{n} wants reminders about {h}", "{n} switched from {t} to {t2}", "{n} is reading a book about {topic}",
+    "{n} volunteers at {o} on {d}s", "{n} keeps a budget of {money} per month for {h}", "{n} asked about flights to {p}",
+    "The dentist appointment for {n} moved to {d}", "{n} and {m} are renovating the {room}", "{n} hates {f} but likes {f2}",
+]
+FILL = {
+    "p": "Sydney Lisbon Kyoto Montreal Denver Reykjavik Nairobi Oslo Seoul Austin Porto Cusco Hanoi Tbilisi".split(),
+    "c": ["Atlassian", "Stripe", "a bakery", "a hospital", "the city council", "Canonical", "a law firm", "a startup", "the university"],
+    "e": ["the Chicago Marathon", "a triathlon", "the Vancouver half marathon", "a 10k", "an ultramarathon", "a cycling race"],
+    "a": "dog cat rabbit parrot tortoise".split(), "x": "Biscuit Luna Pepper Miso Ziggy Olive Nori".split(),
+    "l": "Portuguese Japanese Swahili Rust calculus pottery watercolor guitar chess".split(),
+    "m": "Dana Chris Lee Pat Robin Morgan Jamie Casey".split(),
+    "f": "peanuts shellfish cilantro gluten lactose sourdough ramen tofu mushrooms curry".split(),
+    "mo": "January March May July September November".split(), "b": ["Radiohead", "Fleetwood Mac", "BTS", "Daft Punk", "the Beatles"],
+    "t": "tea coffee vim emacs Python Go trains planes mornings evenings".split(),
+    "d": "Monday Tuesday Wednesday Thursday Friday Saturday".split(), "v": "car bike piano couch laptop".split(),
+    "r": ["team lead", "senior engineer", "director", "head chef", "principal"], "s": "skiing bouldering skateboarding surfing".split(),
+    "h": ["medication", "rent", "groceries", "birthdays", "the gym", "plants"],
+    "topic": ["Roman history", "mycology", "black holes", "chess openings", "urban gardening", "jazz"],
+    "o": ["a food bank", "the animal shelter", "a library", "a hospice"], "money": ["$200", "$500", "€300", "$1,000"],
+    "room": ["kitchen", "bathroom", "attic", "garage"],
+}
 
 
-def texts(rng: np.random.Generator, n: int, start: int) -> list[str]:
-    who = rng.integers(len(NAMES), size=n)
-    verb = rng.integers(len(VERBS), size=n)
-    obj = rng.integers(len(OBJECTS), size=n)
-    week = rng.integers(1, 53, size=n)
-    return [f"{NAMES[a]} {VERBS[b]} {OBJECTS[c]} in week {w}, note {start + i}" for i, (a, b, c, w) in enumerate(zip(who, verb, obj, week))]
+def sentences(rng: np.random.Generator, n: int) -> list[str]:
+    """`n` distinct sentences of the grammar."""
+    out: dict[str, None] = {}
+    while len(out) < n:
+        pattern = PATTERNS[rng.integers(len(PATTERNS))]
+        words = {k: v[rng.integers(len(v))] for k, v in FILL.items()}
+        out[pattern.format(n=NAMES[rng.integers(len(NAMES))], f2=words["f"], t2=words["t"], **words)] = None
+    return list(out)
 
 
-def unit_vectors(rng: np.random.Generator, n: int) -> np.ndarray:
-    v = rng.standard_normal((n, DIM), dtype=np.float32)
+def corpus(work: Path, bases: int, queries: int) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
+    """Base and query sentences with their real embeddings, cached in the work folder."""
+    cache = work / f"corpus-{bases}-{queries}.npz"
+    if cache.exists():
+        data = np.load(cache, allow_pickle=False)
+        return list(data["base_texts"]), data["base"], list(data["query_texts"]), data["query"]
+    texts = sentences(np.random.default_rng(5), bases + queries)
+    embedder = get_embedder(DEFAULT_MODEL, prepare_fast=True)
+    started = time.perf_counter()
+    vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
+    print(f"embedded {len(texts)} sentences in {time.perf_counter() - started:.1f} s", flush=True)
+    np.savez(cache, base_texts=texts[:bases], base=vectors[:bases], query_texts=texts[bases:], query=vectors[bases:])
+    return texts[:bases], vectors[:bases], texts[bases:], vectors[bases:]
+
+
+def memories(rng: np.random.Generator, n: int, kind: str, base_texts: list[str], base: np.ndarray) -> tuple[list[str], np.ndarray]:
+    first = rng.integers(len(base), size=n)
+    texts = [base_texts[i] for i in first]
+    if kind == "uniform":
+        v = rng.standard_normal((n, DIM), dtype=np.float32)
+    else:
+        weight = rng.uniform(0.5, 1.0, size=(n, 1)).astype(np.float32)
+        v = weight * base[first] + (1 - weight) * base[rng.integers(len(base), size=n)]
+        v += 0.02 * rng.standard_normal((n, DIM), dtype=np.float32)
     v /= np.linalg.norm(v, axis=1, keepdims=True)
-    return v.astype("<f4")
+    return texts, v.astype("<f4")
 
 
-def build(path: Path, size: int, seed: int = 7) -> float:
-    """A bank of `size` current versions; returns seconds spent."""
+def build(path: Path, size: int, kind: str, base_texts: list[str], base: np.ndarray, seed: int = 7) -> tuple[float, np.ndarray]:
+    """A bank of `size` current versions; returns seconds spent and every vector (for exact KNN)."""
     started = time.perf_counter()
     bank = open_bank(path)
-    bank.bind_embedder(HashEmbedder(DIM))
+    bank.bind_embedder(HashEmbedder(DIM))  # a 384-d vector table; relabelled below
     conn = bank.conn
     rng = np.random.default_rng(seed)
     now = "2026-11-30T00:00:00.000000Z"
+    everything = np.empty((size, DIM), dtype=np.float32)
     conn.execute("BEGIN IMMEDIATE")
     conn.execute("INSERT INTO revisions (id, time, command, source, writer, counts, state) VALUES (1, ?, 'bench', 'synthetic', NULL, '{}', 'done')", (now,))
     for start in range(1, size + 1, BATCH):
         n = min(BATCH, size + 1 - start)
         ids = range(start, start + n)
-        body = texts(rng, n, start)
-        vectors = unit_vectors(rng, n)
+        texts, vectors = memories(rng, n, kind, base_texts, base)
+        everything[start - 1:start - 1 + n] = vectors
+        texts = [f"{t} (note {i})" for i, t in zip(ids, texts)]
         conn.executemany(
             "INSERT INTO versions (id, chain, op, text, speaker, revision, source, source_ids, event_time, created_at) "
             "VALUES (?, ?, 'add', ?, NULL, 1, 'synthetic', ?, ?, ?)",
-            [(i, i, t, json.dumps([f"m{i}"]), f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}T10:00:00Z", now) for i, t in zip(ids, body)],
+            [(i, i, t, json.dumps([f"m{i}"]), f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}T10:00:00Z", now) for i, t in zip(ids, texts)],
         )
-        conn.executemany("INSERT INTO versions_fts (rowid, text) VALUES (?, ?)", list(zip(ids, body)))
-        conn.executemany("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", [(i, v.tobytes()) for i, v in zip(ids, vectors)])
+        conn.executemany("INSERT INTO versions_fts (rowid, text) VALUES (?, ?)", list(zip(ids, texts)))
+        blobs = [v.tobytes() for v in vectors]
+        conn.executemany("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", list(zip(ids, blobs)))
+        bits = np.packbits(vectors > 0, axis=1, bitorder="little")  # what vec_quantize_binary stores
+        conn.executemany("INSERT INTO versions_codes (version, bits, embedding) VALUES (?, ?, ?)", [(i, b.tobytes(), e) for i, b, e in zip(ids, bits, blobs)])
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'embed_model'", (DEFAULT_MODEL,))
     conn.execute("COMMIT")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
-    return time.perf_counter() - started
+    return time.perf_counter() - started, everything
 
 
-def percentile(values: list[float], p: float) -> float:
-    return float(np.percentile(np.array(values), p))
+def percentiles(values: list[float]) -> tuple[float, float]:
+    return float(np.percentile(values, 50)), float(np.percentile(values, 95))
 
 
-def in_process(path: Path, queries: int, seed: int = 11) -> dict:
+def in_process(path: Path, everything: np.ndarray, query_texts: list[str], query: np.ndarray) -> dict:
     bank = open_bank(path, create=False)
-    bank.bind_embedder(HashEmbedder(DIM))
-    rng = np.random.default_rng(seed)
-    qtexts = [f"where did {NAMES[a]} {VERBS[b]} {OBJECTS[c]}" for a, b, c in rng.integers(0, [len(NAMES), len(VERBS), len(OBJECTS)], size=(queries, 3))]
-    qvectors = unit_vectors(rng, queries)
-    out = {}
-    search(bank, qtexts[0], 10, query_vector=qvectors[0].tolist())  # warm the page cache once
-    for label, weights in (("hybrid", {}), ("vector only", {"text_weight": 0.0}), ("text only", {"vector_weight": 0.0})):
+    stand_in = HashEmbedder(DIM)  # never called: query vectors are passed in
+    stand_in.name = DEFAULT_MODEL
+    bank.bind_embedder(stand_in)
+    out: dict = {}
+    started = time.perf_counter()
+    search(bank, query_texts[0], 10, query_vector=query[0].tolist())  # loads the codes of a large bank
+    out["warm-up s"] = time.perf_counter() - started
+    for label, weights in (("hybrid", {}), ("vector", {"text_weight": 0.0}), ("text", {"vector_weight": 0.0})):
         times = []
-        for text, vector in zip(qtexts, qvectors):
+        for text, vector in zip(query_texts, query):
             started = time.perf_counter()
             search(bank, text, 10, query_vector=vector.tolist(), **weights)
             times.append((time.perf_counter() - started) * 1000)
-        out[label] = (percentile(times, 50), percentile(times, 95))
+        out[label] = percentiles(times)
+    where, args = SearchFilter().sql()
+    found = 0
+    for vector in query:
+        got = search_module._knn(bank, vector.tolist(), where, args, 10)
+        exact = np.argpartition(-(everything @ vector), 10)[:10] + 1  # ids are row numbers + 1
+        found += len(set(got) & set(exact.tolist()))
+    out["vector recall@10"] = found / (10 * len(query))
+    overlap = 0
+    for text in query_texts:
+        planned = {h["id"] for h in search(bank, text, 10, vector_weight=0.0)}
+        budget, search_module.TEXT_BUDGET = search_module.TEXT_BUDGET, 10**12
+        full = {h["id"] for h in search(bank, text, 10, vector_weight=0.0)}
+        search_module.TEXT_BUDGET = budget
+        overlap += len(planned & full)
+    out["text overlap@10"] = overlap / (10 * len(query_texts))
     bank.conn.close()
     return out
 
@@ -117,46 +199,60 @@ def clean_env(home: Path, **extra: str) -> dict:
     return {**{k: v for k, v in os.environ.items() if not k.startswith("HYMEM_")}, "HYMEM_HOME": str(home), **extra}
 
 
-def whole_process(path: Path, runs: int, model: str, home: Path, **extra_env: str) -> float:
-    env = clean_env(home, HYMEM_EMBED_MODEL=model, **extra_env)
-    cmd = [sys.executable, "-m", "hymem_cli", "search", "where did Priya move to Lisbon", "--bank", str(path), "-f", "jsonl"]
-    return median_seconds(cmd, env, runs)
+def hymem(*args: str) -> list[str]:
+    return [sys.executable, "-m", "hymem_cli", *args]
+
+
+def usability(path: Path, home: Path) -> dict:
+    """Whole-process seconds of everyday commands on the big bank."""
+    env = clean_env(home)
+    out = {}
+    for label, cmd in (("add --raw (12 messages)", hymem("add", "--raw", str(EXAMPLE), "--bank", str(path), "-q")),
+                       ("history m1", hymem("history", "m1", "--bank", str(path), "-f", "jsonl")),
+                       ("diff 2", hymem("diff", "2", "--bank", str(path), "-f", "jsonl")),
+                       ("log", hymem("log", "--bank", str(path), "-f", "jsonl"))):
+        started = time.perf_counter()
+        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        out[label] = time.perf_counter() - started
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000,1000000", help="bank sizes, comma-separated")
+    ap.add_argument("--vectors", choices=("mixture", "uniform"), default="mixture")
+    ap.add_argument("--bases", type=int, default=4000, help="real sentences the mixture is made from")
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--cli-runs", type=int, default=5)
-    ap.add_argument("--real", action="store_true", help="also time whole-process search with the real embedder on the 100k bank")
+    ap.add_argument("--usability", action="store_true", help="also time add, history, diff and log on each bank")
     ap.add_argument("--workdir", help="where the banks go (default: a temporary folder, removed afterwards)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="hymem-bench-"))
     work.mkdir(parents=True, exist_ok=True)
-    print(f"{'rows':>9}  {'build s':>8}  {'MB':>7}  {'hybrid p50/p95 ms':>18}  {'vector p50/p95 ms':>18}  {'text p50/p95 ms':>16}  {'CLI hash p50 s':>14}")
+    os.environ["HYMEM_HOME"] = str(work)  # the ONNX copy of the embedder goes here too
     try:
+        base_texts, base, query_texts, query = corpus(work, args.bases, args.queries)
         for size in sizes:
-            path = work / f"bank-{size}.db"
-            path.unlink(missing_ok=True)
-            built = build(path, size)
+            path = work / f"bank-{args.vectors}-{size}.db"
+            for leftover in work.glob(f"{path.name}*"):
+                leftover.unlink()
+            built, everything = build(path, size, args.vectors, base_texts, base)
             mb = path.stat().st_size / 2**20
-            timing = in_process(path, args.queries)
-            cli = whole_process(path, args.cli_runs, "hash", work)
-            cells = "  ".join(f"{timing[k][0]:8.1f}/{timing[k][1]:<8.1f}" for k in ("hybrid", "vector only", "text only"))
-            print(f"{size:>9}  {built:8.1f}  {mb:7.0f}  {cells}  {cli:14.2f}", flush=True)
-            if args.real and size == 100_000:
-                bank = open_bank(path, create=False)
-                bank.conn.execute("UPDATE meta SET value = ? WHERE key = 'embed_model'", (DEFAULT_MODEL,))
-                bank.conn.close()
-                torch_s = whole_process(path, args.cli_runs, DEFAULT_MODEL, work, HYMEM_EMBED_ONNX="0")
-                # the ONNX copy that `hymem add` makes on first ingest, made here directly
-                prepare = f"from hymem_cli.embed import get_embedder; get_embedder({DEFAULT_MODEL!r}, prepare_fast=True)"
-                subprocess.run([sys.executable, "-c", prepare], env=clean_env(work), check=True, capture_output=True)
-                onnx_s = whole_process(path, args.cli_runs, DEFAULT_MODEL, work)
-                print(f"{size:>9}  whole-process search, real embedder ({DEFAULT_MODEL}): p50 {torch_s:.2f} s from torch, "
-                      f"{onnx_s:.2f} s from the ONNX copy", flush=True)
-            path.unlink(missing_ok=True)
+            timing = in_process(path, everything, query_texts, query)
+            del everything
+            cli = median_seconds(hymem("search", "where did Priya move", "--bank", str(path), "-f", "jsonl"), clean_env(work), args.cli_runs)
+            print(f"\n{size:,} memories ({args.vectors} vectors): built in {built:.0f} s, {mb:,.0f} MB", flush=True)
+            print(f"  first search (loads the codes): {timing['warm-up s'] * 1000:.0f} ms")
+            for label in ("hybrid", "vector", "text"):
+                print(f"  {label:7} p50 {timing[label][0]:7.1f} ms   p95 {timing[label][1]:7.1f} ms")
+            print(f"  vector recall@10 vs exact KNN: {timing['vector recall@10']:.3f}; text top-10 overlap with full BM25: {timing['text overlap@10']:.3f}")
+            print(f"  whole-process `hymem search`, real embedder, p50 of {args.cli_runs}: {cli:.2f} s", flush=True)
+            if args.usability:
+                for label, seconds in usability(path, work).items():
+                    print(f"  whole-process `hymem {label}`: {seconds:.2f} s", flush=True)
+            if not args.workdir:
+                path.unlink(missing_ok=True)
     finally:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)

@@ -106,6 +106,7 @@ def full_snapshot(bank) -> dict:
     snap = snapshot(bank.path)
     snap["versions_vec"] = [r[0] for r in bank.conn.execute("SELECT rowid FROM versions_vec ORDER BY rowid")]
     snap["versions_fts"] = [r[0] for r in bank.conn.execute("SELECT id FROM versions_fts_docsize ORDER BY id")]
+    snap["versions_codes"] = [r[0] for r in bank.conn.execute("SELECT version FROM versions_codes ORDER BY version")]
     return snap
 
 
@@ -202,6 +203,23 @@ def check_search(bank, model: Model, query: str) -> None:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_bank_invariants(data):
+    check_invariants(data)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_bank_invariants_through_the_binary_prefilter(data):
+    """The same invariants when every vector search goes through bank/codes.py with a tiny candidate pool."""
+    from unittest import mock
+
+    from hymem_cli.bank import codes
+
+    with mock.patch.object(codes, "PREFILTER_FROM", 0), mock.patch.object(codes, "CANDIDATES", 2), \
+            mock.patch.object(codes, "OVERSAMPLE", 0), mock.patch.object(codes, "RESCORE_MAX", 8):
+        check_invariants(data)
+
+
+def check_invariants(data) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         bank = open_bank(Path(tmp) / "bank.db", busy_timeout=5.0)
         try:

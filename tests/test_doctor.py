@@ -102,6 +102,14 @@ def test_successor_in_another_chain_and_missing_vectors_fail(cli, bank):
     assert checks["chains: successors"]["status"] == "fail" and "m1 -> m14" in checks["chains: successors"]["detail"]
     assert checks["index: vectors"]["status"] == "fail" and "13 index rows for 14 versions" in checks["index: vectors"]["detail"]
     assert checks["index: full-text"]["status"] == "ok"
+    assert checks["index: vector codes"]["status"] == "ok"
+
+
+def test_missing_vector_code_fails(cli, bank):
+    _raw_sql(bank, "DELETE FROM versions_codes WHERE version = 3")
+    checks = _by_check(cli("doctor"))
+    assert checks["index: vector codes"]["status"] == "fail" and "13 index rows for 14 versions" in checks["index: vector codes"]["detail"]
+    assert checks["index: vectors"]["status"] == "ok"
 
 
 def test_chain_pointing_outside_itself_fails(cli, bank):

@@ -29,6 +29,16 @@ def sqlite_module():
         ) from None
 
 
+def vec_extension() -> str:
+    """sqlite-vec's loadable library, found without importing its package (which imports numpy)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise BankError("sqlite-vec is not installed", hint="pip install sqlite-vec")
+    return os.path.join(spec.submodule_search_locations[0], "vec0")
+
+
 def connect(path: Path, busy_timeout: float = 30.0):
     """Open (creating if needed) the bank at `path` with sqlite-vec loaded and migrations applied."""
     sqlite = sqlite_module()
@@ -44,9 +54,7 @@ def connect(path: Path, busy_timeout: float = 30.0):
     conn.row_factory = sqlite.Row
     try:
         conn.enable_load_extension(True)
-        import sqlite_vec
-
-        sqlite_vec.load(conn)
+        conn.load_extension(vec_extension())
         conn.enable_load_extension(False)
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
         conn.execute("PRAGMA foreign_keys = ON")

@@ -100,7 +100,19 @@ def m001_initial(conn) -> None:
     )
 
 
-MIGRATIONS = [m001_initial]
+def m002_vector_codes(conn) -> None:
+    """Sign-bit codes and a plain copy of each vector, for the binary prefilter of large banks (bank/codes.py)."""
+    conn.execute(
+        "CREATE TABLE versions_codes ("
+        " version INTEGER PRIMARY KEY REFERENCES versions(id),"
+        " bits BLOB NOT NULL,"  # vec_quantize_binary(embedding): one bit per dimension
+        " embedding BLOB NOT NULL)"  # float32, the same bytes as versions_vec
+    )
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'versions_vec'").fetchone():
+        conn.execute("INSERT INTO versions_codes SELECT rowid, vec_quantize_binary(embedding), embedding FROM versions_vec")
+
+
+MIGRATIONS = [m001_initial, m002_vector_codes]
 
 # The vector table is created when the bank first meets its embedder, since its width is the
 # model's dimension: see Bank.bind_embedder.

@@ -66,6 +66,7 @@ class Bank:
         self.conn = conn
         self.path = path
         self.embedder: Embedder | None = None
+        self.codes = None  # bank/codes.py BinaryCodes, loaded by the first search of a large bank
 
     # -- meta and embedder -------------------------------------------------------------
 
@@ -277,9 +278,10 @@ class Bank:
         return vid
 
     def index_version(self, vid: int, text: str, blob: bytes) -> None:
-        """Every version has exactly one full-text row and one vector, under its own id."""
+        """Every version has exactly one full-text row, one vector and one code, under its own id."""
         self.conn.execute("INSERT INTO versions_fts (rowid, text) VALUES (?, ?)", (vid, text))
         self.conn.execute("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", (vid, blob))
+        self.conn.execute("INSERT INTO versions_codes (version, bits, embedding) VALUES (?, vec_quantize_binary(?), ?)", (vid, blob, blob))
 
     def _check_target(self, op: Operation, targeted: set[int]):
         if op.op == "add":

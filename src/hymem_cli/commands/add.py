@@ -12,12 +12,7 @@ from hymem_cli import _output, config
 from hymem_cli._errors import UsageError
 from hymem_cli.commands._context import bank_for
 from hymem_cli.commands._options import BankOpt, FormatOpt, QuietOpt
-from hymem_cli.ingest.pipeline import RawProcessor, ingest
 from hymem_cli.ingest.readers import FORMATS
-from hymem_cli.ingest.sources import open_sources
-from hymem_cli.writer.factory import make_backend
-from hymem_cli.writer.pipeline import PIPELINES, WriterProcessor
-from hymem_cli.writer.screen import Screen
 
 
 
@@ -57,6 +52,13 @@ def add(
         {"ingest.chunk_tokens": chunk_tokens, "writer.model": model, "writer.backend": backend,
          "writer.base_url": base_url, "writer.pipeline": pipeline}
     )
+    # Imported here: the ingest and writer machinery is not needed to start every other command.
+    from hymem_cli.ingest.pipeline import RawProcessor, ingest
+    from hymem_cli.ingest.sources import open_sources
+    from hymem_cli.writer.factory import make_backend
+    from hymem_cli.writer.pipeline import PIPELINES, WriterProcessor
+    from hymem_cli.writer.screen import Screen
+
     if str(settings["writer.pipeline"]) not in PIPELINES:
         raise UsageError(f"pipeline {settings['writer.pipeline']!r} is not one of {', '.join(PIPELINES)}", hint="use --pipeline single or two-pass")
     sources = open_sources(files or [], input_format)

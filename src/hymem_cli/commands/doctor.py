@@ -331,6 +331,8 @@ def _bank_checks(conn, path: Path, tables: set[str]) -> Iterator[dict]:
     # versions_fts is an external-content index: count its own rows (docsize), not the content table's.
     fts = conn.execute("SELECT count(*) FROM versions_fts_docsize").fetchone()[0] if "versions_fts_docsize" in tables else None
     yield _index_check("index: full-text", fts, versions)
+    if "versions_codes" in tables:
+        yield _index_check("index: vector codes", conn.execute("SELECT count(*) FROM versions_codes").fetchone()[0], versions)
     if "versions_vec" in tables:
         try:
             vec = conn.execute("SELECT count(*) FROM versions_vec_rowids").fetchone()[0]

@@ -12,7 +12,6 @@ from hymem_cli._errors import UsageError
 from hymem_cli._output import Format
 from hymem_cli.commands._options import FormatOpt, QuietOpt
 from hymem_cli.eval import CATEGORIES, DEFAULT_KS, Progress, evaluate_writer, load_conversations, load_questions, match_questions
-from hymem_cli.ingest.pipeline import RawProcessor
 from hymem_cli.ingest.readers import FORMATS
 
 
@@ -103,6 +102,8 @@ def eval_(
                  + ", ".join((["raw"] if raw else []) + models))
     records = []
     if raw:
+        from hymem_cli.ingest.pipeline import RawProcessor
+
         records.append(evaluate_writer("raw", RawProcessor(), convs, asked, embedder, **options))
     taken = {"raw"}
     for m in models:
