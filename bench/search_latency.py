@@ -5,7 +5,8 @@ Usage: python bench/search_latency.py [--sizes 10000,100000,1000000] [--vectors 
 
 Building a million memories through the embedder would take hours here, so each bank is built
 straight into the schema the bank creates (open_bank, bind_embedder, then executemany into
-revisions, versions, versions_fts, versions_vec and versions_codes in one transaction):
+revisions, versions, versions_fts, versions_vec, versions_codes and versions_floats in one transaction,
+then codes.compact):
 
   - `mixture` (default) vectors have the structure of real ones: a few thousand sentences from a
     small grammar of personal facts are embedded for real with all-MiniLM-L6-v2, and every memory
@@ -45,7 +46,7 @@ from cold_start import median_seconds  # bench/ is on sys.path when a bench scri
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 import hymem_cli.bank.search as search_module  # noqa: E402
-from hymem_cli.bank import open_bank  # noqa: E402
+from hymem_cli.bank import codes, open_bank  # noqa: E402
 from hymem_cli.bank.search import SearchFilter, search  # noqa: E402
 from hymem_cli.embed import DEFAULT_MODEL, HashEmbedder, get_embedder  # noqa: E402
 
@@ -147,7 +148,9 @@ def build(path: Path, size: int, kind: str, base_texts: list[str], base: np.ndar
         blobs = [v.tobytes() for v in vectors]
         conn.executemany("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", list(zip(ids, blobs)))
         bits = np.packbits(vectors > 0, axis=1, bitorder="little")  # what vec_quantize_binary stores
-        conn.executemany("INSERT INTO versions_codes (version, bits, embedding) VALUES (?, ?, ?)", [(i, b.tobytes(), e) for i, b, e in zip(ids, bits, blobs)])
+        conn.executemany("INSERT INTO versions_codes (version, bits) VALUES (?, ?)", [(i, b.tobytes()) for i, b in zip(ids, bits)])
+        conn.executemany("INSERT INTO versions_floats (version, embedding) VALUES (?, ?)", list(zip(ids, blobs)))
+    codes.compact(conn)
     conn.execute("UPDATE meta SET value = ? WHERE key = 'embed_model'", (DEFAULT_MODEL,))
     conn.execute("COMMIT")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -239,14 +242,15 @@ def main() -> None:
                 leftover.unlink()
             built, everything = build(path, size, args.vectors, base_texts, base)
             mb = path.stat().st_size / 2**20
+            print(f"\n{size:,} memories ({args.vectors} vectors): built in {built:.0f} s, {mb:,.0f} MB", flush=True)
             timing = in_process(path, everything, query_texts, query)
             del everything
-            cli = median_seconds(hymem("search", "where did Priya move", "--bank", str(path), "-f", "jsonl"), clean_env(work), args.cli_runs)
-            print(f"\n{size:,} memories ({args.vectors} vectors): built in {built:.0f} s, {mb:,.0f} MB", flush=True)
             print(f"  first search (loads the codes): {timing['warm-up s'] * 1000:.0f} ms")
             for label in ("hybrid", "vector", "text"):
                 print(f"  {label:7} p50 {timing[label][0]:7.1f} ms   p95 {timing[label][1]:7.1f} ms")
-            print(f"  vector recall@10 vs exact KNN: {timing['vector recall@10']:.3f}; text top-10 overlap with full BM25: {timing['text overlap@10']:.3f}")
+            print(f"  vector recall@10 vs exact KNN: {timing['vector recall@10']:.3f}; text top-10 overlap with full BM25: {timing['text overlap@10']:.3f}",
+                  flush=True)
+            cli = median_seconds(hymem("search", "where did Priya move", "--bank", str(path), "-f", "jsonl"), clean_env(work), args.cli_runs)
             print(f"  whole-process `hymem search`, real embedder, p50 of {args.cli_runs}: {cli:.2f} s", flush=True)
             if args.usability:
                 for label, seconds in usability(path, work).items():

@@ -106,7 +106,8 @@ def full_snapshot(bank) -> dict:
     snap = snapshot(bank.path)
     snap["versions_vec"] = [r[0] for r in bank.conn.execute("SELECT rowid FROM versions_vec ORDER BY rowid")]
     snap["versions_fts"] = [r[0] for r in bank.conn.execute("SELECT id FROM versions_fts_docsize ORDER BY id")]
-    snap["versions_codes"] = [r[0] for r in bank.conn.execute("SELECT version FROM versions_codes ORDER BY version")]
+    for table in ("versions_codes", "versions_floats"):
+        snap[table] = [r[0] for r in bank.conn.execute(f"SELECT version FROM {table} ORDER BY version")]
     return snap
 
 

@@ -49,8 +49,8 @@ def distances(bank, q, ids: list[int]) -> list[float]:
 
 def test_every_version_gets_its_code_and_vector(big_bank):
     rows = big_bank.conn.execute(
-        "SELECT c.version, c.bits = vec_quantize_binary(v.embedding), c.embedding = v.embedding, length(c.bits) "
-        "FROM versions_codes c JOIN versions_vec v ON v.rowid = c.version"
+        "SELECT c.version, c.bits = vec_quantize_binary(v.embedding), f.embedding = v.embedding, length(c.bits) "
+        "FROM versions_codes c JOIN versions_floats f USING (version) JOIN versions_vec v ON v.rowid = c.version"
     ).fetchall()
     assert len(rows) == 3000 == big_bank.conn.execute("SELECT count(*) FROM versions").fetchone()[0]
     assert all(r[1] == 1 and r[2] == 1 and r[3] == 384 // 8 for r in rows)
@@ -133,10 +133,48 @@ def test_small_banks_use_exact_knn(tmp_path):
 def test_a_bank_from_before_the_codes_gets_them(tmp_path):
     path = tmp_path / "bank.db"
     bank = make_bank(path, 40)
-    expected = bank.conn.execute("SELECT * FROM versions_codes ORDER BY version").fetchall()
+    expected = bank.conn.execute("SELECT * FROM versions_codes JOIN versions_floats USING (version) ORDER BY version").fetchall()
     bank.conn.execute("DROP TABLE versions_codes")
+    bank.conn.execute("DROP TABLE versions_floats")
+    bank.conn.execute("DROP TABLE versions_code_blocks")
     bank.conn.execute("DELETE FROM migrations WHERE name = 'm002_vector_codes'")
     bank.conn.close()
     again = open_bank(path)
-    assert [tuple(r) for r in again.conn.execute("SELECT * FROM versions_codes ORDER BY version")] == [tuple(r) for r in expected]
+    assert [tuple(r) for r in again.conn.execute("SELECT * FROM versions_codes JOIN versions_floats USING (version) ORDER BY version")] == [tuple(r) for r in expected]
     again.conn.close()
+
+
+def loaded_codes(bank) -> list[tuple[int, bytes]]:
+    import numpy as np
+
+    c = codes.BinaryCodes()
+    c.refresh(bank.conn)
+    bits = np.ascontiguousarray(c.words.T).tobytes()
+    size = len(bits) // len(c.ids)
+    return [(int(v), bits[i * size:(i + 1) * size]) for i, v in enumerate(c.ids)]
+
+
+def test_codes_load_from_blocks_and_the_newest_rows(tmp_path, monkeypatch):
+    monkeypatch.setattr(codes, "BLOCK", 100)
+    bank = make_bank(tmp_path / "bank.db", 530)
+    blocks = bank.conn.execute("SELECT last FROM versions_code_blocks ORDER BY last").fetchall()
+    assert [r[0] for r in blocks] == [100, 200, 300, 400, 500]  # compacted at every 256th version, all full blocks
+    stored = [tuple(r) for r in bank.conn.execute("SELECT version, bits FROM versions_codes ORDER BY version")]
+    assert loaded_codes(bank) == stored
+    # A process that loaded earlier tops up across new blocks without loading anything twice.
+    early = codes.BinaryCodes()
+    early.refresh(bank.conn)
+    bank.apply_operations([Operation("add", text=f"later {i}") for i in range(300)], "apply", "test")
+    early.refresh(bank.conn)
+    assert early.ids.tolist() == list(range(1, 831)) and early.words.shape == (6, 830)
+    assert loaded_codes(bank) == [tuple(r) for r in bank.conn.execute("SELECT version, bits FROM versions_codes ORDER BY version")]
+    bank.conn.close()
+
+
+def test_a_block_that_disagrees_with_its_codes_is_reported(tmp_path, monkeypatch):
+    monkeypatch.setattr(codes, "BLOCK", 100)
+    bank = make_bank(tmp_path / "bank.db", 300)
+    assert codes.block_problems(bank.conn) == []
+    bank.conn.execute("UPDATE versions_codes SET bits = zeroblob(48) WHERE version = 150")
+    assert codes.block_problems(bank.conn) == ["block ending at m200 does not match its codes"]
+    bank.conn.close()

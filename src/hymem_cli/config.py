@@ -13,7 +13,7 @@ from hymem_cli._errors import ConfigError
 KEYS: dict[str, tuple[object, str]] = {
     "bank.path": ("", "path of the bank file (default: bank.db in the data directory; HYMEM_BANK overrides)"),
     "embed.model": ("all-MiniLM-L6-v2", "sentence-transformers model name or path; 'hash' is a non-semantic test embedder"),
-    "embed.onnx": (True, "run the embedder from an ONNX copy made on first ingest (no torch at query time)"),
+    "embed.onnx": (True, "run the embedder from torch-free copies made on first ingest: numpy for queries, ONNX for batches"),
     "search.limit": (10, "results per query"),
     "search.vector_weight": (0.5, "weight of vector similarity in rank fusion"),
     "search.text_weight": (1.0, "weight of full-text (BM25) rank in rank fusion"),

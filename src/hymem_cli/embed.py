@@ -87,19 +87,48 @@ class HashEmbedder:
         return out
 
 
-def _fast_folder(model: str):
+def _fast_folders(model: str) -> tuple:
+    """Where the ONNX copy and the numpy copy of `model` live in the cache."""
     from hymem_cli import config, embed_onnx
 
-    return embed_onnx.export_dir(config.cache_dir(), model, _resolve_model_path(model))
+    onnx = embed_onnx.export_dir(config.cache_dir(), model, _resolve_model_path(model))
+    return onnx, onnx.with_name(onnx.name + "-numpy")
 
 
 def fast_copy_missing(model: str) -> bool:
-    """True when the torch-free copy of `model` could be made but has not been yet."""
-    from hymem_cli import config, embed_onnx
+    """True when a torch-free copy of `model` could be made but has not been yet."""
+    from hymem_cli import config, embed_numpy, embed_onnx
 
-    if model == "hash" or not config.load()["embed.onnx"] or not embed_onnx.available():
+    if model == "hash" or not config.load()["embed.onnx"]:
         return False
-    return not (_fast_folder(model) / "meta.json").exists()
+    onnx, quick = _fast_folders(model)
+    return any(available() and _missing(folder) for available, folder in ((embed_onnx.available, onnx), (embed_numpy.available, quick)))
+
+
+def _missing(folder) -> bool:
+    """No copy in `folder`, and no earlier attempt that the model refused (a `.declined` file beside it)."""
+    return not (folder / "meta.json").exists() and not folder.with_name(folder.name + ".declined").exists()
+
+
+QUICK_MAX = 4  # texts per call that go to the numpy copy; bigger batches are faster through ONNX
+
+
+class FastEmbedder:
+    """The torch-free copies together: a few texts (a search query) through the numpy copy, which
+    starts in milliseconds; batches (an ingest) through the ONNX copy, loaded when the first comes."""
+
+    def __init__(self, quick, onnx_folder):
+        self.name, self.dim = quick.name, quick.dim
+        self._quick, self._onnx_folder, self._batch = quick, onnx_folder, None
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if len(texts) <= QUICK_MAX:
+            return self._quick.embed(texts)
+        if self._batch is None:
+            from hymem_cli import embed_onnx
+
+            self._batch = embed_onnx.load(self._onnx_folder) or self._quick
+        return self._batch.embed(texts)
 
 
 _LOADED: dict[str, Embedder] = {}  # one embedder per model per process: loading costs seconds
@@ -108,21 +137,31 @@ _LOADED: dict[str, Embedder] = {}  # one embedder per model per process: loading
 def get_embedder(model: str = DEFAULT_MODEL, prepare_fast: bool = False) -> Embedder:
     """The embedder for `model`, loaded once per process.
 
-    When an ONNX copy of the model exists (embed.onnx, on by default), it is used and torch is
-    never imported; `prepare_fast` makes that copy from the torch model when it is missing.
+    With embed.onnx (on by default) the torch-free copies are used when they exist and torch is
+    never imported; `prepare_fast` makes them from the torch model when they are missing.
     """
     if model == "hash":
         return _LOADED.setdefault(model, HashEmbedder())
     current = _LOADED.get(model)
     if current is not None and not (prepare_fast and isinstance(current, SentenceTransformerEmbedder)):
         return current
-    from hymem_cli import config, embed_onnx
+    from hymem_cli import config, embed_numpy, embed_onnx
 
-    use_onnx = bool(config.load()["embed.onnx"])
-    chosen = embed_onnx.load(_fast_folder(model)) if use_onnx else None
-    if chosen is None:
-        chosen = current or SentenceTransformerEmbedder(model)
-        if use_onnx and prepare_fast:
-            chosen = embed_onnx.export(chosen._model, model, _fast_folder(model)) or chosen
+    use_fast = bool(config.load()["embed.onnx"])
+    if use_fast and prepare_fast and fast_copy_missing(model):
+        current = current if isinstance(current, SentenceTransformerEmbedder) else SentenceTransformerEmbedder(model)
+        for exporter, folder in zip((embed_onnx.export, embed_numpy.export), _fast_folders(model)):
+            if _missing(folder) and exporter(current._model, model, folder) is None:
+                # Not retried on every ingest (each would load torch again); removing the file retries.
+                folder.with_name(folder.name + ".declined").write_text("this model could not be copied; delete this file to retry\n")
+    chosen = (_fast(model) if use_fast else None) or current or SentenceTransformerEmbedder(model)
     _LOADED[model] = chosen
     return chosen
+
+
+def _fast(model: str) -> Embedder | None:
+    from hymem_cli import embed_numpy, embed_onnx
+
+    onnx, quick = _fast_folders(model)
+    numpy_copy = embed_numpy.load(quick)
+    return FastEmbedder(numpy_copy, onnx) if numpy_copy is not None else embed_onnx.load(onnx)

@@ -29,14 +29,17 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hymem_cli._errors import InputError
 from hymem_cli.bank.search import SearchFilter, search
 from hymem_cli.bank.store import open_bank
 from hymem_cli.embed import Embedder
 from hymem_cli.ingest.message import Message
-from hymem_cli.ingest.pipeline import ChunkProcessor, ingest
 from hymem_cli.ingest.sources import Source, open_sources
+
+if TYPE_CHECKING:
+    from hymem_cli.ingest.pipeline import ChunkProcessor
 
 CATEGORIES = ("single-hop", "multi-hop", "temporal", "knowledge-update", "preference")
 DEFAULT_KS = (5, 10, 20)
@@ -299,6 +302,8 @@ def evaluate_writer(
     scored: list[Scored] = []
     counts: dict[str, float] = {}
     reasons: dict[str, int] = {}
+    from hymem_cli.ingest.pipeline import ingest  # the ingest machinery loads only when an evaluation runs
+
     memories = messages = 0
     ingest_seconds = query_seconds = 0.0
     for conv in conversations:

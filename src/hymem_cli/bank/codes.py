@@ -1,8 +1,8 @@
 """Vector search that stays fast at a million memories: a binary prefilter, then exact cosine.
 
-Every version's embedding is also kept in `versions_codes`: its sign bits (one bit per dimension,
-sqlite-vec's `vec_quantize_binary`) and its float32 vector in a plain table, where reading a few
-hundred rows by id is cheap (sqlite-vec's own point lookups are not). A search ranks all codes by
+Every version's embedding is also kept as its sign bits in `versions_codes` (one bit per dimension,
+sqlite-vec's `vec_quantize_binary`) and as float32 in `versions_floats`, a plain table where reading
+a few hundred rows by id is cheap (sqlite-vec's own point lookups are not). A search ranks all codes by
 Hamming distance in memory — column-major uint64 words, about 10 ms for 1M codes of 384 bits here —
 keeps the nearest `CANDIDATES`, and rescores those exactly by cosine. On embeddings with real
 structure that finds the exact top 10 (bench/search_latency.py measures recall against exact KNN);
@@ -11,7 +11,8 @@ never use it (see `worth_it`).
 
 The codes stay in memory for the life of the Bank object and are topped up with the rows added
 since, so a long-lived process pays the load once; versions are insert-only, so ids above the last
-one loaded are all that can be new.
+one loaded are all that can be new. A new process reads them from `versions_code_blocks`, copies
+of the codes in blocks of BLOCK (see `compact`), and only the newest few one row each.
 """
 
 from __future__ import annotations
@@ -22,6 +23,42 @@ PREFILTER_FROM = 20_000  # vectors; below this sqlite-vec's exact KNN takes ~25 
 CANDIDATES = 1_000  # codes rescored per search at least; 0.997 recall@10 on 1M structured vectors (docs/benchmarks.md)
 OVERSAMPLE = 20  # and at least this many per result wanted
 RESCORE_MAX = 16_384  # widening for a selective filter stops here; the caller falls back to exact KNN
+
+
+BLOCK = 4_096  # codes per row of versions_code_blocks
+
+
+def compact(conn) -> None:
+    """Copy the newest codes into blocks of BLOCK, inside the caller's transaction.
+
+    Loading a million codes one row each costs about a second of Python; from blocks it is a few
+    dozen rows. versions_codes stays the record, the blocks are a copy of it.
+    """
+    import array
+    import sys
+
+    last = conn.execute("SELECT coalesce(max(last), 0) FROM versions_code_blocks").fetchone()[0]
+    while conn.execute("SELECT count(*) FROM versions_codes WHERE version > ?", (last,)).fetchone()[0] >= BLOCK:
+        rows = conn.execute("SELECT version, bits FROM versions_codes WHERE version > ? ORDER BY version LIMIT ?", (last, BLOCK)).fetchall()
+        ids = array.array("q", [r[0] for r in rows])
+        if sys.byteorder == "big":
+            ids.byteswap()
+        last = rows[-1][0]
+        conn.execute("INSERT INTO versions_code_blocks (last, ids, bits) VALUES (?, ?, ?)", (last, ids.tobytes(), b"".join(r[1] for r in rows)))
+
+
+def block_problems(conn) -> list[str]:
+    """Where versions_code_blocks disagrees with versions_codes (doctor, crash tests)."""
+    import array
+
+    problems, previous = [], 0
+    for last, ids_blob, bits in conn.execute("SELECT last, ids, bits FROM versions_code_blocks ORDER BY last"):
+        ids = array.array("q", ids_blob)
+        rows = conn.execute("SELECT version, bits FROM versions_codes WHERE version > ? AND version <= ? ORDER BY version", (previous, last)).fetchall()
+        if list(ids) != [r[0] for r in rows] or bits != b"".join(r[1] for r in rows):
+            problems.append(f"block ending at m{last} does not match its codes")
+        previous = last
+    return problems
 
 
 def worth_it(conn) -> bool:
@@ -48,12 +85,19 @@ class BinaryCodes:
         if top == self.last:
             return
         cur = conn.cursor()
-        cur.row_factory = None  # plain tuples: a million Row objects would cost more than the rows
-        rows = cur.execute("SELECT version, bits FROM versions_codes WHERE version > ? ORDER BY version", (self.last,)).fetchall()
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        bits = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.uint64).reshape(len(rows), -1).T
+        cur.row_factory = None
+        parts = [(np.frombuffer(ids, dtype="<i8"), bits) for _, ids, bits in
+                 cur.execute("SELECT last, ids, bits FROM versions_code_blocks WHERE last > ? ORDER BY last", (self.last,))]
+        blocked = int(parts[-1][0][-1]) if parts else self.last
+        tail = cur.execute("SELECT version, bits FROM versions_codes WHERE version > ? ORDER BY version", (blocked,)).fetchall()
+        if tail:
+            parts.append((np.fromiter((r[0] for r in tail), dtype=np.int64, count=len(tail)), b"".join(r[1] for r in tail)))
+        ids = np.concatenate([p[0] for p in parts])
+        bits = np.frombuffer(b"".join(p[1] for p in parts), dtype=np.uint64).reshape(len(ids), -1)
+        new = ids > self.last  # a block may hold codes loaded earlier from the tail
+        ids, bits = ids[new], bits[new].T
         self.ids = np.concatenate([self.ids, ids])
-        self.words = bits.copy() if self.words is None else np.concatenate([self.words, bits], axis=1)
+        self.words = np.ascontiguousarray(bits) if self.words is None else np.concatenate([self.words, bits], axis=1)
         self.last = int(ids[-1])
 
     def nearest_codes(self, vector, count: int):
@@ -77,7 +121,7 @@ def knn(bank, codes: BinaryCodes, vector, where: str, args: list, want: int) -> 
     while True:
         ids = codes.nearest_codes(query, count)
         rows = bank.conn.execute(
-            f"SELECT c.version, c.embedding FROM versions_codes c JOIN versions v ON v.id = c.version "
+            f"SELECT c.version, c.embedding FROM versions_floats c JOIN versions v ON v.id = c.version "
             f"WHERE c.version IN (SELECT value FROM json_each(?)) AND {where}",
             [json.dumps(ids.tolist()), *args],
         ).fetchall()

@@ -102,14 +102,18 @@ def m001_initial(conn) -> None:
 
 def m002_vector_codes(conn) -> None:
     """Sign-bit codes and a plain copy of each vector, for the binary prefilter of large banks (bank/codes.py)."""
-    conn.execute(
-        "CREATE TABLE versions_codes ("
-        " version INTEGER PRIMARY KEY REFERENCES versions(id),"
-        " bits BLOB NOT NULL,"  # vec_quantize_binary(embedding): one bit per dimension
-        " embedding BLOB NOT NULL)"  # float32, the same bytes as versions_vec
-    )
+    # Narrow rows, so loading every code reads a few MB, not every vector.
+    conn.execute("CREATE TABLE versions_codes (version INTEGER PRIMARY KEY REFERENCES versions(id), bits BLOB NOT NULL)")
+    # float32, the same bytes as versions_vec, where reading a few hundred by id is cheap.
+    conn.execute("CREATE TABLE versions_floats (version INTEGER PRIMARY KEY REFERENCES versions(id), embedding BLOB NOT NULL)")
+    # The same codes, BLOCK to a row, so a new process loads them in a few reads (bank/codes.py compact).
+    conn.execute("CREATE TABLE versions_code_blocks (last INTEGER PRIMARY KEY, ids BLOB NOT NULL, bits BLOB NOT NULL)")
     if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'versions_vec'").fetchone():
-        conn.execute("INSERT INTO versions_codes SELECT rowid, vec_quantize_binary(embedding), embedding FROM versions_vec")
+        from hymem_cli.bank import codes
+
+        conn.execute("INSERT INTO versions_floats SELECT rowid, embedding FROM versions_vec")
+        conn.execute("INSERT INTO versions_codes SELECT version, vec_quantize_binary(embedding) FROM versions_floats")
+        codes.compact(conn)
 
 
 MIGRATIONS = [m001_initial, m002_vector_codes]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Sequence
 
 from hymem_cli._errors import BankError, InputError, NotFoundError
-from hymem_cli.bank import db
+from hymem_cli.bank import codes, db
 from hymem_cli.bank.operations import Operation, memory_id, parse_memory_id
 from hymem_cli.embed import Embedder, to_blob
 
@@ -278,10 +278,13 @@ class Bank:
         return vid
 
     def index_version(self, vid: int, text: str, blob: bytes) -> None:
-        """Every version has exactly one full-text row, one vector and one code, under its own id."""
+        """Every version has exactly one full-text row, one vector (with its code and plain copy), under its own id."""
         self.conn.execute("INSERT INTO versions_fts (rowid, text) VALUES (?, ?)", (vid, text))
         self.conn.execute("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", (vid, blob))
-        self.conn.execute("INSERT INTO versions_codes (version, bits, embedding) VALUES (?, vec_quantize_binary(?), ?)", (vid, blob, blob))
+        self.conn.execute("INSERT INTO versions_codes (version, bits) VALUES (?, vec_quantize_binary(?))", (vid, blob))
+        self.conn.execute("INSERT INTO versions_floats (version, embedding) VALUES (?, ?)", (vid, blob))
+        if vid % 256 == 0:  # cheap to ask; compact() copies full blocks only
+            codes.compact(self.conn)
 
     def _check_target(self, op: Operation, targeted: set[int]):
         if op.op == "add":

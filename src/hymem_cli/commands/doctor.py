@@ -331,8 +331,17 @@ def _bank_checks(conn, path: Path, tables: set[str]) -> Iterator[dict]:
     # versions_fts is an external-content index: count its own rows (docsize), not the content table's.
     fts = conn.execute("SELECT count(*) FROM versions_fts_docsize").fetchone()[0] if "versions_fts_docsize" in tables else None
     yield _index_check("index: full-text", fts, versions)
-    if "versions_codes" in tables:
-        yield _index_check("index: vector codes", conn.execute("SELECT count(*) FROM versions_codes").fetchone()[0], versions)
+    for table, label in (("versions_codes", "index: vector codes"), ("versions_floats", "index: vector copies")):
+        if table in tables:
+            yield _index_check(label, conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0], versions)
+    if "versions_code_blocks" in tables:
+        from hymem_cli.bank.codes import block_problems
+
+        problems = block_problems(conn)
+        if problems:
+            yield _check("index: code blocks", FAIL, "; ".join(problems[:3]), "the bank was edited outside hymem; " + BANK_HINT)
+        else:
+            yield _check("index: code blocks", OK, "every block matches its codes")
     if "versions_vec" in tables:
         try:
             vec = conn.execute("SELECT count(*) FROM versions_vec_rowids").fetchone()[0]
