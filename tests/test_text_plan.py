@@ -35,22 +35,32 @@ def budget(monkeypatch):
 
 
 def test_small_banks_rank_every_word(bank):
-    assert text_plan(bank.conn, ["alex", "kyoto"]) == ('"alex" OR "kyoto"', "bm25")
+    assert text_plan(bank.conn, ["alex", "kyoto"]) == [('"alex" OR "kyoto"', "bm25")]
 
 
-def test_document_frequencies_follow_fts5_stemming(bank):
-    freq = search_module._document_frequencies(bank.conn, ["moved", "alex", "zanzibar", "kyoto"])
-    assert freq == {"moved": 300, "alex": 600, "zanzibar": 0, "kyoto": 6}  # "moved" and "moves" are one stem
+def test_counting_follows_fts5_stemming_and_stops_at_the_cap(bank):
+    assert search_module._count(bank.conn, '"moved"', 1000) == 300  # "moved" and "moves" are one stem
+    assert search_module._count(bank.conn, '"alex"', 100) == 101
+    assert search_module._count(bank.conn, '"zanzibar"', 100) == 0
 
 
-def test_common_words_are_left_out_while_rare_ones_fit(bank, budget):
-    assert text_plan(bank.conn, ["alex", "moved", "coffee", "kyoto", "lisbon"]) == ('"lisbon" OR "kyoto" OR "coffee"', "bm25")
+def test_rare_words_choose_the_documents_and_every_word_scores_them(bank, budget):
+    assert text_plan(bank.conn, ["alex", "moved", "coffee", "kyoto", "lisbon"]) == [
+        ('("lisbon" OR "kyoto" OR "coffee") AND ("moved" OR "alex")', "bm25"),
+        ('("lisbon" OR "kyoto" OR "coffee") NOT ("moved" OR "alex")', "bm25"),
+        ('"lisbon"', "newest"),
+    ]
+    assert text_plan(bank.conn, ["lisbon", "kyoto"]) == [('"lisbon" OR "kyoto"', "bm25"), ('"lisbon"', "newest")]
 
 
-def test_only_common_words_rank_the_documents_holding_all(bank, budget):
-    assert text_plan(bank.conn, ["alex", "moved"]) == ('"moved" AND "alex"', "newest")  # ~300 expected > budget
-    assert text_plan(bank.conn, ["alex", "moved", "tea"]) == ('"tea" AND "moved" AND "alex"', "bm25")  # ~60 expected
-    assert text_plan(bank.conn, ["zanzibar"]) == (None, "bm25")
+def test_without_rare_words_the_fewest_common_ones_that_fit_choose(bank, budget):
+    assert text_plan(bank.conn, ["alex", "moved", "tea"]) == [  # tea and move: ~60 memories
+        ('("tea" AND "moved") AND ("alex")', "bm25"),
+        ('("tea" AND "moved") NOT ("alex")', "bm25"),
+        ('"tea"', "newest"),
+    ]
+    assert text_plan(bank.conn, ["alex", "moved"]) == [('"moved" AND "alex"', "newest")]  # 300 hold both: over the budget
+    assert text_plan(bank.conn, ["zanzibar"]) == []
 
 
 def test_search_under_the_budget_still_finds_the_rare_word_first(bank, budget):
@@ -67,3 +77,17 @@ def test_query_words_drop_stopwords_unless_nothing_is_left():
     assert query_words("Where did Alex move to?") == ["alex", "move"]
     assert query_words("who was it") == ["who", "was", "it"]
     assert len(query_words(" ".join(f"w{i}" for i in range(500)))) == 64
+
+
+def test_planned_ranking_scores_like_plain_bm25(bank, budget):
+    """Under the budget, every hit scores (by plain BM25 over all words) at least as well as the k-th best of plain BM25,
+    while documents holding a rare word are enough to fill the k."""
+    for text in ("Alex moved to Lisbon", "coffee in Kyoto", "Alex likes tea and coffee", "moves Kyoto Lisbon tea"):
+        words = query_words(text)
+        full = " OR ".join(f'"{w}"' for w in words)
+        best = [r[0] for r in bank.conn.execute("SELECT bm25(versions_fts) FROM versions_fts WHERE versions_fts MATCH ? ORDER BY 1 LIMIT 3", (full,))]
+        hits = [int(h["id"][1:]) for h in search(bank, text, 3, vector_weight=0)]
+        score = dict(bank.conn.execute(
+            "SELECT rowid, bm25(versions_fts) FROM versions_fts WHERE versions_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+            (full, str(hits))).fetchall())
+        assert len(hits) == 3 and all(score[h] <= best[-1] + 1e-9 for h in hits), text

@@ -178,3 +178,22 @@ def test_a_block_that_disagrees_with_its_codes_is_reported(tmp_path, monkeypatch
     bank.conn.execute("UPDATE versions_codes SET bits = zeroblob(48) WHERE version = 150")
     assert codes.block_problems(bank.conn) == ["block ending at m200 does not match its codes"]
     bank.conn.close()
+
+
+def test_large_banks_rank_words_on_a_second_connection_alongside_vectors(big_bank, prefilter_always, monkeypatch):
+    import hymem_cli.bank.search as search_module
+
+    calls = []
+    real = search_module.text_ranked
+
+    def recording(conn, *args):
+        calls.append((conn, real(conn, *args)))
+        return calls[-1][1]
+
+    monkeypatch.setattr(search_module, "text_ranked", recording)
+    hits = search(big_bank, "kyoto pottery dentist", 5)
+    assert len(hits) == 5 and len(calls) == 1
+    conn, ranked = calls[0]
+    assert conn is big_bank.reader() and conn is not big_bank.conn
+    assert ranked == real(big_bank.conn, ["kyoto", "pottery", "dentist"], *SearchFilter().sql(), 50)
+    assert {int(h["id"][1:]) for h in hits} & set(ranked)  # the words counted in the fused result

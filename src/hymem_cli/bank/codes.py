@@ -101,7 +101,7 @@ class BinaryCodes:
         self.last = int(ids[-1])
 
     def nearest_codes(self, vector, count: int):
-        """Ids of the `count` codes nearest to `vector` by Hamming distance (unordered)."""
+        """Ids of the `count` codes nearest to `vector` by Hamming distance, unordered (a few more on ties)."""
         np = self._np
         if count >= len(self.ids):
             return self.ids
@@ -109,7 +109,12 @@ class BinaryCodes:
         distance = np.bitwise_count(self.words[0] ^ query[0]).astype(np.uint16)
         for word, q in zip(self.words[1:], query[1:]):
             distance += np.bitwise_count(word ^ q)
-        return self.ids[np.argpartition(distance, count - 1)[:count]]
+        # The distance below which `count` codes lie, from a histogram: cheaper than a partial sort.
+        limit = int(np.searchsorted(np.cumsum(np.bincount(distance)), count))
+        picked = np.flatnonzero(distance <= limit)
+        if len(picked) > 2 * count:  # many ties at the limit
+            picked = picked[np.argpartition(distance[picked], count - 1)[:count]]
+        return self.ids[picked]
 
 
 def knn(bank, codes: BinaryCodes, vector, where: str, args: list, want: int) -> list[int] | None:

@@ -11,7 +11,7 @@ from hymem_cli.bank.store import Bank, version_dict
 from hymem_cli.embed import to_blob
 
 KNN_MAX = 4096  # sqlite-vec's largest k
-TEXT_BUDGET = 20_000  # documents BM25 may score per query (~1.2 µs each here); see text_plan
+TEXT_BUDGET = 10_000  # memories BM25 may score per query (a few µs each here); see text_plan
 RRF_K = 60  # the usual reciprocal-rank constant: flattens the difference between ranks 1 and 2
 # Words that match almost every conversational message and only add noise to an OR query.
 STOPWORDS = frozenset(
@@ -64,54 +64,54 @@ def _any_of(words: list[str]) -> str | None:
     return " OR ".join(f'"{w}"' for w in words) or None
 
 
-def text_plan(conn, words: list[str]) -> tuple[str | None, str]:
-    """The FTS5 query and ordering to rank `words` by, within TEXT_BUDGET scored documents.
+def text_plan(conn, words: list[str]) -> list[tuple[str, str]]:
+    """FTS5 queries, each with its ordering, whose results together rank `words` within TEXT_BUDGET.
 
-    BM25 costs about a microsecond per matching document, so an OR of common words over a million
-    memories takes most of a second. Below the budget this is the plain OR, ranked by BM25. Above
-    it, words are taken rarest first while their documents fit the budget: a document holding only
-    the common words left out would rank below those with a rare one anyway, since BM25 weighs a
-    word by its rarity. When even the rarest word is too common, documents holding every word are
-    ranked — by BM25 if they are few enough, else newest first.
+    BM25 costs microseconds per matching document, so an OR of common words over a million
+    memories takes most of a second. Below the budget the plan is that plain OR. Above it, a few
+    words choose the documents to score: the rarest words while their documents fit the budget
+    (any of them), or else the fewest rarest words whose documents together fit (all of them).
+    The plan ranks the chosen documents holding one of the other words, then those holding none:
+    FTS5 scores every word in an expression, present or not, so each document gets exactly the
+    BM25 score the plain OR would give it, and the two lists merge by score. Left out are
+    documents the choosing words miss, which BM25, weighing a word by its rarity, mostly ranks
+    lower. Last, for when those are too few, the newest memories holding the rarest word.
     """
-    if not words:
-        return None, "bm25"
     total = conn.execute("SELECT coalesce(max(rowid), 0) FROM versions_fts").fetchone()[0]
     if total <= TEXT_BUDGET:
-        return _any_of(words), "bm25"
-    frequency = _document_frequencies(conn, words)
-    words = sorted((w for w in words if frequency[w]), key=frequency.__getitem__)
+        return [(_any_of(words), "bm25")] if words else []
+    count = {w: _count(conn, f'"{w}"', 8 * TEXT_BUDGET) for w in words}  # capped: a word in every memory costs no more
+    words = sorted((w for w in words if count[w]), key=count.__getitem__)
     if not words:
-        return None, "bm25"
+        return []
     chosen, spent = [], 0
     for w in words:
-        if spent + frequency[w] > TEXT_BUDGET:
+        if spent + count[w] > TEXT_BUDGET:
             break
         chosen.append(w)
-        spent += frequency[w]
+        spent += count[w]
     if chosen:
-        return _any_of(chosen), "bm25"
-    expected = total
-    for w in words:
-        expected *= frequency[w] / total  # as if the words were independent
-    return " AND ".join(f'"{w}"' for w in words), "bm25" if expected <= TEXT_BUDGET else "newest"
+        choose = _any_of(chosen)
+    else:
+        for w in words:
+            chosen.append(w)
+            if len(chosen) > 1 and _count(conn, _all_of(chosen), TEXT_BUDGET) <= TEXT_BUDGET:
+                break
+        else:
+            return [(_all_of(words), "newest")]
+        choose = _all_of(chosen)
+    others = _any_of(words[len(chosen):])
+    plan = [(f"({choose}) AND ({others})", "bm25"), (f"({choose}) NOT ({others})", "bm25")] if others else [(choose, "bm25")]
+    return plan + [(f'"{words[0]}"', "newest")]
 
 
-def _document_frequencies(conn, words: list[str]) -> dict[str, int]:
-    """How many memories hold each word, as FTS5 tokenizes it (porter stems: "moved" counts "move")."""
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words USING fts5(word, tokenize='porter unicode61')")
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms USING fts5vocab(temp, query_words, instance)")
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.bank_terms USING fts5vocab(main, versions_fts, row)")
-    conn.execute("DELETE FROM temp.query_words")
-    conn.executemany("INSERT INTO temp.query_words (rowid, word) VALUES (?, ?)", list(enumerate(words, 1)))
-    frequency = dict.fromkeys(words, 0)
-    rows = conn.execute(
-        "SELECT q.doc, min(coalesce(b.doc, 0)) FROM temp.query_terms q LEFT JOIN temp.bank_terms b ON b.term = q.term GROUP BY q.doc"
-    ).fetchall()
-    for doc, count in rows:  # a word of several tokens is a phrase: no more common than its rarest token
-        frequency[words[doc - 1]] = count
-    conn.execute("DELETE FROM temp.query_words")
-    return frequency
+def _all_of(words: list[str]) -> str:
+    return " AND ".join(f'"{w}"' for w in words)
+
+
+def _count(conn, match: str, cap: int) -> int:
+    """How many memories `match` finds, counting no further than just past `cap` (counting costs time per match)."""
+    return conn.execute("SELECT count(*) FROM (SELECT 1 FROM versions_fts WHERE versions_fts MATCH ? LIMIT ?)", (match, cap + 1)).fetchone()[0]
 
 
 def search(
@@ -129,15 +129,25 @@ def search(
     pool = max(limit * 5, 50)  # candidates per ranker before fusion
     scores: dict[int, float] = {}
 
-    match, order = text_plan(bank.conn, query_words(query)) if text_weight > 0 else (None, "")
-    if match:
-        for rank, vid in enumerate(_text_ranked(bank, match, order, where, args, pool), 1):
-            scores[vid] = scores.get(vid, 0.0) + text_weight / (RRF_K + rank)
+    words = query_words(query) if text_weight > 0 else []
+    by_vector = vector_weight > 0 and bank.embedder is not None  # not bound: the bank had no vectors when opened
+    text_hits: list[int] = []
+    vector_hits: list[int] = []
+    if words and by_vector and not bank.conn.in_transaction and codes.worth_it(bank.conn):
+        # A large bank: rank the words on a second connection while the vectors are ranked here;
+        # SQLite and numpy both let go of the interpreter while they work.
+        from concurrent.futures import ThreadPoolExecutor
 
-    if vector_weight > 0 and bank.embedder is not None:  # not bound: the bank had no vectors when opened
-        vector = query_vector if query_vector is not None else bank.embedder.embed([query])[0]
-        for rank, vid in enumerate(_knn(bank, vector, where, args, pool), 1):
-            scores[vid] = scores.get(vid, 0.0) + vector_weight / (RRF_K + rank)
+        with ThreadPoolExecutor(1) as pool_thread:
+            job = pool_thread.submit(text_ranked, bank.reader(), words, where, args, pool)
+            vector_hits = _knn(bank, _query_vector(bank, query, query_vector), where, args, pool)
+            text_hits = job.result()
+    else:
+        text_hits = text_ranked(bank.conn, words, where, args, pool) if words else []
+        vector_hits = _knn(bank, _query_vector(bank, query, query_vector), where, args, pool) if by_vector else []
+    for hits, weight in ((text_hits, text_weight), (vector_hits, vector_weight)):
+        for rank, vid in enumerate(hits, 1):
+            scores[vid] = scores.get(vid, 0.0) + weight / (RRF_K + rank)
 
     best = sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))[:limit]
     results = []
@@ -148,19 +158,40 @@ def search(
     return results
 
 
-def _text_ranked(bank: Bank, match: str, order: str, where: str, args: list, want: int) -> list[int]:
-    """FTS5's best matches admitted by the filter: ranked alone, then filtered, widening until enough survive.
+def _query_vector(bank: Bank, query: str, given):
+    return given if given is not None else bank.embedder.embed([query])[0]
+
+
+def text_ranked(conn, words: list[str], where: str, args: list, want: int) -> list[int]:
+    """The `want` best versions for `words` admitted by the filter, following text_plan."""
+    scored: dict[int, float] = {}  # BM25 (lower is better) of versions ranked by score
+    newest: list[int] = []  # then, for a plan that ends in common words only, the newest
+    for match, order in text_plan(conn, words):
+        if order == "newest" and len(scored) >= want:
+            break
+        for vid, score in _matches(conn, match, order, where, args, want):
+            if score is None:
+                newest.append(vid)
+            else:
+                scored[vid] = min(score, scored.get(vid, score))
+    best = sorted(scored, key=lambda v: (scored[v], -v))
+    return (best + [v for v in newest if v not in scored])[:want]
+
+
+def _matches(conn, match: str, order: str, where: str, args: list, want: int) -> list[tuple[int, float | None]]:
+    """One FTS5 query's best matches admitted by the filter: ranked alone, then filtered, widening until enough survive.
 
     Filtering after ranking looks up a few hundred versions instead of every match.
     """
-    ordering = "bm25(versions_fts)" if order == "bm25" else "rowid DESC"
+    sql = ("SELECT rowid, bm25(versions_fts) FROM versions_fts WHERE versions_fts MATCH ? ORDER BY 2 LIMIT ?" if order == "bm25"
+           else "SELECT rowid, NULL FROM versions_fts WHERE versions_fts MATCH ? ORDER BY rowid DESC LIMIT ?")
     k = want * 2
     while True:
-        ranked = [r[0] for r in bank.conn.execute(f"SELECT rowid FROM versions_fts WHERE versions_fts MATCH ? ORDER BY {ordering} LIMIT ?", (match, k))]
-        admitted = {r[0] for r in bank.conn.execute(
-            f"SELECT v.id FROM versions v WHERE v.id IN (SELECT value FROM json_each(?)) AND {where}", [json.dumps(ranked), *args])}
+        ranked = conn.execute(sql, (match, k)).fetchall()
+        admitted = {r[0] for r in conn.execute(
+            f"SELECT v.id FROM versions v WHERE v.id IN (SELECT value FROM json_each(?)) AND {where}", [json.dumps([r[0] for r in ranked]), *args])}
         if len(admitted) >= want or len(ranked) < k:
-            return [vid for vid in ranked if vid in admitted][:want]
+            return [(r[0], r[1]) for r in ranked if r[0] in admitted][:want]
         k *= 4
 
 

@@ -62,9 +62,11 @@ class OperationRefused(Exception):
 
 
 class Bank:
-    def __init__(self, conn, path: Path):
+    def __init__(self, conn, path: Path, busy_timeout: float = 30.0):
         self.conn = conn
         self.path = path
+        self.busy_timeout = busy_timeout
+        self._reader = None
         self.embedder: Embedder | None = None
         self.codes = None  # bank/codes.py BinaryCodes, loaded by the first search of a large bank
 
@@ -104,6 +106,12 @@ class Bank:
         return self.meta("embed_model")
 
     # -- reading --------------------------------------------------------------------------
+
+    def reader(self):
+        """A second connection to this bank, for reading alongside `conn` (search ranks words on it)."""
+        if self._reader is None:
+            self._reader = db.connect(self.path, self.busy_timeout)
+        return self._reader
 
     def chunk_seen(self, chunk_hash: str) -> bool:
         return self.conn.execute("SELECT 1 FROM chunks WHERE hash = ?", (chunk_hash,)).fetchone() is not None
@@ -358,4 +366,4 @@ def open_bank(path: Path, busy_timeout: float = 30.0, create: bool = True) -> Ba
         raise BankError(f"bank path {path} is a directory", hint="give --bank a file path")
     if not create and not path.exists():
         raise BankError(f"no bank at {path}", hint="store memories first with `hymem add` or `hymem apply`, or pick a bank with --bank")
-    return Bank(db.connect(path, busy_timeout), path)
+    return Bank(db.connect(path, busy_timeout), path, busy_timeout)
