@@ -24,7 +24,7 @@ Then, per size:
     a hit scoring at least the exact 10th best counts, as the synthetic texts have many ties;
   - whole-process `hymem search` p50 over --cli-runs runs, with the real embedder (the bank is
     labelled all-MiniLM-L6-v2; its ONNX copy is made first, as the first `hymem add` does);
-  - with --usability, whole-process `hymem add --raw` of examples/alex.jsonl into the bank, then
+  - with --usability, whole-process `hymem add --raw` of 12 new messages into the bank, then
     `hymem history`, `hymem diff` and `hymem log` on it.
 1M rows take several minutes to build and about 3.5 GB of disk (in --workdir, default a temporary folder).
 """
@@ -53,7 +53,6 @@ from hymem_cli.embed import DEFAULT_MODEL, HashEmbedder, get_embedder  # noqa: E
 
 DIM = 384
 BATCH = 20_000
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "alex.jsonl"
 
 NAMES = "Alex Sam Priya Jordan Mei Tomás Raj Elena Lin Noor Theo Ada Kofi Ingrid Mateo Yuki Omar Sofia Dmitri Grace Hana Luca Zara Ben".split()
 PATTERNS = [
@@ -213,7 +212,11 @@ def usability(path: Path, home: Path) -> dict:
     """Whole-process seconds of everyday commands on the big bank."""
     env = process_env(home)
     out = {}
-    for label, cmd in (("add --raw (12 messages)", hymem("add", "--raw", str(EXAMPLE), "--bank", str(path), "-q")),
+    fresh = path.with_suffix(".new.jsonl")  # new messages on every run: a re-run would only skip stored chunks
+    stamp = time.time_ns()
+    fresh.write_text("".join(json.dumps({"id": f"n{stamp}-{i}", "speaker": "Alex", "text": f"Note {stamp}-{i}: Alex moved to Oslo."}) + "\n"
+                             for i in range(12)))
+    for label, cmd in (("add --raw (12 new messages)", hymem("add", "--raw", str(fresh), "--bank", str(path), "-q")),
                        ("history m1", hymem("history", "m1", "--bank", str(path), "-f", "jsonl")),
                        ("diff 2", hymem("diff", "2", "--bank", str(path), "-f", "jsonl")),
                        ("log", hymem("log", "--bank", str(path), "-f", "jsonl"))):
