@@ -4,7 +4,7 @@
 
 _hymem_subcommands() {
     case "$1" in
-        "") echo "add search apply history show log diff export import revert forget doctor eval config model" ;;
+        "") echo "add search serve apply history show log diff export import revert forget doctor eval config model" ;;
         "config") echo "get set unset list path edit" ;;
         "model") echo "list info rm pull" ;;
     esac
@@ -15,6 +15,7 @@ _hymem_options() {
         "") echo "--version -h --help" ;;
         "add") echo "--raw -i --input-format --chunk-tokens --dry-run -m --model --backend --base-url --pipeline -b --bank -f --format -q --quiet -h --help" ;;
         "search") echo "-n --limit --all --as-of --source --since --until -b --bank -f --format -q --quiet -h --help" ;;
+        "serve") echo "-b --bank -h --help" ;;
         "apply") echo "-b --bank -f --format -q --quiet -h --help" ;;
         "history") echo "-b --bank -f --format -h --help" ;;
         "show") echo "-b --bank -f --format -h --help" ;;
@@ -45,6 +46,7 @@ _hymem_value_options() {
     case "$1" in
         "add") echo "-i --input-format --chunk-tokens -m --model --backend --base-url --pipeline -b --bank -f --format" ;;
         "search") echo "-n --limit --as-of --source --since --until -b --bank -f --format" ;;
+        "serve") echo "-b --bank" ;;
         "apply") echo "-b --bank -f --format" ;;
         "history") echo "-b --bank -f --format" ;;
         "show") echo "-b --bank -f --format" ;;
@@ -81,6 +83,7 @@ _hymem_option_values() {
         "search:--until") echo "none" ;;
         "search:-b"|"search:--bank") echo "files" ;;
         "search:-f"|"search:--format") echo "words table json jsonl plain" ;;
+        "serve:-b"|"serve:--bank") echo "files" ;;
         "apply:-b"|"apply:--bank") echo "files" ;;
         "apply:-f"|"apply:--format") echo "words table json jsonl plain" ;;
         "history:-b"|"history:--bank") echo "files" ;;
@@ -129,9 +132,9 @@ _hymem_arguments() {
         "add") echo "files" ;;
         "apply") echo "files" ;;
         "import") echo "files" ;;
-        "config get") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
-        "config set") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
-        "config unset") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
+        "config get") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
+        "config set") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
+        "config unset") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
         "model info") echo "files" ;;
         *) echo "none" ;;
     esac

@@ -6,6 +6,7 @@ complete -c hymem -f
 # hymem
 complete -c hymem -n '__fish_use_subcommand' -a 'add' -d 'Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.'
 complete -c hymem -n '__fish_use_subcommand' -a 'search' -d 'Search memories: full-text (BM25) and vector similarity, fused. Current memories only by default.'
+complete -c hymem -n '__fish_use_subcommand' -a 'serve' -d 'Keep the bank, its vector codes and the embedder loaded, and answer searches from them.'
 complete -c hymem -n '__fish_use_subcommand' -a 'apply' -d 'Apply operations, one JSON object a line, as one revision: all of them or none.'
 complete -c hymem -n '__fish_use_subcommand' -a 'history' -d 'Show every version of a fact, first to current: operation, text, reason, revision, sources.'
 complete -c hymem -n '__fish_use_subcommand' -a 'show' -d 'Show one memory version with its provenance and status.'
@@ -45,6 +46,9 @@ complete -c hymem -n '__fish_seen_subcommand_from search' -l until -x -d 'Only m
 complete -c hymem -n '__fish_seen_subcommand_from search' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
 complete -c hymem -n '__fish_seen_subcommand_from search' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from search' -s q -l quiet -d 'No messages on stderr, only records and errors.'
+
+# hymem serve
+complete -c hymem -n '__fish_seen_subcommand_from serve' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
 
 # hymem apply
 complete -c hymem -n '__fish_seen_subcommand_from apply' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
@@ -123,15 +127,15 @@ complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_su
 
 # hymem config get
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
 
 # hymem config set
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -s q -l quiet -d 'No messages on stderr, only records and errors.'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
 
 # hymem config unset
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -s q -l quiet -d 'No messages on stderr, only records and errors.'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
 
 # hymem config list
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from list' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'

@@ -12,13 +12,14 @@ _hymem() {
     '*:: :->args' && ret=0
   case $state in
     command)
-      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'search:Search memories - full-text (BM25) and vector similarity, fused. Current memories only by default.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'eval:Evaluate writers - each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.' 'config:Read and change settings. Precedence - defaults < config file < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
+      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'search:Search memories - full-text (BM25) and vector similarity, fused. Current memories only by default.' 'serve:Keep the bank, its vector codes and the embedder loaded, and answer searches from them.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'eval:Evaluate writers - each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.' 'config:Read and change settings. Precedence - defaults < config file < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
       _describe -t commands 'hymem command' commands && ret=0
       ;;
     args)
       case $words[1] in
         add) _hymem_add && ret=0 ;;
         search) _hymem_search && ret=0 ;;
+        serve) _hymem_serve && ret=0 ;;
         apply) _hymem_apply && ret=0 ;;
         history) _hymem_history && ret=0 ;;
         show) _hymem_show && ret=0 ;;
@@ -73,6 +74,15 @@ _hymem_search() {
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
     ':query: ' && ret=0
+  return ret
+}
+
+_hymem_serve() {
+  local curcontext="$curcontext" state line ret=1
+  typeset -A opt_args
+  _arguments -C -s \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: bank.db in the data directory; HYMEM_HOME relocates it).]:bank:_files' \
+    '(- *)'{-h,--help}'[Show help and exit.]' && ret=0
   return ret
 }
 
@@ -248,7 +258,7 @@ _hymem_config_get() {
   _arguments -C -s \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
+    ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
   return ret
 }
 
@@ -258,7 +268,7 @@ _hymem_config_set() {
   _arguments -C -s \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' \
+    ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' \
     ':value: ' && ret=0
   return ret
 }
@@ -269,7 +279,7 @@ _hymem_config_unset() {
   _arguments -C -s \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
+    ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
   return ret
 }
 

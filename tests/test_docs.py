@@ -136,10 +136,11 @@ def _sh(word: str) -> str:
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
 def test_bash_completion_commands_options_and_values():
-    assert _bash_complete("hymem", "se") == ["search"]
+    assert _bash_complete("hymem", "se") == ["search", "serve"]
+    assert _bash_complete("hymem", "sea") == ["search"]
     assert _bash_complete("hymem", "search", "--fo") == ["--format"]
     assert _bash_complete("hymem", "search", "--format", "js") == ["json", "jsonl"]
-    assert _bash_complete("hymem", "--version", "se") == ["search"]
+    assert _bash_complete("hymem", "--version", "sea") == ["search"]
     assert _bash_complete("hymem", "add", "--input-format", "m") == ["markdown"]
     assert set(_bash_complete("hymem", "model", "")) == {"list", "info", "rm", "pull"}
     assert _bash_complete("hymem", "config", "get", "writer.ba") == ["writer.backend", "writer.base_url"]
@@ -173,6 +174,6 @@ def test_fish_completion_offers_commands_and_choices():
                               capture_output=True, text=True, timeout=10)
         return [row.split("\t")[0] for row in done.stdout.splitlines()]
 
-    assert complete("hymem se") == ["search"]
+    assert complete("hymem se") == ["search", "serve"]
     assert complete("hymem search --fo") == ["--format"]
     assert sorted(complete("hymem search --format ")) == ["json", "jsonl", "plain", "table"]

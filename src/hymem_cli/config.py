@@ -16,6 +16,7 @@ KEYS: dict[str, tuple[object, str]] = {
     "embed.onnx": (True, "run the embedder from torch-free copies made on first ingest: numpy for queries, ONNX for batches"),
     "search.limit": (10, "results per query"),
     "search.vector_weight": (0.5, "weight of vector similarity in rank fusion"),
+    "search.server": (True, "ask a running hymem serve for the bank first (falls back to searching in process)"),
     "search.text_weight": (1.0, "weight of full-text (BM25) rank in rank fusion"),
     "ingest.chunk_tokens": (768, "token budget of one transcript chunk"),
     "writer.backend": ("", "llama or openai; empty means no writer is configured"),

@@ -9,7 +9,7 @@ import typer
 
 from hymem_cli import _output, config
 from hymem_cli._errors import InputError, UsageError
-from hymem_cli.bank.search import SearchFilter, search as run_search
+from hymem_cli.bank.search import SearchFilter, search as search_bank
 from hymem_cli.commands._context import bank_for, bind_embedder
 from hymem_cli.commands._options import BankOpt, FormatOpt, LimitOpt, QuietOpt
 from hymem_cli.ingest.timeutil import parse_time_arg
@@ -56,10 +56,22 @@ def search(
     flt = SearchFilter(include_retired=all_versions, source=source, since=_time(since, "--since"), until=_time(until, "--until"))
     if as_of is not None:
         flt.as_of = target.check_revision(as_of)
-    if target.embed_model is not None:
-        bind_embedder(target, settings)
+    target.check_embedder(str(settings["embed.model"]))  # refused here whether a server answers or not
     n = int(settings["search.limit"])
     weights = dict(vector_weight=float(settings["search.vector_weight"]), text_weight=float(settings["search.text_weight"]))
+
+    def run_search(q: str) -> list[dict]:
+        if settings["search.server"]:  # a running `hymem serve` has everything loaded already
+            from dataclasses import asdict
+
+            from hymem_cli import server
+
+            hits = server.ask(target.path, {"query": q, "limit": n, "filter": asdict(flt), **weights})
+            if hits is not None:
+                return hits
+        if target.embedder is None and target.embed_model is not None:
+            bind_embedder(target, settings)
+        return search_bank(target, q, n, flt, **weights)
 
     if query == "-":
         queries = (line.strip() for line in _stdin_lines())
@@ -67,13 +79,13 @@ def search(
         def batch():
             for q in queries:
                 if q:
-                    for hit in run_search(target, q, n, flt, **weights):
+                    for hit in run_search(q):
                         yield {"query": q, **hit}
 
         columns = [("query", "query"), *COLUMNS]
         _output.emit(batch(), fmt, columns, plain=lambda r: f"{r['query']}\t{r['id']}\t{r['text']}")
         return
-    hits = run_search(target, query, n, flt, **weights)
+    hits = run_search(query)
     if not hits:
         _output.info("no matching memories")
     _output.emit(hits, fmt, COLUMNS, plain=lambda r: r["text"])

@@ -1,0 +1,121 @@
+"""A warm search process: `hymem serve` keeps a bank, its vector codes and the embedder loaded, and
+`hymem search` asks it over a Unix socket instead of loading them again.
+
+One socket per bank, in a private directory of this user (`socket_path`). A request is one JSON
+line — the bank's resolved path, the query, limit, filter and weights — and the answer one JSON
+line with the hits, exactly what an in-process search returns. Anything unexpected (no server, a
+stale socket, a server for another bank, an error) makes `ask` return None, and the caller
+searches in process: the server only ever saves time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from hymem_cli._errors import BankError
+
+TIMEOUT = 10.0  # seconds a client waits for an answer before searching itself
+
+
+def socket_path(bank_path: Path) -> Path:
+    """Where the server of `bank_path` listens: short (Unix sockets allow about 100 bytes) and private."""
+    digest = hashlib.blake2b(str(bank_path.resolve()).encode(), digest_size=8).hexdigest()
+    return Path(tempfile.gettempdir()) / f"hymem-{os.getuid()}" / f"{digest}.sock"
+
+
+def _private_dir(path: Path) -> bool:
+    """True when `path` is a directory only this user can enter (so no one else can stand in for the server)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return False
+    return st.st_uid == os.getuid() and (st.st_mode & 0o077) == 0
+
+
+def ask(bank_path: Path, request: dict, timeout: float = TIMEOUT) -> list[dict] | None:
+    """The hits a running server gives for `request`, or None when no server for this bank answers properly."""
+    path = socket_path(bank_path)
+    if not path.exists() or not _private_dir(path.parent):
+        return None
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(timeout)
+            conn.connect(str(path))
+            conn.sendall(json.dumps({"bank": str(bank_path.resolve()), **request}).encode() + b"\n")
+            answer = json.loads(_read_line(conn))
+    except (OSError, ValueError):
+        return None
+    hits = answer.get("hits") if isinstance(answer, dict) else None
+    return hits if isinstance(hits, list) else None
+
+
+def _read_line(conn) -> bytes:
+    chunks = []
+    while not chunks or not chunks[-1].endswith(b"\n"):
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def serve(bank, answer: Callable[[dict], list[dict]], on_ready: Callable[[Path], None] = lambda path: None) -> int:
+    """Answer requests for `bank` until interrupted; returns how many were answered.
+
+    `answer` turns a request (query, limit, filter, weights) into hits; it runs here, one request
+    at a time, on the bank this process keeps open.
+    """
+    import socketserver
+
+    path = socket_path(bank.path)
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    if not _private_dir(path.parent):
+        raise BankError(f"{path.parent} is not a directory private to this user", hint="remove it, or set TMPDIR elsewhere")
+    if path.exists():
+        if ask(bank.path, {"query": ""}, timeout=2.0) is not None:
+            raise BankError(f"another hymem serve is already answering for {bank.path}", hint="stop it first, or use it")
+        path.unlink()  # left by a server that was killed
+    mine = str(bank.path.resolve())
+    answered = 0
+
+    class Handler(socketserver.StreamRequestHandler):
+        def handle(self) -> None:
+            nonlocal answered
+            try:
+                request = json.loads(self.rfile.readline())
+                if request.get("bank") != mine:
+                    raise ValueError("another bank")
+                hits = answer(request) if request.get("query") else []
+                reply = {"hits": hits}
+                answered += bool(request.get("query"))
+            except Exception as exc:  # noqa: BLE001 - the client searches in process instead
+                reply = {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
+            self.wfile.write(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
+
+    old_umask = os.umask(0o177)  # the socket is created 0600
+    try:
+        server = socketserver.UnixStreamServer(str(path), Handler)
+    finally:
+        os.umask(old_umask)
+    import signal
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)  # `kill` stops it as cleanly as Ctrl-C
+    try:
+        on_ready(path)
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        server.server_close()
+        path.unlink(missing_ok=True)
+    return answered

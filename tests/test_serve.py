@@ -1,0 +1,122 @@
+"""`hymem serve`: a warm process that `hymem search` asks first, and never depends on."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import one_error_line
+from hymem_cli import server
+
+
+@pytest.fixture
+def env(home, monkeypatch):
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")  # the server logic, not the model, is under test
+    return home
+
+
+@pytest.fixture
+def start_server(env):
+    started = []
+
+    def start(bank=None):
+        bank = bank or env / "bank.db"
+        proc = subprocess.Popen([sys.executable, "-m", "hymem_cli", "serve", "--bank", str(bank)],
+                                env={**os.environ, "HYMEM_HOME": str(env)}, stderr=subprocess.PIPE, text=True)
+        started.append(proc)
+        deadline = time.monotonic() + 60
+        while server.ask(bank, {"query": ""}, timeout=1.0) is None:  # answering, not just a socket file (it may be stale)
+            assert proc.poll() is None, proc.stderr.read()
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.05)
+        return proc
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def stop(proc) -> str:
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    return proc.stderr.read()
+
+
+QUERIES = [("where does Alex live",), ("Alex", "--all"), ("moved", "--source", "alex", "-n", "3"), ("Sydney", "--as-of", "1")]
+
+
+def test_search_asks_the_server_and_gets_what_it_would_find_itself(cli, env, start_server, monkeypatch):
+    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    proc = start_server()
+    served = [cli("search", *q, "-f", "jsonl") for q in QUERIES]
+    batch = cli("search", "-", "-f", "jsonl", input="Alex city\nSam job\n")
+    monkeypatch.setenv("HYMEM_SEARCH_SERVER", "0")
+    local = [cli("search", *q, "-f", "jsonl") for q in QUERIES]
+    local_batch = cli("search", "-", "-f", "jsonl", input="Alex city\nSam job\n")
+    assert all(r.exit_code == 0 for r in served + local + [batch, local_batch])
+    assert [r.jsonl() for r in served] == [r.jsonl() for r in local] and all(r.jsonl() for r in served)
+    assert batch.jsonl() == local_batch.jsonl()
+    log = stop(proc)
+    assert "answered 6 searches" in log  # 4 queries and the 2 of the batch; the local ones did not ask
+    assert not server.socket_path(env / "bank.db").exists()
+
+
+def test_the_server_sees_memories_added_while_it_runs(cli, env, start_server):
+    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    proc = start_server()
+    ops = json.dumps({"op": "add", "text": "Alex adopted a tortoise named Ziggy."})
+    assert cli("apply", "-", input=ops + "\n").exit_code == 0
+    hits = cli("search", "tortoise Ziggy", "-f", "jsonl").jsonl()
+    assert hits[0]["text"] == "Alex adopted a tortoise named Ziggy."
+    assert "answered 1 searches" in stop(proc)
+
+
+def test_a_dead_server_is_no_obstacle(cli, env, start_server):
+    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    proc = start_server()
+    proc.kill()  # no chance to remove its socket
+    proc.wait()
+    assert server.socket_path(env / "bank.db").exists()
+    found = cli("search", "where does Alex live", "-f", "jsonl")
+    assert found.exit_code == 0 and found.jsonl()
+    again = start_server()  # a new server replaces the stale socket
+    assert cli("search", "Seattle", "-f", "jsonl").jsonl()
+    assert "answered 1 searches" in stop(again)
+
+
+def test_a_server_answers_for_its_own_bank_only(cli, env, start_server, monkeypatch):
+    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    other = env / "other.db"
+    assert cli("add", "--raw", "examples/alex.jsonl", "--bank", str(other)).exit_code == 0
+    proc = start_server()
+    mine = server.socket_path(env / "bank.db")
+    assert server.ask(other, {"query": "Alex", "limit": 3, "filter": {}, "vector_weight": 0.5, "text_weight": 1.0}) is None
+    monkeypatch.setattr(server, "socket_path", lambda bank: mine)  # as if the other bank's socket led here
+    assert server.ask(other, {"query": "Alex", "limit": 3, "filter": {}, "vector_weight": 0.5, "text_weight": 1.0}) is None
+    found = cli("search", "Alex", "--bank", str(other), "-f", "jsonl")
+    assert found.exit_code == 0 and found.jsonl()  # searched in process instead
+    assert "answered 0 searches" in stop(proc)
+
+
+def test_a_second_server_for_the_same_bank_is_refused(cli, env, start_server):
+    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    proc = start_server()
+    second = cli("serve")
+    one_error_line(second, 5, "already answering")
+    stop(proc)
+
+
+def test_the_socket_is_private(cli, env, start_server):
+    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    proc = start_server()
+    path = server.socket_path(env / "bank.db")
+    assert path.stat().st_mode & 0o777 == 0o600 and path.parent.stat().st_mode & 0o777 == 0o700
+    stop(proc)
