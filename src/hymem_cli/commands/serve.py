@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hymem_cli import _output, config
+from hymem_cli import _output
 from hymem_cli.commands._context import bank_for, bind_embedder
 from hymem_cli.commands._options import BankOpt
 
