@@ -4,7 +4,7 @@ A search embeds one short query. Loading torch for that takes seconds and an onn
 a few hundred milliseconds; this needs numpy (which search imports anyway), the tokenizers
 library, and an mmap of the weights that touches only the pages a query uses. The weights are
 written once from the sentence-transformers model (`export`), and the copy is kept only if it
-reproduces that model's vectors to cosine MIN_COSINE on probe sentences.
+reproduces that model's vectors on probe sentences (embed_copy.MIN_COSINE).
 
 Supported: BERT encoders (absolute positions, post-layer-norm, GELU) followed by mean pooling
 and normalisation — all-MiniLM-L6-v2 and its family. Anything else keeps the torch model.
@@ -13,19 +13,11 @@ and normalisation — all-MiniLM-L6-v2 and its family. Anything else keeps the t
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
-MIN_COSINE = 0.999
-PROBES = [
-    "where does Alex live now?",
-    "Alex: I moved to Sydney last month for a new job at Atlassian.",
-    "Priya is allergic to peanuts.",
-    "ok",
-]
+from hymem_cli import embed_copy
+
 BATCH = 32
 
 
@@ -105,7 +97,7 @@ def load(folder: Path) -> NumpyEmbedder | None:
     return NumpyEmbedder(folder)
 
 
-def _tensors(bert, config) -> dict:
+def _tensors(bert) -> dict:
     """The weights, renamed and laid out for `x @ W` (torch's Linear stores W transposed); q, k, v joined."""
     import torch
 
@@ -145,50 +137,22 @@ def export(st_model, name: str, folder: Path) -> NumpyEmbedder | None:
     Returns None, writing nothing, when the model has another shape, a dependency is missing,
     or the copy does not reproduce the model's own vectors.
     """
-    if not available():
+    shape = embed_copy.mean_pooled(st_model) if available() else None
+    bert = getattr(shape[0], "auto_model", None) if shape else None
+    if bert is None or not _is_plain_bert(bert, bert.config):
         return None
-    try:
+
+    def fill(work: Path) -> dict:
         import numpy as np
-    except ImportError:
-        return None
-    transformer, pooling = st_model[0], st_model[1] if len(st_model) > 1 else None
-    # sentence-transformers 5+ names the mode; older releases had one flag per mode.
-    mean = getattr(pooling, "pooling_mode", None) == "mean" or getattr(pooling, "pooling_mode_mean_tokens", False) is True
-    bert = getattr(transformer, "auto_model", None)
-    config = getattr(bert, "config", None)
-    if pooling is None or not mean or bert is None or not _is_plain_bert(bert, config):
-        return None
-    tokenizer = transformer.tokenizer
-    source = getattr(tokenizer, "name_or_path", "")
-    if not (Path(source) / "tokenizer.json").exists():
-        return None
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".export-"))
-    try:
-        tensors = _tensors(bert, config)
+
         layout, offset = {}, 0
         with open(work / "weights.bin", "wb") as f:
-            for tensor_name, array in tensors.items():
+            for tensor_name, array in _tensors(bert).items():
                 f.write(np.ascontiguousarray(array, dtype="<f4").tobytes())
                 layout[tensor_name] = (offset, list(array.shape))
                 offset += array.size
-        shutil.copy(Path(source) / "tokenizer.json", work / "tokenizer.json")
-        dim = st_model.get_embedding_dimension() if hasattr(st_model, "get_embedding_dimension") else st_model.get_sentence_embedding_dimension()
-        meta = {"name": name, "dim": int(dim), "max_length": int(st_model.max_seq_length), "pad_id": int(tokenizer.pad_token_id or 0),
-                "heads": int(config.num_attention_heads), "layers": int(config.num_hidden_layers), "eps": float(config.layer_norm_eps),
+        config = bert.config
+        return {"heads": int(config.num_attention_heads), "layers": int(config.num_hidden_layers), "eps": float(config.layer_norm_eps),
                 "tensors": layout}
-        (work / "meta.json").write_text(json.dumps(meta))
-        candidate = NumpyEmbedder(work)
-        reference = st_model.encode(PROBES, normalize_embeddings=True)
-        if min(sum(a * b for a, b in zip(x, y)) for x, y in zip(candidate.embed(PROBES), reference)) < MIN_COSINE:
-            return None
-        del candidate  # its memory map, before the folder moves
-        try:
-            os.replace(work, folder)  # atomic: a concurrent export of the same model loses the race harmlessly
-        except OSError:
-            pass
-        return load(folder)
-    except Exception:  # a failed copy only costs speed: the torch model keeps working
-        return None
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+
+    return embed_copy.write(st_model, name, folder, shape[1], fill, NumpyEmbedder)

@@ -5,20 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
-MIN_COSINE = 0.999  # the export is kept only if it reproduces the torch model this closely
-PROBES = [
-    "where does Alex live now?",
-    "Alex: I moved to Sydney last month for a new job at Atlassian.",
-    "Priya is allergic to peanuts.",
-    "ok",
-]
-
+from hymem_cli import embed_copy
 
 def available() -> bool:
     """onnxruntime and tokenizers can be imported (checked without importing them)."""
@@ -86,15 +76,10 @@ def export(st_model, name: str, folder: Path) -> OnnxEmbedder | None:
         import torch
     except ImportError:
         return None
-    transformer, pooling = st_model[0], st_model[1] if len(st_model) > 1 else None
-    # sentence-transformers 5+ names the mode; older releases had one flag per mode.
-    mean = getattr(pooling, "pooling_mode", None) == "mean" or getattr(pooling, "pooling_mode_mean_tokens", False) is True
-    if pooling is None or not mean:
+    shape = embed_copy.mean_pooled(st_model)
+    if shape is None:
         return None
-    tokenizer = transformer.tokenizer
-    source = getattr(tokenizer, "name_or_path", "")
-    if not (Path(source) / "tokenizer.json").exists():
-        return None
+    transformer, tokenizer_json = shape
 
     class Pooled(torch.nn.Module):
         def __init__(self, model):
@@ -107,33 +92,16 @@ def export(st_model, name: str, folder: Path) -> OnnxEmbedder | None:
             mean = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(mean, p=2, dim=1)
 
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".export-"))
-    try:
-        sample = tokenizer(PROBES[:2], padding=True, return_tensors="pt")
-        names = ["input_ids", "attention_mask", "token_type_ids"]
-        axes = {n: {0: "batch", 1: "tokens"} for n in names} | {"embedding": {0: "batch"}}
+    def fill(work: Path) -> dict:
         import warnings
 
+        sample = transformer.tokenizer(embed_copy.PROBES[:2], padding=True, return_tensors="pt")
+        names = ["input_ids", "attention_mask", "token_type_ids"]
+        axes = {n: {0: "batch", 1: "tokens"} for n in names} | {"embedding": {0: "batch"}}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.onnx.export(Pooled(transformer.auto_model.eval()), tuple(sample[n] for n in names), str(work / "model.onnx"),
                               input_names=names, output_names=["embedding"], dynamic_axes=axes, opset_version=17, dynamo=False)
-        shutil.copy(Path(source) / "tokenizer.json", work / "tokenizer.json")
-        meta = {"name": name, "dim": st_model.get_embedding_dimension() if hasattr(st_model, "get_embedding_dimension")
-                else st_model.get_sentence_embedding_dimension(),
-                "max_length": int(st_model.max_seq_length), "pad_id": int(tokenizer.pad_token_id or 0)}
-        (work / "meta.json").write_text(json.dumps(meta))
-        candidate = OnnxEmbedder(work)
-        reference = st_model.encode(PROBES, normalize_embeddings=True)
-        if min(sum(a * b for a, b in zip(x, y)) for x, y in zip(candidate.embed(PROBES), reference)) < MIN_COSINE:
-            return None
-        try:
-            os.replace(work, folder)  # atomic: a concurrent export of the same model loses the race harmlessly
-        except OSError:
-            pass
-        return load(folder)
-    except Exception:  # an exporter failure only costs speed: the torch model keeps working
-        return None
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        return {}
+
+    return embed_copy.write(st_model, name, folder, tokenizer_json, fill, OnnxEmbedder)
