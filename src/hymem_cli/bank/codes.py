@@ -20,12 +20,21 @@ from __future__ import annotations
 import json
 
 PREFILTER_FROM = 20_000  # vectors; below this sqlite-vec's exact KNN takes ~25 ms or less here
-CANDIDATES = 1_000  # codes rescored per search at least; 0.997 recall@10 on 1M structured vectors (docs/benchmarks.md)
+CANDIDATES = 1_000  # codes rescored per search at least; 0.996 recall@10 on 1M structured vectors (docs/benchmarks.md)
 OVERSAMPLE = 20  # and at least this many per result wanted
 RESCORE_MAX = 16_384  # widening for a selective filter stops here; the caller falls back to exact KNN
-
-
 BLOCK = 4_096  # codes per row of versions_code_blocks
+
+
+def _ids_blob(ids: list[int]) -> bytes:
+    """Version ids as little-endian int64, the way numpy reads them back ("<i8")."""
+    import array
+    import sys
+
+    packed = array.array("q", ids)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed.tobytes()
 
 
 def compact(conn) -> None:
@@ -34,28 +43,20 @@ def compact(conn) -> None:
     Loading a million codes one row each costs about a second of Python; from blocks it is a few
     dozen rows. versions_codes stays the record, the blocks are a copy of it.
     """
-    import array
-    import sys
-
     last = conn.execute("SELECT coalesce(max(last), 0) FROM versions_code_blocks").fetchone()[0]
     while conn.execute("SELECT count(*) FROM versions_codes WHERE version > ?", (last,)).fetchone()[0] >= BLOCK:
         rows = conn.execute("SELECT version, bits FROM versions_codes WHERE version > ? ORDER BY version LIMIT ?", (last, BLOCK)).fetchall()
-        ids = array.array("q", [r[0] for r in rows])
-        if sys.byteorder == "big":
-            ids.byteswap()
         last = rows[-1][0]
-        conn.execute("INSERT INTO versions_code_blocks (last, ids, bits) VALUES (?, ?, ?)", (last, ids.tobytes(), b"".join(r[1] for r in rows)))
+        conn.execute("INSERT INTO versions_code_blocks (last, ids, bits) VALUES (?, ?, ?)",
+                     (last, _ids_blob([r[0] for r in rows]), b"".join(r[1] for r in rows)))
 
 
 def block_problems(conn) -> list[str]:
-    """Where versions_code_blocks disagrees with versions_codes (doctor, crash tests)."""
-    import array
-
+    """Where versions_code_blocks disagrees with versions_codes (for `hymem doctor`)."""
     problems, previous = [], 0
-    for last, ids_blob, bits in conn.execute("SELECT last, ids, bits FROM versions_code_blocks ORDER BY last"):
-        ids = array.array("q", ids_blob)
+    for last, ids, bits in conn.execute("SELECT last, ids, bits FROM versions_code_blocks ORDER BY last"):
         rows = conn.execute("SELECT version, bits FROM versions_codes WHERE version > ? AND version <= ? ORDER BY version", (previous, last)).fetchall()
-        if list(ids) != [r[0] for r in rows] or bits != b"".join(r[1] for r in rows):
+        if ids != _ids_blob([r[0] for r in rows]) or bits != b"".join(r[1] for r in rows):
             problems.append(f"block ending at m{last} does not match its codes")
         previous = last
     return problems

@@ -1,4 +1,10 @@
-"""Hybrid search: sqlite-vec KNN and FTS5 BM25, fused by weighted reciprocal rank."""
+"""Hybrid search: vector KNN and FTS5 BM25, fused by weighted reciprocal rank.
+
+Small banks use sqlite-vec's exact KNN and plain BM25. Large ones (codes.PREFILTER_FROM memories
+and up) search vectors through sign-bit codes with exact rescoring (bank/codes.py), score with
+BM25 only the memories the query's rarer words choose (text_plan), and rank words and vectors
+side by side on two connections.
+"""
 
 from __future__ import annotations
 
@@ -138,8 +144,8 @@ def search(
         # SQLite and numpy both let go of the interpreter while they work.
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(1) as pool_thread:
-            job = pool_thread.submit(text_ranked, bank.reader(), words, where, args, pool)
+        with ThreadPoolExecutor(1) as executor:
+            job = executor.submit(text_ranked, bank.reader(), words, where, args, pool)
             vector_hits = _knn(bank, _query_vector(bank, query, query_vector), where, args, pool)
             text_hits = job.result()
     else:
