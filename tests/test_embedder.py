@@ -54,3 +54,5 @@ def test_search_process_imports_neither_torch_nor_onnxruntime(cli, home):
     imported = {line.split("|")[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
     assert "tokenizers" in imported and "numpy" in imported
     assert not {m for m in imported if m.split(".")[0] in ("torch", "sentence_transformers", "transformers", "onnxruntime")}
+    embedder = next(r for r in cli("doctor", "-f", "jsonl").jsonl() if r["check"] == "embedder")
+    assert embedder["status"] == "ok" and "from numpy copy for queries, ONNX copy for batches" in embedder["detail"]

@@ -146,7 +146,9 @@ def check_embedder(settings, bank_model: str | None) -> dict:
     except HymemError as exc:
         return _check("embedder", FAIL, exc.message, exc.hint)
     seconds = time.perf_counter() - start
-    detail = f"{embedder.name}: {embedder.dim}-d, loaded in {seconds:.1f} s"
+    source = {"FastEmbedder": "numpy copy for queries, ONNX copy for batches", "OnnxEmbedder": "ONNX copy",
+              "SentenceTransformerEmbedder": "torch (the first `hymem add` makes torch-free copies)"}.get(type(embedder).__name__)
+    detail = f"{embedder.name}: {embedder.dim}-d, loaded in {seconds:.1f} s" + (f" from {source}" if source else "")
     if bank_model is not None and bank_model != embedder.name:
         return _check("embedder", FAIL, f"{detail}; the bank holds {bank_model} vectors",
                       f"set embed.model to {bank_model} (HYMEM_EMBED_MODEL={bank_model}) or use another bank")
