@@ -87,19 +87,29 @@ class BinaryCodes:
             return
         cur = conn.cursor()
         cur.row_factory = None
-        parts = [(np.frombuffer(ids, dtype="<i8"), bits) for _, ids, bits in
-                 cur.execute("SELECT last, ids, bits FROM versions_code_blocks WHERE last > ? ORDER BY last", (self.last,))]
+        parts = [(np.frombuffer(ids, dtype="<i8"), bits) for ids, bits in
+                 cur.execute("SELECT ids, bits FROM versions_code_blocks WHERE last > ? ORDER BY last", (self.last,))]
         blocked = int(parts[-1][0][-1]) if parts else self.last
         tail = cur.execute("SELECT version, bits FROM versions_codes WHERE version > ? ORDER BY version", (blocked,)).fetchall()
         if tail:
             parts.append((np.fromiter((r[0] for r in tail), dtype=np.int64, count=len(tail)), b"".join(r[1] for r in tail)))
-        ids = np.concatenate([p[0] for p in parts])
-        bits = np.frombuffer(b"".join(p[1] for p in parts), dtype=np.uint64).reshape(len(ids), -1)
-        new = ids > self.last  # a block may hold codes loaded earlier from the tail
-        ids, bits = ids[new], bits[new].T
-        self.ids = np.concatenate([self.ids, ids])
-        self.words = np.ascontiguousarray(bits) if self.words is None else np.concatenate([self.words, bits], axis=1)
-        self.last = int(ids[-1])
+        # One copy into column-major words; a block may hold codes loaded earlier from the tail.
+        width = len(parts[0][1]) // 8 // len(parts[0][0])
+        total = sum(int(np.count_nonzero(ids > self.last)) for ids, _ in parts)
+        ids_out, words = np.empty(total, dtype=np.int64), np.empty((width, total), dtype=np.uint64)
+        at = 0
+        for ids, bits in parts:
+            rows = np.frombuffer(bits, dtype=np.uint64).reshape(len(ids), width)
+            keep = ids > self.last
+            if not keep.all():
+                ids, rows = ids[keep], rows[keep]
+            ids_out[at:at + len(ids)] = ids
+            words[:, at:at + len(ids)] = rows.T
+            at += len(ids)
+        first = self.words is None
+        self.ids = ids_out if first else np.concatenate([self.ids, ids_out])
+        self.words = words if first else np.concatenate([self.words, words], axis=1)
+        self.last = int(ids_out[-1])
 
     def nearest_codes(self, vector, count: int):
         """Ids of the `count` codes nearest to `vector` by Hamming distance, unordered (a few more on ties)."""
