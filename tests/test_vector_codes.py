@@ -197,3 +197,18 @@ def test_large_banks_rank_words_on_a_second_connection_alongside_vectors(big_ban
     assert conn is big_bank.reader() and conn is not big_bank.conn
     assert ranked == real(big_bank.conn, ["kyoto", "pottery", "dentist"], *SearchFilter().sql(), 50)
     assert {int(h["id"][1:]) for h in hits} & set(ranked)  # the words counted in the fused result
+
+
+def test_an_upgraded_bank_says_so_once(cli, home, monkeypatch):
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    first = cli("add", "--raw", "examples/alex.jsonl")
+    assert first.exit_code == 0 and "upgrading" not in first.stderr  # a new bank is made, not upgraded
+    bank = open_bank(home / "bank.db")
+    for table in ("versions_codes", "versions_floats", "versions_code_blocks"):
+        bank.conn.execute(f"DROP TABLE {table}")
+    bank.conn.execute("DELETE FROM migrations WHERE name = 'm002_vector_codes'")
+    bank.conn.close()
+    found = cli("search", "Sydney", "-f", "jsonl")
+    assert found.exit_code == 0 and found.jsonl()
+    assert "upgrading bank" in found.stderr and "m002_vector_codes" in found.stderr
+    assert "upgrading" not in cli("search", "Sydney", "-f", "jsonl").stderr

@@ -39,7 +39,7 @@ def vec_extension() -> str:
     return os.path.join(spec.submodule_search_locations[0], "vec0")
 
 
-def connect(path: Path, busy_timeout: float = 30.0):
+def connect(path: Path, busy_timeout: float = 30.0, on_upgrade=None):
     """Open (creating if needed) the bank at `path` with sqlite-vec loaded and migrations applied."""
     sqlite = sqlite_module()
     new = not path.exists()
@@ -59,7 +59,7 @@ def connect(path: Path, busy_timeout: float = 30.0):
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
         conn.execute("PRAGMA foreign_keys = ON")
         _set_wal(conn, busy_timeout)
-        migrate(conn)
+        migrate(conn, on_upgrade)
     except sqlite.DatabaseError as exc:
         conn.close()
         raise translate(exc, path) from None
@@ -109,8 +109,11 @@ def transaction(conn) -> Iterator[None]:
         conn.execute("COMMIT")
 
 
-def migrate(conn) -> None:
-    """Apply the migrations this bank lacks, each in the same transaction as its record."""
+def migrate(conn, on_upgrade=None) -> None:
+    """Apply the migrations this bank lacks, each in the same transaction as its record.
+
+    `on_upgrade(names)` is told first when a bank that already had migrations gets new ones.
+    """
     conn.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
     applied = {row[0] for row in conn.execute("SELECT name FROM migrations")}
     known = [fn.__name__ for fn in MIGRATIONS]
@@ -120,6 +123,9 @@ def migrate(conn) -> None:
             f"this bank was made by a newer hymem (unknown migrations: {', '.join(sorted(unknown))})",
             hint="upgrade hymem: pip install -U hymem",
         )
+    pending = [fn.__name__ for fn in MIGRATIONS if fn.__name__ not in applied]
+    if pending and applied and on_upgrade is not None:
+        on_upgrade(pending)
     for fn in MIGRATIONS:
         if fn.__name__ in applied:
             continue

@@ -360,10 +360,13 @@ def version_dict(row, as_of: int | None = None) -> dict:
     }
 
 
-def open_bank(path: Path, busy_timeout: float = 30.0, create: bool = True) -> Bank:
-    """Open the bank at `path`; with create=False a missing bank is an error instead of a new file."""
+def open_bank(path: Path, busy_timeout: float = 30.0, create: bool = True, on_upgrade=None) -> Bank:
+    """Open the bank at `path`; with create=False a missing bank is an error instead of a new file.
+
+    `on_upgrade(migration names)` is told before an existing bank is brought to this version's schema.
+    """
     if path.is_dir():
         raise BankError(f"bank path {path} is a directory", hint="give --bank a file path")
     if not create and not path.exists():
         raise BankError(f"no bank at {path}", hint="store memories first with `hymem add` or `hymem apply`, or pick a bank with --bank")
-    return Bank(db.connect(path, busy_timeout), path, busy_timeout)
+    return Bank(db.connect(path, busy_timeout, on_upgrade), path, busy_timeout)

@@ -8,8 +8,15 @@ from hymem_cli.bank import Bank, open_bank
 
 def bank_for(bank_opt: str | None, *, embed: bool = False, create: bool = False) -> Bank:
     """The bank chosen by --bank / HYMEM_BANK / config; `embed` binds the configured embedder."""
+    from hymem_cli import _output
+
     settings = config.load()
-    bank = open_bank(config.bank_path(bank_opt), float(settings["bank.busy_timeout"]), create=create)
+    path = config.bank_path(bank_opt)
+
+    def upgrading(names: list[str]) -> None:
+        _output.info(f"upgrading bank {path} to this version of hymem ({', '.join(names)}); once, and minutes for a very large bank")
+
+    bank = open_bank(path, float(settings["bank.busy_timeout"]), create=create, on_upgrade=upgrading)
     if embed:
         bind_embedder(bank, settings, prepare_fast=True)
     return bank
