@@ -14,6 +14,8 @@ then codes.compact):
     with the larger weight. Queries are other sentences of the grammar, embedded for real.
   - `uniform` vectors are random unit vectors: no neighbourhood structure at all, the worst case for
     any approximate index (texts and queries as above).
+  - `real`: every memory is a distinct sentence of the grammar with a time added, embedded for real
+    (the embedding is the slow part: minutes per 100k here).
 
 Then, per size:
   - in-process `search()` p50/p95 over --queries queries, hybrid and each ranker alone, with the
@@ -84,23 +86,28 @@ FILL = {
 }
 
 
-def sentences(rng: np.random.Generator, n: int) -> list[str]:
-    """`n` distinct sentences of the grammar."""
+WHEN = [f"in {m} {y}" for m in ("January", "March", "May", "July", "September", "November") for y in range(2019, 2026)] + [
+    "last week", "yesterday", "this spring", "two years ago", "after the holidays", "before the move", "over the weekend"]
+
+
+def sentences(rng: np.random.Generator, n: int, dated: bool = False) -> list[str]:
+    """`n` distinct sentences of the grammar (about 25,000 exist; `dated` adds a time to each, for many more)."""
     out: dict[str, None] = {}
     while len(out) < n:
         pattern = PATTERNS[rng.integers(len(PATTERNS))]
         words = {k: v[rng.integers(len(v))] for k, v in FILL.items()}
-        out[pattern.format(n=NAMES[rng.integers(len(NAMES))], f2=words["f"], t2=words["t"], **words)] = None
+        text = pattern.format(n=NAMES[rng.integers(len(NAMES))], f2=words["f"], t2=words["t"], **words)
+        out[f"{text} {WHEN[rng.integers(len(WHEN))]}" if dated else text] = None
     return list(out)
 
 
-def corpus(work: Path, bases: int, queries: int) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
+def corpus(work: Path, bases: int, queries: int, dated: bool = False) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
     """Base and query sentences with their real embeddings, cached in the work folder."""
-    cache = work / f"corpus-{bases}-{queries}.npz"
+    cache = work / f"corpus-{bases}-{queries}{'-dated' if dated else ''}.npz"
     if cache.exists():
         data = np.load(cache, allow_pickle=False)
         return list(data["base_texts"]), data["base"], list(data["query_texts"]), data["query"]
-    texts = sentences(np.random.default_rng(5), bases + queries)
+    texts = sentences(np.random.default_rng(5), bases + queries, dated)
     embedder = get_embedder(DEFAULT_MODEL, prepare_fast=True)
     started = time.perf_counter()
     vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
@@ -109,7 +116,10 @@ def corpus(work: Path, bases: int, queries: int) -> tuple[list[str], np.ndarray,
     return texts[:bases], vectors[:bases], texts[bases:], vectors[bases:]
 
 
-def memories(rng: np.random.Generator, n: int, kind: str, base_texts: list[str], base: np.ndarray) -> tuple[list[str], np.ndarray]:
+def memories(rng: np.random.Generator, start: int, n: int, kind: str, base_texts: list[str], base: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Memories `start`..`start + n - 1` (1-based) of a bank of this kind."""
+    if kind == "real":  # one distinct real sentence per memory
+        return base_texts[start - 1:start - 1 + n], base[start - 1:start - 1 + n].astype("<f4")
     first = rng.integers(len(base), size=n)
     texts = [base_texts[i] for i in first]
     if kind == "uniform":
@@ -125,7 +135,7 @@ def memories(rng: np.random.Generator, n: int, kind: str, base_texts: list[str],
 def replay(size: int, kind: str, base_texts: list[str], base: np.ndarray, seed: int = 7) -> np.ndarray:
     """The vectors `build` stores, made again (for --reuse)."""
     rng = np.random.default_rng(seed)
-    return np.concatenate([memories(rng, min(BATCH, size + 1 - start), kind, base_texts, base)[1] for start in range(1, size + 1, BATCH)])
+    return np.concatenate([memories(rng, start, min(BATCH, size + 1 - start), kind, base_texts, base)[1] for start in range(1, size + 1, BATCH)])
 
 
 def build(path: Path, size: int, kind: str, base_texts: list[str], base: np.ndarray, seed: int = 7) -> tuple[float, np.ndarray]:
@@ -142,7 +152,7 @@ def build(path: Path, size: int, kind: str, base_texts: list[str], base: np.ndar
     for start in range(1, size + 1, BATCH):
         n = min(BATCH, size + 1 - start)
         ids = range(start, start + n)
-        texts, vectors = memories(rng, n, kind, base_texts, base)
+        texts, vectors = memories(rng, start, n, kind, base_texts, base)
         everything[start - 1:start - 1 + n] = vectors
         texts = [f"{t} (note {i})" for i, t in zip(ids, texts)]
         conn.executemany(
@@ -229,7 +239,8 @@ def usability(path: Path, home: Path) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000,1000000", help="bank sizes, comma-separated")
-    ap.add_argument("--vectors", choices=("mixture", "uniform"), default="mixture")
+    ap.add_argument("--vectors", choices=("mixture", "uniform", "real"), default="mixture",
+                    help="real: one real sentence embedding per memory (embeds as many sentences as the largest size)")
     ap.add_argument("--bases", type=int, default=4000, help="real sentences the mixture is made from")
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--cli-runs", type=int, default=5)
@@ -242,7 +253,8 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     os.environ["HYMEM_HOME"] = str(work)  # the ONNX copy of the embedder goes here too
     try:
-        base_texts, base, query_texts, query = corpus(work, args.bases, args.queries)
+        bases = max(args.bases, *sizes) if args.vectors == "real" else args.bases
+        base_texts, base, query_texts, query = corpus(work, bases, args.queries, dated=args.vectors == "real")
         for size in sizes:
             path = work / f"bank-{args.vectors}-{size}.db"
             if args.reuse and path.exists():
