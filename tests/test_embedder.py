@@ -56,3 +56,19 @@ def test_search_process_imports_neither_torch_nor_onnxruntime(cli, home):
     assert not {m for m in imported if m.split(".")[0] in ("torch", "sentence_transformers", "transformers", "onnxruntime")}
     embedder = next(r for r in cli("doctor", "-f", "jsonl").jsonl() if r["check"] == "embedder")
     assert embedder["status"] == "ok" and "from numpy copy for queries, ONNX copy for batches" in embedder["detail"]
+
+
+def test_a_model_that_cannot_be_copied_is_declined_once(monkeypatch, tmp_path):
+    """A refused export leaves a marker (and the torch model in use); a missing dependency does not."""
+    from hymem_cli import embed_numpy as numpy_copy, embed_onnx as onnx_copy
+
+    monkeypatch.setenv("HYMEM_CACHE", str(tmp_path / "fresh"))  # its folders do not exist yet
+    monkeypatch.setattr(embed, "_LOADED", {})
+    monkeypatch.setattr(onnx_copy, "export", lambda *a: None)  # as for a model of another shape
+    monkeypatch.setattr(numpy_copy, "available", lambda: False)  # as without tokenizers installed
+    chosen = get_embedder(prepare_fast=True)
+    assert isinstance(chosen, SentenceTransformerEmbedder)
+    onnx_folder, numpy_folder = embed._fast_folders(embed.DEFAULT_MODEL)
+    assert onnx_folder.with_name(onnx_folder.name + ".declined").exists()
+    assert not numpy_folder.with_name(numpy_folder.name + ".declined").exists()
+    assert not embed.fast_copy_missing(embed.DEFAULT_MODEL)

@@ -150,9 +150,11 @@ def get_embedder(model: str = DEFAULT_MODEL, prepare_fast: bool = False) -> Embe
     use_fast = bool(config.load()["embed.onnx"])
     if use_fast and prepare_fast and fast_copy_missing(model):
         current = current if isinstance(current, SentenceTransformerEmbedder) else SentenceTransformerEmbedder(model)
-        for exporter, folder in zip((embed_onnx.export, embed_numpy.export), _fast_folders(model)):
-            if _missing(folder) and exporter(current._model, model, folder) is None:
+        onnx, quick = _fast_folders(model)
+        for available, exporter, folder in ((embed_onnx.available, embed_onnx.export, onnx), (embed_numpy.available, embed_numpy.export, quick)):
+            if available() and _missing(folder) and exporter(current._model, model, folder) is None:
                 # Not retried on every ingest (each would load torch again); removing the file retries.
+                folder.parent.mkdir(parents=True, exist_ok=True)
                 folder.with_name(folder.name + ".declined").write_text("this model could not be copied; delete this file to retry\n")
     chosen = (_fast(model) if use_fast else None) or current or SentenceTransformerEmbedder(model)
     _LOADED[model] = chosen
