@@ -71,6 +71,7 @@ def serve(bank, answer: Callable[[dict], list[dict]], on_ready: Callable[[Path],
     `answer` turns a request (query, limit, filter, weights) into hits; it runs here, one request
     at a time, on the bank this process keeps open.
     """
+    import signal
     import socketserver
 
     path = socket_path(bank.path)
@@ -96,14 +97,16 @@ def serve(bank, answer: Callable[[dict], list[dict]], on_ready: Callable[[Path],
                 answered += bool(request.get("query"))
             except Exception as exc:  # noqa: BLE001 - the client searches in process instead
                 reply = {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
-            self.wfile.write(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
+            try:
+                self.wfile.write(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
+            except OSError:  # the client gave up waiting
+                pass
 
     old_umask = os.umask(0o177)  # the socket is created 0600
     try:
         server = socketserver.UnixStreamServer(str(path), Handler)
     finally:
         os.umask(old_umask)
-    import signal
 
     def stop(signum, frame):
         raise KeyboardInterrupt
