@@ -139,18 +139,19 @@ def search(
     by_vector = vector_weight > 0 and bank.embedder is not None  # not bound: the bank had no vectors when opened
     text_hits: list[int] = []
     vector_hits: list[int] = []
-    if words and by_vector and not bank.conn.in_transaction and codes.worth_it(bank.conn):
+    large = _large(bank)
+    if words and by_vector and large:
         # A large bank: rank the words on a second connection while the vectors are ranked here;
         # SQLite and numpy both let go of the interpreter while they work.
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(1) as executor:
             job = executor.submit(text_ranked, bank.reader(), words, where, args, pool)
-            vector_hits = _knn(bank, _query_vector(bank, query, query_vector), where, args, pool)
+            vector_hits = _knn(bank, _query_vector(bank, query, query_vector), where, args, pool, large)
             text_hits = job.result()
     else:
         text_hits = text_ranked(bank.conn, words, where, args, pool) if words else []
-        vector_hits = _knn(bank, _query_vector(bank, query, query_vector), where, args, pool) if by_vector else []
+        vector_hits = _knn(bank, _query_vector(bank, query, query_vector), where, args, pool, large) if by_vector else []
     for hits, weight in ((text_hits, text_weight), (vector_hits, vector_weight)):
         for rank, vid in enumerate(hits, 1):
             scores[vid] = scores.get(vid, 0.0) + weight / (RRF_K + rank)
@@ -201,9 +202,16 @@ def _matches(conn, match: str, order: str, where: str, args: list, want: int) ->
         k *= 4
 
 
-def _knn(bank: Bank, vector, where: str, args: list, want: int) -> list[int]:
+def _large(bank: Bank) -> bool:
+    """Search this bank through its codes? Not inside a transaction: rows may still roll back, and codes stay cached."""
+    return not bank.conn.in_transaction and codes.worth_it(bank.conn)
+
+
+def _knn(bank: Bank, vector, where: str, args: list, want: int, large: bool | None = None) -> list[int]:
     """Nearest versions admitted by the filter: the binary prefilter on large banks, else exact KNN."""
-    if not bank.conn.in_transaction and codes.worth_it(bank.conn):  # inside a transaction, rows may still roll back
+    if large is None:
+        large = _large(bank)
+    if large:
         if bank.codes is None:
             bank.codes = codes.BinaryCodes()
         found = codes.knn(bank, bank.codes, vector, where, args, want)

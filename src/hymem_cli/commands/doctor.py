@@ -61,17 +61,15 @@ def check_sqlite() -> dict:
 
 def check_sqlite_vec() -> dict:
     try:
-        import sqlite_vec
+        from hymem_cli.bank.db import vec_extension
 
         conn = _memory_connection()
         try:
             conn.enable_load_extension(True)
-            sqlite_vec.load(conn)
+            conn.load_extension(vec_extension())  # as the bank loads it; not installed: a HymemError
             version = conn.execute("select vec_version()").fetchone()[0]
         finally:
             conn.close()
-    except ImportError:
-        return _check("sqlite-vec", FAIL, "sqlite-vec is not installed", "pip install sqlite-vec")
     except HymemError as exc:
         return _check("sqlite-vec", FAIL, exc.message, exc.hint)
     except Exception as exc:  # noqa: BLE001
@@ -265,15 +263,13 @@ BANK_HINT = "restore from a backup: hymem export > backup.jsonl; hymem import ba
 
 def _open_read_only(path: Path):
     """The bank without migrating or writing anything, with sqlite-vec loaded so its table can be read."""
-    from hymem_cli.bank.db import sqlite_module
+    from hymem_cli.bank.db import sqlite_module, vec_extension
 
     sqlite = sqlite_module()
     conn = sqlite.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     conn.enable_load_extension(True)
     try:
-        import sqlite_vec
-
-        sqlite_vec.load(conn)
+        conn.load_extension(vec_extension())
     except Exception:  # noqa: BLE001 - the vec check reports it
         pass
     return conn
