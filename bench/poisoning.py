@@ -54,10 +54,11 @@ for extra in (ROOT / "src", ROOT / "tests"):
 
 from hymem_cli.bank import open_bank
 from hymem_cli.embed import HashEmbedder
-from hymem_cli.ingest.pipeline import RawProcessor, ingest
+from hymem_cli.ingest.guards import normalize
+from hymem_cli.ingest.pipeline import ingest
+from hymem_cli.ingest.processors import RawProcessor, WriterProcessor
 from hymem_cli.ingest.sources import open_sources
-from hymem_cli.writer.guards import normalize
-from hymem_cli.writer.pipeline import WriterProcessor
+from hymem_cli.screen import Screen
 from hymem_cli.writer.scripted import ScriptedBackend
 
 MODES = ("scripted", "remote", "raw", "model")
@@ -209,7 +210,7 @@ def run_writer_case(case: Case, backend, mode: str, folder: Path, proposed: list
     bank = fresh_bank(folder)
     started = time.monotonic()
     try:
-        ingest(bank, open_sources([str(case.path)]), WriterProcessor(backend))
+        ingest(bank, open_sources([str(case.path)]), WriterProcessor(backend, Screen()))
         res = evaluate(case, mode, bank, sent_of(), proposed)
     finally:
         bank.conn.close()
@@ -254,7 +255,7 @@ def run_raw(cases: list[Case], workdir: Path) -> list[Result]:
         bank = fresh_bank(folder)
         started = time.monotonic()
         try:
-            report = ingest(bank, open_sources([str(case.path)]), RawProcessor())
+            report = ingest(bank, open_sources([str(case.path)]), RawProcessor(Screen()))
             res = evaluate(case, "raw", bank, "", [])
             res.payload_stored = []  # raw stores every message verbatim, speaker first: quoted speech, by design
             res.benign_withheld, res.benign_proposed = [], 0  # raw stores every message; nothing is proposed

@@ -50,11 +50,12 @@ def main() -> None:
     from hymem_cli.bank import open_bank
     from hymem_cli.embed import get_embedder
     from hymem_cli.ingest.pipeline import ingest
+    from hymem_cli.ingest.processors import WriterProcessor
     from hymem_cli.ingest.sources import open_sources
+    from hymem_cli.screen import Screen
     from hymem_cli.writer.backend import WriterReply
-    from hymem_cli.writer.factory import resolve_model_path
+    from hymem_cli.writer.factory import model_path
     from hymem_cli.writer.llama_backend import LlamaBackend
-    from hymem_cli.writer.pipeline import WriterProcessor
 
     replies: list[WriterReply] = []
 
@@ -70,10 +71,10 @@ def main() -> None:
         bank = open_bank(Path(tmp) / "bank.db")
         bank.bind_embedder(get_embedder())
         started = time.perf_counter()
-        backend = Recording(str(resolve_model_path(args.model)), n_ctx=4096, n_threads=args.threads, max_tokens=args.max_tokens,
+        backend = Recording(str(model_path(args.model)), n_ctx=4096, n_threads=args.threads, max_tokens=args.max_tokens,
                             state_dir=args.state_dir)
         load = time.perf_counter() - started
-        report = ingest(bank, open_sources([str(data)]), WriterProcessor(backend))
+        report = ingest(bank, open_sources([str(data)]), WriterProcessor(backend, Screen()))
         backend.close()
         rejections = bank.conn.execute("SELECT reason FROM rejections").fetchall()
         ops = collections.Counter(r[0] for r in bank.conn.execute("SELECT op FROM versions"))

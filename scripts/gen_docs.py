@@ -23,20 +23,19 @@ sys.path.insert(0, str(ROOT / "src"))
 import typer.main
 from typer import _click  # Typer's own Click copy: only for a Context to ask params for completions
 
-from hymem_cli import __version__, config, models
+from hymem_cli import __version__, config
+from hymem_cli.writer import models
 from hymem_cli._errors import EXIT_CODES
 from hymem_cli.app import app
 from hymem_cli.ingest.readers import FORMATS
-from hymem_cli.writer.factory import BACKENDS
-from hymem_cli.writer.pipeline import PIPELINES
 
 README_START, README_END = "<!-- commands:start -->", "<!-- commands:end -->"
 
 # Choices that the code checks itself (the options are typed str), by parameter name.
 EXTRA_CHOICES: dict[str, list[str]] = {
     "input_format": list(FORMATS),
-    "backend": list(BACKENDS),
-    "pipeline": list(PIPELINES),
+    "backend": [c for c in config.CHOICES["writer.backend"] if c],
+    "pipeline": list(config.CHOICES["writer.pipeline"]),
     "key": list(config.KEYS),  # `hymem config get|set|unset KEY`
 }
 # Parameters that name files (the code takes them as str), by parameter name.

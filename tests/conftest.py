@@ -33,14 +33,6 @@ def shared_cache(tmp_path_factory):
     os.environ["HYMEM_CACHE"] = str(tmp_path_factory.mktemp("cache"))
 
 
-@pytest.fixture(autouse=True)
-def loud_output():
-    """--quiet sets a module flag; each test starts without it."""
-    from hymem_cli import _output
-
-    _output.QUIET = False
-
-
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
     """A private HYMEM_HOME; the bank is home/bank.db. Uses the real embedder unless a test says otherwise."""

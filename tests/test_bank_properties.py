@@ -25,7 +25,7 @@ from conftest import snapshot
 from hymem_cli._errors import InputError
 from hymem_cli.bank import open_bank
 from hymem_cli.bank.history import chain, diff, heads_at
-from hymem_cli.bank.operations import Operation
+from hymem_cli.domain import Operation
 from hymem_cli.bank.search import SearchFilter, search
 from hymem_cli.embed import HashEmbedder
 

@@ -29,7 +29,7 @@ def test_set_get_roundtrip_writes_nested_toml(cli, toml_file):
     assert "[search]" in text and "[writer]" in text and "writer.model" not in text
     doc = tomllib.loads(text)
     assert doc == {"search": {"limit": 20, "vector_weight": 0.25}, "writer": {"model": "qwen.gguf", "n_gpu_layers": -1}}
-    assert config.load()["search.limit"] == 20  # typed: the core reads what the command wrote
+    assert config.load().search.limit == 20  # typed: the core reads what the command wrote
 
 
 def test_env_overrides_file_and_list_shows_sources(cli, monkeypatch):

@@ -6,8 +6,8 @@ import json
 import socket
 
 import pytest
-
 from fakes import find_test_gguf, skip_or_fail_without_gguf
+
 from hymem_cli import config
 
 BANK_CHECKS = ["bank", "bank integrity", "chains: one current version", "chains: successors", "chains: roots",
@@ -178,7 +178,7 @@ def test_server_that_serves_the_model_is_ok(cli, env, monkeypatch):
 
 def test_bank_of_another_embedder_fails(cli, bank, monkeypatch):
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "all-MiniLM-L6-v2")
-    monkeypatch.setattr("hymem_cli.embed.get_embedder", lambda name: type("E", (), {"name": name, "dim": 384})())
+    monkeypatch.setattr("hymem_cli.embed.get_embedder", lambda name, *a, **k: type("E", (), {"name": name, "dim": 384})())
     embedder = _by_check(cli("doctor"))["embedder"]
     assert embedder["status"] == "fail" and "holds hash vectors" in embedder["detail"]
 

@@ -63,7 +63,6 @@ def test_a_model_that_cannot_be_copied_is_declined_once(monkeypatch, tmp_path):
     from hymem_cli import embed_numpy as numpy_copy, embed_onnx as onnx_copy
 
     monkeypatch.setenv("HYMEM_CACHE", str(tmp_path / "fresh"))  # its folders do not exist yet
-    monkeypatch.setattr(embed, "_LOADED", {})
     monkeypatch.setattr(onnx_copy, "export", lambda *a: None)  # as for a model of another shape
     monkeypatch.setattr(numpy_copy, "available", lambda: False)  # as without tokenizers installed
     chosen = get_embedder(prepare_fast=True)

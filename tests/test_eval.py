@@ -21,8 +21,8 @@ from hymem_cli.eval import (
     load_questions,
     match_questions,
 )
-from hymem_cli.ingest.pipeline import RawProcessor
-from hymem_cli.writer.pipeline import WriterProcessor
+from hymem_cli.ingest.processors import RawProcessor, WriterProcessor
+from hymem_cli.screen import Screen
 from hymem_cli.writer.scripted import ScriptedBackend
 
 BUNDLED = Path(__file__).resolve().parent.parent / "bench" / "data" / "eval"
@@ -87,7 +87,7 @@ def run(fixture_set, processors, **options):
 
 
 def test_raw_recall_figures_checked_by_hand(fixture_set):
-    [raw] = run(fixture_set, [("raw", RawProcessor())])
+    [raw] = run(fixture_set, [("raw", RawProcessor(Screen()))])
     # Full-text ranks (porter stems, OR of the words): q1 "Alex's dog": alex-4 first (alex + dog). q2 "Alex
     # live ... moving": alex-1 (live) first, alex-3 (moved) second. q3 "Bea adopt ... say": bea-2 (adopt)
     # first, bea-3 (says) second; both in session s2, so the session is covered at 1. q4: bea-1 (allergic).
@@ -120,7 +120,7 @@ def test_raw_recall_figures_checked_by_hand(fixture_set):
 
 def test_scripted_writer_supersedes_what_raw_keeps_current(fixture_set):
     backend = ScriptedBackend([scripted_writer] * 4)
-    raw, writer = run(fixture_set, [("raw", RawProcessor()), ("scripted", WriterProcessor(backend))])
+    raw, writer = run(fixture_set, [("raw", RawProcessor(Screen())), ("scripted", WriterProcessor(backend, Screen()))])
     assert len(backend.requests) == 4  # one call per chunk: two sessions in each conversation
     assert raw["knowledge_update"]["stale_current"] == 1.0
     assert writer["knowledge_update"] == {"questions": 1, "updated_in_top5": 1.0, "updated_above_stale": 1.0, "stale_current": 0.0}
@@ -137,8 +137,8 @@ def test_scripted_writer_supersedes_what_raw_keeps_current(fixture_set):
 
 
 def test_same_input_same_figures(fixture_set):
-    first = run(fixture_set, [("raw", RawProcessor()), ("scripted", WriterProcessor(ScriptedBackend([scripted_writer] * 4)))], ks=(1, 2, 3))
-    again = run(fixture_set, [("raw", RawProcessor()), ("scripted", WriterProcessor(ScriptedBackend([scripted_writer] * 4)))], ks=(1, 2, 3))
+    first = run(fixture_set, [("raw", RawProcessor(Screen())), ("scripted", WriterProcessor(ScriptedBackend([scripted_writer] * 4), Screen()))], ks=(1, 2, 3))
+    again = run(fixture_set, [("raw", RawProcessor(Screen())), ("scripted", WriterProcessor(ScriptedBackend([scripted_writer] * 4), Screen()))], ks=(1, 2, 3))
     assert [deterministic(r) for r in first] == [deterministic(r) for r in again]
 
 

@@ -30,13 +30,14 @@ from conftest import one_error_line, snapshot
 from fakes import FakeServer, find_test_gguf
 from test_backends import build_gguf
 
+from hymem_cli import screen
 from hymem_cli.bank import open_bank
 from hymem_cli.bank.history import revisions
 from hymem_cli.embed import HashEmbedder
 from hymem_cli.ingest.pipeline import ingest
+from hymem_cli.ingest.processors import WriterProcessor
 from hymem_cli.ingest.sources import open_sources
-from hymem_cli.writer import screen
-from hymem_cli.writer.pipeline import WriterProcessor
+from hymem_cli.screen import Screen
 from hymem_cli.writer.schema import MAX_FACT_CHARS
 from hymem_cli.writer.scripted import ScriptedBackend
 
@@ -149,7 +150,7 @@ def test_screens_are_linear_on_pathological_text():
     for token in PATHOLOGICAL:
         text = token * (200_000 // len(token))
         started = time.monotonic()
-        screen.redact(text)
+        screen.Screen().redact(text)
         screen.find_instruction(text[:50_000])
         if (spent := time.monotonic() - started) > 4:
             slow[token] = round(spent, 2)
@@ -159,9 +160,9 @@ def test_screens_are_linear_on_pathological_text():
 def test_screen_time_grows_linearly():
     small, large = "a-sk-1 4111 " * 4_000, "a-sk-1 4111 " * 40_000
     t0 = time.monotonic()
-    screen.redact(small)
+    screen.Screen().redact(small)
     t1 = time.monotonic()
-    screen.redact(large)
+    screen.Screen().redact(large)
     t2 = time.monotonic()
     assert (t2 - t1) < 40 * max(t1 - t0, 0.005)  # 10x the text, far less than 100x the time
 
@@ -310,12 +311,12 @@ def test_operation_on_a_memory_retired_meanwhile(tmp_path):
     bank.bind_embedder(HashEmbedder())
     (tmp_path / "a.txt").write_text("Alex: I live in Seattle.\n")
     ingest(bank, open_sources([str(tmp_path / "a.txt")]), WriterProcessor(ScriptedBackend([
-        {"operations": [{"op": "add", "text": "Alex lives in Seattle.", "evidence": "I live in Seattle"}]}])))
+        {"operations": [{"op": "add", "text": "Alex lives in Seattle.", "evidence": "I live in Seattle"}]}]), Screen()))
 
     def meanwhile(messages):
         other = open_bank(path)  # a second connection, as another hymem process would have
         other.bind_embedder(HashEmbedder())
-        from hymem_cli.bank.operations import Operation
+        from hymem_cli.domain import Operation
 
         other.apply_operations([Operation(op="supersede", target="m1", text="Alex lives in Portland.", reason="moved")], "apply", "other")
         other.conn.close()
@@ -324,7 +325,7 @@ def test_operation_on_a_memory_retired_meanwhile(tmp_path):
             {"op": "add", "text": "Alex moved to Sydney.", "evidence": "I moved to Sydney"}]}
 
     (tmp_path / "b.txt").write_text("Alex: I moved to Sydney.\n")
-    report = ingest(bank, open_sources([str(tmp_path / "b.txt")]), WriterProcessor(ScriptedBackend([meanwhile])))
+    report = ingest(bank, open_sources([str(tmp_path / "b.txt")]), WriterProcessor(ScriptedBackend([meanwhile]), Screen()))
     assert report.counts["applied"] == 1 and report.counts["rejected"] == 1
     (rejection,) = revisions(bank)[0]["rejections"]
     assert "m1 was already superseded; the current version is m2" in rejection["reason"]

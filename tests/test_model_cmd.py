@@ -8,12 +8,11 @@ import struct
 from pathlib import Path
 
 import pytest
-
 from conftest import one_error_line
 from fakes import find_test_gguf, skip_or_fail_without_gguf
-from hymem_cli import _output, models
-from hymem_cli._errors import UsageError
 
+from hymem_cli._errors import UsageError
+from hymem_cli.writer import models
 
 # -- synthetic GGUFs (the helper of tests/test_backends.py) ------------------------------------
 
@@ -62,7 +61,6 @@ def no_network(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     monkeypatch.delenv(models.REPO_ENV, raising=False)
-    monkeypatch.setattr(_output, "QUIET", False)  # --quiet sets a module global; do not let it leak between tests
 
 
 # -- list and info ------------------------------------------------------------------------------

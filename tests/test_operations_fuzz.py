@@ -2,10 +2,10 @@
 
 - operations.from_dict / parse_lines: anything JSON can hold is a valid Operation or an InputError
   that names its line, never another exception.
-- writer.guards.check: any proposed value with any shown aliases is (Operation, None) or (None, reason);
+- ingest.guards.check: any proposed value with any shown aliases is (Operation, None) or (None, reason);
   an accepted operation is sound (real target, evidence really in a message, bounded text, no secret,
   no instruction).
-- writer.screen.redact: idempotent, and what it returns holds no secret it can find.
+- screen.Screen.redact: idempotent, and what it returns holds no secret it can find.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from hymem_cli import screen
 from hymem_cli._errors import InputError
 from hymem_cli.bank.operations import KNOWN_KEYS, MAX_TEXT, OPS, Operation, from_dict, parse_lines, problem
-from hymem_cli.ingest.message import Message
-from hymem_cli.writer import screen
-from hymem_cli.writer.guards import Shown, check, normalize
+from hymem_cli.domain import Message
+from hymem_cli.ingest.guards import Shown, check, normalize
+from hymem_cli.screen import Screen
 from hymem_cli.writer.schema import MAX_FACT_CHARS
 
 FUZZ = settings(max_examples=int(os.environ.get("HYMEM_FUZZ_EXAMPLES", "250")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -143,7 +144,7 @@ shown_sets = st.dictionaries(
 def test_guards_check_never_raises_and_accepts_only_sound_operations(raw, shown, targeted):
     added: set[str] = set()
     before = set(targeted)
-    op, why = check(raw, shown, MESSAGES, targeted, added)
+    op, why = check(raw, shown, MESSAGES, targeted, added, Screen())
     assert (op is None) != (why is None)
     if op is None:
         assert isinstance(why, str) and why and "\n" not in why
@@ -160,7 +161,7 @@ def test_guards_check_never_raises_and_accepts_only_sound_operations(raw, shown,
     assert op.source_ids and all(normalize(op.evidence) in normalize(sources[i].text) for i in op.source_ids)
     for field in (op.text, op.reason, op.evidence):
         if field:
-            assert screen.secret_kind(field, seen=False) is None and screen.find_instruction(field) is None, field
+            assert screen.Screen().secret_kind(field, seen=False) is None and screen.find_instruction(field) is None, field
             assert _encodes(field)
     if op.op != "delete":
         assert op.text and op.text.strip() == op.text and len(op.text) <= MAX_FACT_CHARS
@@ -171,7 +172,7 @@ def test_guards_check_never_raises_and_accepts_only_sound_operations(raw, shown,
 def test_one_operation_per_target_and_no_duplicate_adds(raws, shown):
     targeted: set[int] = set()
     added: set[str] = set()
-    accepted = [op for op, _ in (check(r, shown, MESSAGES, targeted, added) for r in raws) if op is not None]
+    accepted = [op for op, _ in (check(r, shown, MESSAGES, targeted, added, Screen()) for r in raws) if op is not None]
     targets = [op.target for op in accepted if op.target]
     assert len(targets) == len(set(targets))
     adds = [normalize(op.text) for op in accepted if op.op == "add"]
@@ -196,8 +197,8 @@ secretish_text = st.lists(st.one_of(st.sampled_from(SECRETISH), st.sampled_from(
 @settings(max_examples=int(os.environ.get("HYMEM_FUZZ_EXAMPLES", "400")), deadline=None)
 @given(secretish_text)
 def test_redact_is_idempotent_and_leaves_no_secret(text):
-    once, kinds = screen.redact(text)
-    assert screen.redact(once)[0] == once
+    once, kinds = screen.Screen().redact(text)
+    assert screen.Screen().redact(once)[0] == once
     assert screen.find_secrets(once) == [], (text, once)
     assert bool(kinds) == (once != text)
 
@@ -206,7 +207,7 @@ def test_redact_is_idempotent_and_leaves_no_secret(text):
 @given(secretish_text)
 def test_redact_keeps_text_without_secrets(text):
     assume(not screen.find_secrets(text))
-    assert screen.redact(text) == (text, [])
+    assert screen.Screen().redact(text) == (text, [])
 
 
 @pytest.mark.parametrize("secret", [s for s in SECRETISH if not s.startswith("[REDACTED")])

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hymem_cli._errors import ConfigError, InputError
-from hymem_cli.ingest.message import Message
+from hymem_cli.domain import Message
 from hymem_cli.ingest.readers import FORMATS, decode_lines, detect_format, read_messages
 from hymem_cli.ingest.timeutil import normalize_timestamp, parse_time_arg
 

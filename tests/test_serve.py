@@ -10,8 +10,8 @@ import sys
 import time
 
 import pytest
-
 from conftest import one_error_line
+
 from hymem_cli import server
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-
 import pytest
 
-from hymem_cli.bank import open_bank, search as search_module
-from hymem_cli.bank.operations import Operation
+from hymem_cli.bank import open_bank
+from hymem_cli.bank import search as search_module
+from hymem_cli.domain import Operation
 from hymem_cli.bank.search import query_words, search, text_plan
 from hymem_cli.embed import HashEmbedder
 

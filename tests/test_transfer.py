@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import one_error_line, snapshot
+
 from hymem_cli.bank import open_bank
 
 ROWS = ("revisions", "chunks", "versions", "retirements", "rejections")

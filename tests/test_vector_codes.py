@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hymem_cli.bank import codes, open_bank
-from hymem_cli.bank.operations import Operation
+from hymem_cli.domain import Operation
 from hymem_cli.bank.search import SearchFilter, _exact_knn, _knn, search
 from hymem_cli.embed import HashEmbedder, to_blob
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import one_error_line, snapshot
 from fakes import FakeServer, find_test_gguf, skip_or_fail_without_gguf
 

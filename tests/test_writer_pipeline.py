@@ -13,8 +13,9 @@ from hymem_cli.bank.history import chain, diff, revisions
 from hymem_cli.bank.search import search
 from hymem_cli.embed import get_embedder
 from hymem_cli.ingest.pipeline import ingest
+from hymem_cli.ingest.processors import WriterProcessor
 from hymem_cli.ingest.sources import open_sources
-from hymem_cli.writer.pipeline import WriterProcessor
+from hymem_cli.screen import Screen
 from hymem_cli.writer.scripted import ScriptedBackend
 
 SEATTLE = "Alex: I live in Seattle, in Fremont.\n"
@@ -32,7 +33,7 @@ def run(bank, tmp_path, name, text, replies, **kw):
     path = tmp_path / name
     path.write_text(text)
     backend = ScriptedBackend(replies)
-    report = ingest(bank, open_sources([str(path)]), WriterProcessor(backend, **kw))
+    report = ingest(bank, open_sources([str(path)]), WriterProcessor(backend, Screen(), **kw))
     return report, backend
 
 
@@ -145,7 +146,7 @@ def test_failure_inside_a_chunk_leaves_it_unapplied(bank, tmp_path, monkeypatch)
     path = tmp_path / "t.jsonl"
     path.write_text(text)
     with pytest.raises(RuntimeError):
-        ingest(bank, open_sources([str(path)]), WriterProcessor(ScriptedBackend(replies)))
+        ingest(bank, open_sources([str(path)]), WriterProcessor(ScriptedBackend(replies), Screen()))
     texts = [r[0] for r in bank.conn.execute("SELECT text FROM versions")]
     assert texts == ["Alex lives in Seattle."]  # chunk 1 committed, chunk 2 entirely absent
     assert bank.conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == 1
@@ -153,7 +154,7 @@ def test_failure_inside_a_chunk_leaves_it_unapplied(bank, tmp_path, monkeypatch)
 
     # Re-running resumes: chunk 1 is skipped, chunk 2 is applied now.
     monkeypatch.setattr(Bank, "_apply", real_apply)
-    report = ingest(bank, open_sources([str(path)]), WriterProcessor(ScriptedBackend(replies[1:])))
+    report = ingest(bank, open_sources([str(path)]), WriterProcessor(ScriptedBackend(replies[1:]), Screen()))
     assert report.skipped == 1 and report.stored == 1
     assert sorted(r[0] for r in bank.conn.execute("SELECT text FROM versions")) == [
         "Alex has a dog named Rex.", "Alex lives in Seattle.", "Sam uses filler words."]

@@ -16,9 +16,6 @@ class Format(str, Enum):
     plain = "plain"
 
 
-QUIET = False  # set by --quiet: messages (not records, not errors) are dropped
-
-
 def resolve(fmt: Format | None) -> Format:
     """A terminal gets a table; a pipe gets JSON Lines."""
     if fmt is not None:
@@ -98,22 +95,26 @@ def _cell(value) -> str:
     return str(value)
 
 
-def info(text: str) -> None:
-    """A message for the person at the terminal: stderr, dropped by --quiet."""
-    if not QUIET:
-        _console(stderr=True).print(text, markup=False)
-
-
 def error(text: str) -> None:
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
 
 
-def progress(total: int | None, label: str):
-    """A progress bar on stderr when stderr is a terminal; otherwise None."""
-    if QUIET or not sys.stderr.isatty():
-        return None
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+class Output:
+    """One command's messages and progress on stderr; `quiet` (--quiet) drops messages, never records or errors."""
 
-    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=_console(stderr=True), transient=True)
-    return bar
+    def __init__(self, quiet: bool = False):
+        self.quiet = quiet
+
+    def info(self, text: str) -> None:
+        """A message for the person at the terminal: stderr, dropped by --quiet."""
+        if not self.quiet:
+            _console(stderr=True).print(text, markup=False)
+
+    def progress(self, label: str):
+        """A progress bar on stderr when stderr is a terminal and not quiet; otherwise None."""
+        if self.quiet or not sys.stderr.isatty():
+            return None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=_console(stderr=True), transient=True)

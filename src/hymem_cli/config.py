@@ -77,23 +77,62 @@ def env_name(key: str) -> str:
     return "HYMEM_" + key.upper().replace(".", "_")
 
 
-def _coerce(key: str, value: object) -> object:
+# Values a key admits beyond its type: the same rule whether the value comes from a flag, the
+# environment or the file, so a typo is an error everywhere and never a silent default.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "writer.backend": ("", "llama", "openai", "scripted"),
+    "writer.pipeline": ("single", "two-pass"),
+}
+MINIMUM: dict[str, float] = {
+    "search.limit": 1, "ingest.chunk_tokens": 16, "writer.n_ctx": 256, "writer.n_gpu_layers": -1, "writer.threads": 0,
+    "writer.max_tokens": 1, "writer.timeout": 0.001, "writer.related": 0, "bank.busy_timeout": 0,
+    "search.vector_weight": 0, "search.text_weight": 0,
+}
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def _expected(key: str) -> str:
     default = KEYS[key][0]
-    try:
-        if isinstance(default, bool):
-            if isinstance(value, str):
-                return value.lower() in ("1", "true", "yes", "on")
-            return bool(value)
-        if isinstance(default, int):
-            return int(value)  # type: ignore[arg-type]
-        if isinstance(default, float):
-            return float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ConfigError(
-            f"invalid value {value!r} for {key}: expected {type(default).__name__}",
-            hint=f"fix it with `hymem config set {key} VALUE` or unset {env_name(key)}",
-        ) from None
-    return str(value)
+    if key in CHOICES:
+        return "one of " + ", ".join(repr(c) if not c else c for c in CHOICES[key])
+    if isinstance(default, bool):
+        return "true or false (also 1/0, yes/no, on/off)"
+    kind = "int" if isinstance(default, int) else "float" if isinstance(default, float) else "text"
+    return f"{kind} >= {MINIMUM[key]:g}" if key in MINIMUM else kind
+
+
+def coerce(key: str, value: object) -> object:
+    """`value` as the key's type (that of its default), checked against its choices and minimum.
+
+    Raises ValueError with what is accepted; callers say where the value came from."""
+    import math
+
+    default = KEYS[key][0]
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+            return value.strip().lower() in _TRUE
+        raise ValueError(_expected(key))
+    if isinstance(default, (int, float)):
+        if isinstance(value, bool):
+            raise ValueError(_expected(key))
+        try:
+            typed = int(value) if isinstance(default, int) else float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(_expected(key)) from None
+        if isinstance(default, int) and isinstance(value, float) and value != typed:
+            raise ValueError(_expected(key))
+        if isinstance(typed, float) and not math.isfinite(typed):
+            raise ValueError(_expected(key))
+        if key in MINIMUM and typed < MINIMUM[key]:
+            raise ValueError(_expected(key))
+        return typed
+    if not isinstance(value, str):
+        raise ValueError(_expected(key))
+    if key in CHOICES and value not in CHOICES[key]:
+        raise ValueError(_expected(key))
+    return value
 
 
 def read_file(path: Path | None = None) -> dict[str, object]:
@@ -119,61 +158,161 @@ def read_file(path: Path | None = None) -> dict[str, object]:
     return flat
 
 
-@dataclass
-class Settings:
-    values: dict[str, object]
+@dataclass(frozen=True)
+class BankSettings:
+    path: str
+    busy_timeout: float
 
-    def __getitem__(self, key: str):
-        return self.values[key]
+
+@dataclass(frozen=True)
+class EmbedSettings:
+    model: str
+    onnx: bool
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    limit: int
+    vector_weight: float
+    server: bool
+    text_weight: float
+
+
+@dataclass(frozen=True)
+class IngestSettings:
+    chunk_tokens: int
+
+
+@dataclass(frozen=True)
+class WriterSettings:
+    backend: str
+    model: str
+    base_url: str
+    pipeline: str
+    n_ctx: int
+    n_gpu_layers: int
+    threads: int
+    max_tokens: int
+    kv_cache: bool
+    timeout: float
+    related: int
+
+    @property
+    def kind(self) -> str:
+        """The backend in use: the one set, else llama when a model is set, else "" (no writer)."""
+        return self.backend or ("llama" if self.model else "")
+
+
+@dataclass(frozen=True)
+class ScreenSettings:
+    instructions: bool
+    secrets: bool
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    repo: str
+
+
+SECTIONS = {"bank": BankSettings, "embed": EmbedSettings, "search": SearchSettings, "ingest": IngestSettings,
+            "writer": WriterSettings, "screen": ScreenSettings, "model": ModelSettings}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting, typed and validated once: `settings.writer.model`, `settings.search.limit`."""
+
+    bank: BankSettings
+    embed: EmbedSettings
+    search: SearchSettings
+    ingest: IngestSettings
+    writer: WriterSettings
+    screen: ScreenSettings
+    model: ModelSettings
+
+    def get(self, key: str) -> object:
+        """One value by its dotted key ("writer.model"), for `hymem config` and generated docs."""
+        section, name = check_key(key).split(".", 1)
+        return getattr(getattr(self, section), name)
+
+    def replace(self, **overrides: object) -> Settings:
+        """A copy with some dotted keys changed ("writer.model"), validated like flags; None leaves a key."""
+        values = {k: self.get(k) for k in KEYS}
+        for k, v in overrides.items():
+            if v is not None:
+                values[check_key(k)] = _checked(k, v, f"--{k.split('.', 1)[1].replace('_', '-')}")
+        return _build(values)
+
+
+def _build(values: dict[str, object]) -> Settings:
+    sections: dict[str, dict[str, object]] = {name: {} for name in SECTIONS}
+    for key, value in values.items():
+        section, name = key.split(".", 1)
+        sections[section][name] = value
+    return Settings(**{name: cls(**sections[name]) for name, cls in SECTIONS.items()})
+
+
+def _checked(key: str, value: object, origin: str) -> object:
+    try:
+        return coerce(key, value)
+    except ValueError as exc:
+        raise ConfigError(f"invalid value {value!r} for {key} in {origin}: expected {exc}", hint=_fix_hint(key, origin)) from None
+
+
+def _fix_hint(key: str, origin: str) -> str:
+    if origin.startswith("HYMEM_"):
+        return f"fix or unset {origin}"
+    if origin.startswith("--"):
+        return f"give {origin} {_expected(key)}"
+    return f"fix it with `hymem config set {key} VALUE` or `hymem config unset {key}`"
 
 
 def load(overrides: dict[str, object] | None = None) -> Settings:
-    """Resolve every key: defaults, then the config file, then HYMEM_* variables, then `overrides`."""
+    """Resolve and validate every key once: defaults, then the config file, then HYMEM_* variables, then `overrides` (flags)."""
     values = {k: d for k, (d, _) in KEYS.items()}
-    for k, v in read_file().items():
+    path = config_path()
+    for k, v in read_file(path).items():
         if k not in KEYS:
-            raise ConfigError(f"unknown key {k!r} in {config_path()}", hint="run `hymem config list` for the known keys")
-        values[k] = _coerce(k, v)
+            raise ConfigError(f"unknown key {k!r} in {path}", hint=_unknown_hint(k))
+        values[k] = _checked(k, v, str(path))
     for k in KEYS:
         if (v := os.environ.get(env_name(k))) is not None:
-            values[k] = _coerce(k, v)
-    for k, v in (overrides or {}).items():
-        if v is not None:
-            values[k] = _coerce(k, v)
-    return Settings(values)
+            values[k] = _checked(k, v, env_name(k))
+    settings = _build(values)
+    return settings.replace(**overrides) if overrides else settings
 
 
-def bank_path(explicit: str | None = None) -> Path:
+def bank_path(explicit: str | None = None, settings: Settings | None = None) -> Path:
     """--bank, then HYMEM_BANK, then the config's `bank.path`, then bank.db in the data directory."""
-    chosen = explicit or os.environ.get("HYMEM_BANK") or str(load()["bank.path"] or "")
+    chosen = explicit or os.environ.get("HYMEM_BANK") or (settings or load()).bank.path
     return Path(chosen).expanduser() if chosen else data_dir() / "bank.db"
 
 
 # -- writing the config file (`hymem config set|unset|edit`) ---------------------------------
 
-_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def _unknown_hint(key: str) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key, list(KEYS), n=1)
+    return f"did you mean {close[0]}? (`hymem config list` shows every key)" if close else "run `hymem config list` for the known keys"
 
 
 def check_key(key: str) -> str:
     if key not in KEYS:
-        raise ConfigError(f"unknown config key {key!r}", hint="run `hymem config list` for the known keys")
+        raise ConfigError(f"unknown config key {key!r}", hint=_unknown_hint(key))
     return key
 
 
 def parse_value(key: str, value: str) -> object:
     """A command-line string as the key's type (that of its default); a bad value raises ConfigError."""
-    default = KEYS[check_key(key)][0]
-    if isinstance(default, bool):  # stricter than _coerce: a typo must not silently read as false
-        if value.strip().lower() not in _TRUE + _FALSE:
-            raise ConfigError(f"invalid value {value!r} for {key}: expected true or false", hint=f"hymem config set {key} true")
-        return value.strip().lower() in _TRUE
     try:
-        return _coerce(key, value)
-    except ConfigError:
-        example = {int: "10", float: "0.5"}.get(type(default), "TEXT")
-        raise ConfigError(
-            f"invalid value {value!r} for {key}: expected {type(default).__name__}", hint=f"e.g. hymem config set {key} {example}"
-        ) from None
+        return coerce(check_key(key), value)
+    except ValueError as exc:
+        default = KEYS[key][0]
+        example = "true" if isinstance(default, bool) else {int: "10", float: "0.5"}.get(type(default), "TEXT")
+        raise ConfigError(f"invalid value {value!r} for {key}: expected {exc}", hint=f"e.g. hymem config set {key} {example}") from None
 
 
 def check_file(path: Path | None = None) -> dict[str, object]:
@@ -182,8 +321,8 @@ def check_file(path: Path | None = None) -> dict[str, object]:
     flat = read_file(path)
     for k, v in flat.items():
         if k not in KEYS:
-            raise ConfigError(f"unknown key {k!r} in {path}", hint="run `hymem config list` for the known keys")
-        _coerce(k, v)
+            raise ConfigError(f"unknown key {k!r} in {path}", hint=_unknown_hint(k))
+        _checked(k, v, str(path))
     return flat
 
 
@@ -234,10 +373,10 @@ def unset_value(key: str, path: Path | None = None) -> bool:
 
 def describe() -> list[dict]:
     """Every key with its effective value, where that value comes from (default|file|env), default and doc."""
-    values = load().values
+    settings = load()
     in_file = read_file()
     rows = []
     for key, (default, doc) in KEYS.items():
         source = "env" if os.environ.get(env_name(key)) is not None else "file" if key in in_file else "default"
-        rows.append({"key": key, "value": values[key], "source": source, "default": default, "env": env_name(key), "doc": doc})
+        rows.append({"key": key, "value": settings.get(key), "source": source, "default": default, "env": env_name(key), "doc": doc})
     return rows

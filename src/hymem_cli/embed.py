@@ -95,11 +95,11 @@ def _fast_folders(model: str) -> tuple:
     return onnx, onnx.with_name(onnx.name + "-numpy")
 
 
-def fast_copy_missing(model: str) -> bool:
-    """True when a torch-free copy of `model` could be made but has not been yet."""
-    from hymem_cli import config, embed_numpy, embed_onnx
+def fast_copy_missing(model: str, fast: bool = True) -> bool:
+    """True when a torch-free copy of `model` could be made (`fast`: config embed.onnx) but has not been yet."""
+    from hymem_cli import embed_numpy, embed_onnx
 
-    if model == "hash" or not config.load()["embed.onnx"]:
+    if model == "hash" or not fast:
         return False
     onnx, quick = _fast_folders(model)
     return any(available() and _missing(folder) for available, folder in ((embed_onnx.available, onnx), (embed_numpy.available, quick)))
@@ -131,34 +131,26 @@ class FastEmbedder:
         return self._batch.embed(texts)
 
 
-_LOADED: dict[str, Embedder] = {}  # one embedder per model per process: loading costs seconds
+def get_embedder(model: str = DEFAULT_MODEL, prepare_fast: bool = False, fast: bool = True) -> Embedder:
+    """The embedder for `model`; the caller keeps it (loading costs seconds with torch).
 
-
-def get_embedder(model: str = DEFAULT_MODEL, prepare_fast: bool = False) -> Embedder:
-    """The embedder for `model`, loaded once per process.
-
-    With embed.onnx (on by default) the torch-free copies are used when they exist and torch is
-    never imported; `prepare_fast` makes them from the torch model when they are missing.
+    With `fast` (config embed.onnx, on by default) the torch-free copies are used when they exist and
+    torch is never imported; `prepare_fast` makes them from the torch model when they are missing.
     """
     if model == "hash":
-        return _LOADED.setdefault(model, HashEmbedder())
-    current = _LOADED.get(model)
-    if current is not None and not (prepare_fast and isinstance(current, SentenceTransformerEmbedder)):
-        return current
-    from hymem_cli import config, embed_numpy, embed_onnx
+        return HashEmbedder()
+    from hymem_cli import embed_numpy, embed_onnx
 
-    use_fast = bool(config.load()["embed.onnx"])
-    if use_fast and prepare_fast and fast_copy_missing(model):
-        current = current if isinstance(current, SentenceTransformerEmbedder) else SentenceTransformerEmbedder(model)
+    torch_model = None
+    if fast and prepare_fast and fast_copy_missing(model):
+        torch_model = SentenceTransformerEmbedder(model)
         onnx, quick = _fast_folders(model)
         for available, exporter, folder in ((embed_onnx.available, embed_onnx.export, onnx), (embed_numpy.available, embed_numpy.export, quick)):
-            if available() and _missing(folder) and exporter(current._model, model, folder) is None:
+            if available() and _missing(folder) and exporter(torch_model._model, model, folder) is None:
                 # Not retried on every ingest (each would load torch again); removing the file retries.
                 folder.parent.mkdir(parents=True, exist_ok=True)
                 folder.with_name(folder.name + ".declined").write_text("this model could not be copied; delete this file to retry\n")
-    chosen = (_fast(model) if use_fast else None) or current or SentenceTransformerEmbedder(model)
-    _LOADED[model] = chosen
-    return chosen
+    return (_fast(model) if fast else None) or torch_model or SentenceTransformerEmbedder(model)
 
 
 def _fast(model: str) -> Embedder | None:

@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING
 from hymem_cli._errors import InputError
 from hymem_cli.bank.search import SearchFilter, search
 from hymem_cli.bank.store import open_bank
+from hymem_cli.domain import Message
 from hymem_cli.embed import Embedder
-from hymem_cli.ingest.message import Message
 from hymem_cli.ingest.sources import Source, open_sources
 
 if TYPE_CHECKING:
@@ -271,17 +271,6 @@ def reason_kind(reason: str) -> str:
     return re.sub(r"\d+", "N", kind)
 
 
-def _rejection_kinds(bank) -> list[str]:
-    return [reason_kind(r[0]) for r in bank.conn.execute("SELECT reason FROM rejections ORDER BY id")]
-
-
-def _current_sources(bank) -> list[set[str]]:
-    rows = bank.conn.execute(
-        "SELECT v.source_ids FROM versions v WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id)"
-    ).fetchall()
-    return [set(json.loads(r[0])) for r in rows]
-
-
 def evaluate_writer(
     label: str,
     processor: ChunkProcessor,
@@ -308,17 +297,18 @@ def evaluate_writer(
     ingest_seconds = query_seconds = 0.0
     for conv in conversations:
         asked = [q for q in questions if q.conversation == conv.name]
+        processor.screen.redactor.forget()  # each conversation is its own ingest: no secrets carried over
         with tempfile.TemporaryDirectory(prefix="hymem-eval-") as tmp:
             bank = open_bank(Path(tmp) / "bank.db")
             try:
                 bank.bind_embedder(embedder)
                 started = time.perf_counter()
-                report = ingest(bank, [Source(conv.name, conv.messages, streaming=False)], processor, chunk_tokens=chunk_tokens)
+                report = ingest(bank, [Source(conv.name, conv.messages)], processor, chunk_tokens=chunk_tokens)
                 took_ingest = time.perf_counter() - started
                 for key, value in report.counts.items():
                     counts[key] = counts.get(key, 0) + value
-                current = _current_sources(bank)
-                for kind in _rejection_kinds(bank):
+                current = [set(ids) for ids in bank.current_source_ids()]
+                for kind in map(reason_kind, bank.rejection_reasons()):
                     reasons[kind] = reasons.get(kind, 0) + 1
                 session_of = conv.session_of()
                 started = time.perf_counter()
@@ -327,7 +317,7 @@ def evaluate_writer(
                     scored.append(score_question(q, hits, session_of, current))
                 took_query = time.perf_counter() - started
             finally:
-                bank.conn.close()
+                bank.close()
         memories += len(current)
         messages += len(conv.messages)
         ingest_seconds += took_ingest

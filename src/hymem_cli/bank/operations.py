@@ -1,35 +1,15 @@
-"""Memory operations: the public format that `apply` reads and `add --dry-run` prints."""
+"""Reading and checking memory operations (the public format that `apply` reads) and memory ids."""
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
 
 from hymem_cli._errors import InputError, NotFoundError
+from hymem_cli.domain import OPS, Operation
 
-OPS = ("add", "update", "supersede", "delete")
 KNOWN_KEYS = {"op", "target", "text", "reason", "evidence", "source_ids", "event_time", "speaker"}
 MAX_TEXT = 2000  # characters; a "fact" longer than this is a runaway, not a memory
-
-
-@dataclass
-class Operation:
-    op: str
-    target: str | None = None  # memory id ("m12"); None for add
-    text: str | None = None
-    reason: str | None = None
-    evidence: str | None = None
-    source_ids: list[str] = field(default_factory=list)
-    event_time: str | None = None
-    speaker: str | None = None
-
-    def to_json(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if v not in (None, [])}
-
-
-def memory_id(n: int) -> str:
-    return f"m{n}"
 
 
 def parse_memory_id(value: str) -> int:

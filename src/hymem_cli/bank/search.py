@@ -212,9 +212,7 @@ def _knn(bank: Bank, vector, where: str, args: list, want: int, large: bool | No
     if large is None:
         large = _large(bank)
     if large:
-        if bank.codes is None:
-            bank.codes = codes.BinaryCodes()
-        found = codes.knn(bank, bank.codes, vector, where, args, want)
+        found = codes.knn(bank, bank.code_index(), vector, where, args, want)
         if found is not None:
             return found
     return _exact_knn(bank, to_blob(vector), where, args, want)
@@ -236,3 +234,13 @@ def _exact_knn(bank: Bank, blob: bytes, where: str, args: list, want: int) -> li
     return []
 
 
+def related(bank: Bank, texts: list[str], limit: int) -> list[dict]:
+    """Current memories closest to any of `texts` (hybrid search per text, merged by best score)."""
+    if limit <= 0 or bank.embedder is None or not texts:
+        return []
+    best: dict[str, tuple[float, dict]] = {}
+    for text, vector in zip(texts, bank.embedder.embed(list(texts))):
+        for hit in search(bank, text, limit, query_vector=vector):
+            if hit["id"] not in best or hit["score"] > best[hit["id"]][0]:
+                best[hit["id"]] = (hit["score"], hit)
+    return [hit for _, hit in sorted(best.values(), key=lambda sh: -sh[0])[:limit]]

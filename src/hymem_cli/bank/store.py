@@ -10,7 +10,8 @@ from typing import Sequence
 
 from hymem_cli._errors import BankError, InputError, NotFoundError
 from hymem_cli.bank import codes, db
-from hymem_cli.bank.operations import Operation, memory_id, parse_memory_id
+from hymem_cli.bank.operations import parse_memory_id
+from hymem_cli.domain import ChunkRecord, Operation, Proposal, Rejection, memory_id
 from hymem_cli.embed import Embedder, to_blob
 
 COUNTERS = ("chunks", "messages", "proposed", "applied", "rejected", "added", "updated", "superseded", "deleted")
@@ -19,26 +20,6 @@ RETIRED_AS = {"update": "updated", "supersede": "superseded", "delete": "deleted
 
 def now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-@dataclass
-class ChunkRecord:
-    """A transcript chunk about to be stored, with its provenance."""
-
-    hash: str
-    source: str
-    message_ids: list[str]
-    text: str
-    first_line: int | None = None
-    last_line: int | None = None
-    start_time: str | None = None
-    end_time: str | None = None
-
-
-@dataclass
-class Rejection:
-    operation: Operation
-    reason: str
 
 
 @dataclass
@@ -68,7 +49,7 @@ class Bank:
         self.busy_timeout = busy_timeout
         self._reader = None
         self.embedder: Embedder | None = None
-        self.codes = None  # bank/codes.py BinaryCodes, loaded by the first search of a large bank
+        self.codes: codes.BinaryCodes | None = None  # this bank's sign-bit codes, loaded by code_index() on the first large search
 
     # -- meta and embedder -------------------------------------------------------------
 
@@ -146,10 +127,34 @@ class Bank:
         ).fetchone()
         return row[0] if row else None
 
-    def count_current(self) -> int:
-        return self.conn.execute(
-            "SELECT count(*) FROM versions v WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id)"
-        ).fetchone()[0]
+    def code_index(self) -> codes.BinaryCodes:
+        """The in-memory codes of this bank's vectors (bank/codes.py), made on first use and kept with the bank."""
+        if self.codes is None:
+            self.codes = codes.BinaryCodes()
+        return self.codes
+
+    def rejection_reasons(self) -> list[str]:
+        """Why each refused operation was refused, oldest first."""
+        return [r[0] for r in self.conn.execute("SELECT reason FROM rejections ORDER BY id")]
+
+    def current_source_ids(self) -> list[list[str]]:
+        """The source message ids of every current memory."""
+        rows = self.conn.execute(
+            "SELECT v.source_ids FROM versions v WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id)"
+        )
+        return [json.loads(r[0]) for r in rows]
+
+    def close(self) -> None:
+        for conn in (self.conn, self._reader):
+            if conn is not None:
+                conn.close()
+        self._reader = None
+
+    def related(self, texts: list[str], limit: int) -> list[dict]:
+        """Current memories closest to any of `texts`: what the writer is shown for a chunk."""
+        from hymem_cli.bank.search import related
+
+        return related(self, texts, limit)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -175,10 +180,10 @@ class Bank:
             raise _db_error(exc, self.path) from None
         return draft
 
-    def commit_chunk(self, draft: RevisionDraft, chunk: ChunkRecord, proposal, messages: int = 0) -> bool:
+    def commit_chunk(self, draft: RevisionDraft, chunk: ChunkRecord, proposal: Proposal, messages: int = 0) -> bool:
         """Store one chunk and its accepted operations in one transaction. False if it was already there.
 
-        `proposal` is an ingest Proposal: operations, rejections, the count proposed, writer stats.
+        The proposal carries the operations, the rejections, the count proposed and the writer's stats.
         """
         ops, rejections = proposal.operations, proposal.rejections
         vectors = self.embed_texts([op.text or "" for op in ops if op.op != "delete"])

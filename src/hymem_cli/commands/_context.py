@@ -1,35 +1,66 @@
-"""Opening the bank a command works on, with the embedder it needs, from flags, env and config."""
+"""What one command owns: its settings, output mode, screen (and the secrets it has seen), embedder and bank."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hymem_cli import config
+from hymem_cli._output import Output
 from hymem_cli.bank import Bank, open_bank
 
 
-def bank_for(bank_opt: str | None, *, embed: bool = False, create: bool = False) -> Bank:
-    """The bank chosen by --bank / HYMEM_BANK / config; `embed` binds the configured embedder."""
-    from hymem_cli import _output
+class Context:
+    """Made once per command from its flags; passed to whatever needs state, so nothing lives in module globals."""
 
-    settings = config.load()
-    path = config.bank_path(bank_opt)
+    def __init__(self, settings: config.Settings, *, quiet: bool = False, bank: str | None = None):
+        self.settings = settings
+        self.out = Output(quiet)
+        self.bank_opt = bank
+        self._screen = None
+        self._embedder = None
 
-    def upgrading(names: list[str]) -> None:
-        _output.info(f"upgrading bank {path} to this version of hymem ({', '.join(names)}); once, and minutes for a very large bank")
+    @classmethod
+    def start(cls, *, quiet: bool = False, bank: str | None = None, **overrides: object) -> Context:
+        """Settings from flags (`overrides`, dotted keys with "_" for "."), HYMEM_*, the file and defaults, checked once."""
+        flags = {key.replace("__", "."): value for key, value in overrides.items()}
+        return cls(config.load(flags), quiet=quiet, bank=bank)
 
-    bank = open_bank(path, float(settings["bank.busy_timeout"]), create=create, on_upgrade=upgrading)
-    if embed:
-        bind_embedder(bank, settings, prepare_fast=True)
-    return bank
+    @property
+    def bank_path(self) -> Path:
+        return config.bank_path(self.bank_opt, self.settings)
 
+    @property
+    def screen(self):
+        """The command's screen: screen.* settings, and a memory of the secrets redacted in this command."""
+        if self._screen is None:
+            from hymem_cli.screen import Screen
 
-def bind_embedder(bank: Bank, settings=None, prepare_fast: bool = False) -> None:
-    """Bind the configured embedder; writers (`prepare_fast`) also make its torch-free copy once."""
-    from hymem_cli import _output
-    from hymem_cli.embed import fast_copy_missing, get_embedder
+            self._screen = Screen.from_settings(self.settings)
+        return self._screen
 
-    settings = settings or config.load()
-    model = str(settings["embed.model"])
-    bank.check_embedder(model)  # before seconds of model loading
-    if prepare_fast and fast_copy_missing(model):
-        _output.info(f"preparing a torch-free copy of {model} for fast searches (once, about 20 s)")
-    bank.bind_embedder(get_embedder(model, prepare_fast))
+    def embedder(self, prepare_fast: bool = False):
+        """The configured embedder, loaded once per command; writers (`prepare_fast`) also make its torch-free copy once."""
+        if self._embedder is None:
+            from hymem_cli.embed import fast_copy_missing, get_embedder
+
+            model = self.settings.embed.model
+            if prepare_fast and fast_copy_missing(model, self.settings.embed.onnx):
+                self.out.info(f"preparing a torch-free copy of {model} for fast searches (once, about 20 s)")
+            self._embedder = get_embedder(model, prepare_fast, fast=self.settings.embed.onnx)
+        return self._embedder
+
+    def open_bank(self, *, embed: bool = False, create: bool = False, path: Path | None = None) -> Bank:
+        """The bank chosen by --bank / HYMEM_BANK / config; `embed` binds the configured embedder."""
+        path = path or self.bank_path
+
+        def upgrading(names: list[str]) -> None:
+            self.out.info(f"upgrading bank {path} to this version of hymem ({', '.join(names)}); once, and minutes for a very large bank")
+
+        bank = open_bank(path, self.settings.bank.busy_timeout, create=create, on_upgrade=upgrading)
+        if embed:
+            self.bind_embedder(bank, prepare_fast=True)
+        return bank
+
+    def bind_embedder(self, bank: Bank, prepare_fast: bool = False) -> None:
+        bank.check_embedder(self.settings.embed.model)  # before seconds of model loading
+        bank.bind_embedder(self.embedder(prepare_fast))

@@ -8,12 +8,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from hymem_cli import _output, config
+from hymem_cli import _output
 from hymem_cli._errors import UsageError
-from hymem_cli.commands._context import bank_for
+from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt, QuietOpt
 from hymem_cli.ingest.readers import FORMATS
-
 
 
 def add(
@@ -45,36 +44,22 @@ def add(
 
       hymem add --dry-run chat.jsonl | jq -c 'select(.op == "supersede")'
     """
-    _output.QUIET = _output.QUIET or quiet
     if input_format is not None and input_format not in FORMATS:
         raise UsageError(f"--input-format {input_format!r} is not one of {', '.join(FORMATS)}", hint="or leave it out to detect the format")
-    settings = config.load(
-        {"ingest.chunk_tokens": chunk_tokens, "writer.model": model, "writer.backend": backend,
-         "writer.base_url": base_url, "writer.pipeline": pipeline}
-    )
+    ctx = Context.start(quiet=quiet, bank=bank, ingest__chunk_tokens=chunk_tokens, writer__model=model, writer__backend=backend,
+                        writer__base_url=base_url, writer__pipeline=pipeline)
     # Imported here: the ingest and writer machinery is not needed to start every other command.
-    from hymem_cli.ingest.pipeline import RawProcessor, ingest
+    from hymem_cli.ingest.pipeline import ingest
+    from hymem_cli.ingest.processors import build_processor
     from hymem_cli.ingest.sources import open_sources
-    from hymem_cli.writer.factory import make_backend
-    from hymem_cli.writer.pipeline import PIPELINES, WriterProcessor
-    from hymem_cli.writer.screen import Screen
 
-    if str(settings["writer.pipeline"]) not in PIPELINES:
-        raise UsageError(f"pipeline {settings['writer.pipeline']!r} is not one of {', '.join(PIPELINES)}", hint="use --pipeline single or two-pass")
     sources = open_sources(files or [], input_format)
-    screen = Screen.from_settings(settings)
-    if raw:
-        processor = RawProcessor(screen)
-    else:  # the model loads once, before the bank is touched: a writer that fails changes nothing
-        processor = WriterProcessor(
-            make_backend(settings), pipeline=str(settings["writer.pipeline"]), related=int(settings["writer.related"]), screen=screen
-        )
+    processor = build_processor(ctx.settings, raw=raw, screen=ctx.screen)  # the model loads before the bank is touched
     scratch = None
-    if dry_run and not config.bank_path(bank).exists():  # a dry run leaves no bank behind
+    if dry_run and not ctx.bank_path.exists():  # a dry run leaves no bank behind
         scratch = tempfile.TemporaryDirectory()
-        bank = str(Path(scratch.name) / "bank.db")
-    target = bank_for(bank, embed=True, create=True)
-    bar = _output.progress(None, "ingesting")
+    target = ctx.open_bank(embed=True, create=True, path=Path(scratch.name) / "bank.db" if scratch else None)
+    bar = ctx.out.progress("ingesting")
     task = bar.add_task("ingest", total=None) if bar else None
     if bar:
         bar.start()
@@ -83,31 +68,30 @@ def add(
             target,
             sources,
             processor,
-            chunk_tokens=int(settings["ingest.chunk_tokens"]),
+            chunk_tokens=ctx.settings.ingest.chunk_tokens,
             dry_run=dry_run,
             on_chunk=(lambda r: bar.update(task, completed=r.chunks)) if bar else None,
         )
     finally:
         if bar:
             bar.stop()
-        if not raw:
-            processor.backend.close()
+        processor.close()
         if scratch is not None:
-            target.conn.close()
+            target.close()
             scratch.cleanup()
     if dry_run:
         ops = [op.to_json() for _, proposal in report.proposals for op in proposal.operations]
         refused = [r for _, proposal in report.proposals for r in proposal.rejections]
         _output.emit(ops, fmt or _output.Format.jsonl)
         for r in refused:
-            _output.info(f"rejected {r.operation.op}: {r.reason}")
-        _output.info(f"dry run: {len(ops)} operation(s), {len(refused)} rejected, from {len(report.proposals)} new chunk(s); nothing written")
+            ctx.out.info(f"rejected {r.operation.op}: {r.reason}")
+        ctx.out.info(f"dry run: {len(ops)} operation(s), {len(refused)} rejected, from {len(report.proposals)} new chunk(s); nothing written")
         return
     c = report.counts
     if report.revision is None:
-        _output.info(f"nothing new: {report.chunks} chunk(s) already in {target.path}")
+        ctx.out.info(f"nothing new: {report.chunks} chunk(s) already in {target.path}")
     else:
-        _output.info(
+        ctx.out.info(
             f"revision {report.revision}: {report.stored} chunk(s), {report.messages} message(s) read, "
             f"{c['added']} added, {c['updated']} updated, {c['superseded']} superseded, {c['deleted']} deleted, "
             f"{c['rejected']} rejected; {report.skipped} chunk(s) already stored"

@@ -6,10 +6,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from hymem_cli import _output
 from hymem_cli.bank.history import diff
 from hymem_cli.bank.operations import parse_lines
-from hymem_cli.commands._context import bank_for
+from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt, QuietOpt
 from hymem_cli.commands.diff import render_diff
 from hymem_cli.ingest.sources import read_lines
@@ -35,12 +34,12 @@ def apply(
 
       hymem apply ops.jsonl -f json | jq .counts
     """
-    _output.QUIET = _output.QUIET or quiet
+    ctx = Context.start(quiet=quiet, bank=bank)
     name, lines = read_lines(ops_file, "a JSONL file of operations")
     ops = parse_lines(lines, name)
     # Only adds can apply to a bank that does not exist yet; anything else would leave an empty bank behind.
-    target = bank_for(bank, embed=True, create=all(op.op == "add" for op in ops))
+    target = ctx.open_bank(embed=True, create=all(op.op == "add" for op in ops))
     draft = target.apply_operations(ops, "apply", name)
     c = draft.counts
-    _output.info(f"revision {draft.id}: {c['added']} added, {c['updated']} updated, {c['superseded']} superseded, {c['deleted']} deleted")
+    ctx.out.info(f"revision {draft.id}: {c['added']} added, {c['updated']} updated, {c['superseded']} superseded, {c['deleted']} deleted")
     render_diff(diff(target, draft.id - 1, draft.id), fmt)

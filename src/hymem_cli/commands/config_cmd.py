@@ -12,6 +12,7 @@ import typer
 
 from hymem_cli import _output, config
 from hymem_cli._errors import ConfigError, HymemError
+from hymem_cli._output import Output
 from hymem_cli.commands._options import FormatOpt, QuietOpt
 
 HELP = """Read and change settings. Precedence: defaults < config file < HYMEM_* variables < flags.
@@ -66,11 +67,11 @@ def set_(key: KeyArg, value: Annotated[str, typer.Argument(help="The new value, 
 
       hymem config set writer.n_gpu_layers -- -1
     """
-    _output.QUIET = _output.QUIET or quiet
+    out = Output(quiet)
     typed = config.set_value(key, value)
-    _output.info(f"{key} = {_show(typed)} in {config.config_path()}")
+    out.info(f"{key} = {_show(typed)} in {config.config_path()}")
     if os.environ.get(config.env_name(key)) is not None:
-        _output.info(f"note: {config.env_name(key)} is set and overrides the file")
+        out.info(f"note: {config.env_name(key)} is set and overrides the file")
 
 
 def unset(key: KeyArg, quiet: QuietOpt = False) -> None:
@@ -82,11 +83,11 @@ def unset(key: KeyArg, quiet: QuietOpt = False) -> None:
 
       hymem config unset search.limit && hymem config get search.limit
     """
-    _output.QUIET = _output.QUIET or quiet
+    out = Output(quiet)
     if config.unset_value(key):
-        _output.info(f"{key} removed from {config.config_path()}")
+        out.info(f"{key} removed from {config.config_path()}")
     else:
-        _output.info(f"{key} was not set in {config.config_path()}")
+        out.info(f"{key} was not set in {config.config_path()}")
 
 
 def list_(fmt: FormatOpt = None) -> None:
@@ -128,7 +129,7 @@ def edit(quiet: QuietOpt = False) -> None:
 
       EDITOR=nano hymem config edit && hymem config list
     """
-    _output.QUIET = _output.QUIET or quiet
+    out = Output(quiet)
     file = config.config_path()
     if not file.exists():
         file.parent.mkdir(parents=True, exist_ok=True)
@@ -144,7 +145,7 @@ def edit(quiet: QuietOpt = False) -> None:
         keys = config.check_file(file)
     except ConfigError as exc:
         raise ConfigError(exc.message, hint="run `hymem config edit` again to fix it") from None
-    _output.info(f"{file}: {len(keys)} setting(s), all valid")
+    out.info(f"{file}: {len(keys)} setting(s), all valid")
 
 
 COMMANDS = [("get", get), ("set", set_), ("unset", unset), ("list", list_), ("path", path), ("edit", edit)]

@@ -9,7 +9,7 @@ import typer
 from hymem_cli import _output
 from hymem_cli._errors import EXIT_FAILURE
 from hymem_cli.bank.history import diff as bank_diff
-from hymem_cli.commands._context import bank_for
+from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt
 
 MARK = {"add": "+", "delete": "-", "update": "~", "supersede": ">"}
@@ -61,13 +61,14 @@ def diff(
 
       hymem diff 0 --exit-code >/dev/null || echo "the bank is not empty"
     """
-    target = bank_for(bank)
+    ctx = Context.start(bank=bank)
+    target = ctx.open_bank()
     latest = target.latest_revision()
     b = target.check_revision(latest if rev_b is None else rev_b)
     a = target.check_revision(max(b - 1, 0) if rev_a is None else rev_a)
     entries = bank_diff(target, a, b)
     if not entries:
-        _output.info(f"no changes between revision {a} and {b}")
+        ctx.out.info(f"no changes between revision {a} and {b}")
     render_diff(entries, fmt)
     if exit_code and entries:
         raise typer.Exit(EXIT_FAILURE)

@@ -6,7 +6,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -134,13 +134,13 @@ def check_cpu() -> dict:
 # -- models ------------------------------------------------------------------------------------
 
 
-def check_embedder(settings, bank_model: str | None) -> dict:
-    name = str(settings["embed.model"])
+def check_embedder(settings: config.Settings, bank_model: str | None) -> dict:
+    name = settings.embed.model
     start = time.perf_counter()
     try:
         from hymem_cli.embed import get_embedder
 
-        embedder = get_embedder(name)
+        embedder = get_embedder(name, fast=settings.embed.onnx)
     except HymemError as exc:
         return _check("embedder", FAIL, exc.message, exc.hint)
     seconds = time.perf_counter() - start
@@ -153,35 +153,33 @@ def check_embedder(settings, bank_model: str | None) -> dict:
     return _check("embedder", OK, detail)
 
 
-def check_writer(settings, load: bool) -> Iterator[dict]:
-    from hymem_cli.writer.factory import BACKENDS, NO_WRITER_HINT, resolve_model_path
+def check_writer(settings: config.Settings, load: bool) -> Iterator[dict]:
+    from hymem_cli.writer.factory import NO_WRITER_HINT
 
-    model = str(settings["writer.model"])
-    backend = str(settings["writer.backend"]) or ("llama" if model else "")
+    model = settings.writer.model
+    backend = settings.writer.kind
     if not backend:
         yield _check("writer", WARN, "no memory writer is configured: only `hymem add --raw` and `hymem apply` can store memories", NO_WRITER_HINT)
         return
-    if backend not in BACKENDS:
-        yield _check("writer", FAIL, f"unknown writer backend {backend!r}", f"hymem config set writer.backend {BACKENDS[0]}")
-        return
     if backend == "llama":
-        yield from _check_llama_writer(settings, model, load, resolve_model_path)
+        yield from _check_llama_writer(settings, model, load)
     elif backend == "openai":
-        yield _check_server(str(settings["writer.base_url"]), model or "hy-memory")
+        yield _check_server(settings.writer.base_url, model or "hy-memory")
     else:
         yield _check("writer", WARN, f"scripted backend (replays {model or '$HYMEM_SCRIPTED_REPLIES'}): for tests only",
                      "hymem config set writer.backend llama")
 
 
-def _check_llama_writer(settings, model: str, load: bool, resolve_model_path: Callable[[str], Path]) -> Iterator[dict]:
+def _check_llama_writer(settings: config.Settings, model: str, load: bool) -> Iterator[dict]:
     from hymem_cli._errors import WriterError
+    from hymem_cli.writer.factory import build_backend, model_path
     from hymem_cli.writer.gguf import inspect_gguf
 
     if not model:
         yield _check("writer", FAIL, "the llama backend is configured but no model", "hymem config set writer.model PATH.gguf (see `hymem model list`)")
         return
     try:
-        path = resolve_model_path(model)
+        path = model_path(model)
         facts = inspect_gguf(path)
     except WriterError as exc:
         yield _check("writer", FAIL, f"writer model: {exc.message}",
@@ -192,12 +190,9 @@ def _check_llama_writer(settings, model: str, load: bool, resolve_model_path: Ca
                  f"{facts['size_bytes'] / 1e9:.2f} GB{experts})")
     if not load:
         return
-    from hymem_cli.writer.llama_backend import LlamaBackend
-
     start = time.perf_counter()
     try:
-        backend = LlamaBackend(str(path), n_ctx=int(settings["writer.n_ctx"]), n_threads=int(settings["writer.threads"]) or None,
-                               n_gpu_layers=int(settings["writer.n_gpu_layers"]), max_tokens=int(settings["writer.max_tokens"]))
+        backend = build_backend(settings.writer)
     except WriterError as exc:
         yield _check("writer load", FAIL, exc.message, exc.hint)
         return
@@ -383,13 +378,12 @@ def run_checks(bank_opt: str | None, load: bool = False) -> Iterator[dict]:
     yield check_fts5()
     try:
         settings = config.load()
-        bank = config.bank_path(bank_opt)
+        bank = config.bank_path(bank_opt, settings)
     except HymemError as exc:
         yield _check("config", FAIL, exc.message, exc.hint)
         return
     yield _check("config", OK, f"{config.config_path()}" + ("" if config.config_path().exists() else " (not created; defaults apply)"))
-    writer_backend = str(settings["writer.backend"]) or ("llama" if settings["writer.model"] else "")
-    yield check_llama_cpp(needed=writer_backend == "llama")
+    yield check_llama_cpp(needed=settings.writer.kind == "llama")
     yield check_cpu()
     yield check_embedder(settings, _bank_embed_model(bank))
     yield from check_writer(settings, load)
@@ -424,5 +418,5 @@ def doctor(
     _output.emit(recorded(), fmt, COLUMNS, plain=lambda r: f"{r['status']}\t{r['check']}\t{r['detail']}" + (f"\t{r['hint']}" if r["hint"] else ""))
     failed = statuses.count(FAIL)
     if failed:
-        _output.info(f"{failed} check(s) failed")
+        _output.Output().info(f"{failed} check(s) failed")
         raise typer.Exit(1)

@@ -7,9 +7,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from hymem_cli import _output, config
+from hymem_cli import _output
 from hymem_cli._errors import UsageError
-from hymem_cli._output import Format
+from hymem_cli._output import Format, Output
+from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import FormatOpt, QuietOpt
 from hymem_cli.eval import CATEGORIES, DEFAULT_KS, Progress, evaluate_writer, load_conversations, load_questions, match_questions
 from hymem_cli.ingest.readers import FORMATS
@@ -69,10 +70,10 @@ def eval_(
 
       hymem eval chats/*.jsonl --questions q.jsonl --backend openai --base-url http://localhost:8000/v1 --model hy-memory
     """
-    _output.QUIET = _output.QUIET or quiet
     ks = parse_ks(k)
     if input_format is not None and input_format not in FORMATS:
         raise UsageError(f"--input-format {input_format!r} is not one of {', '.join(FORMATS)}", hint="or leave it out to detect the format")
+    ctx = Context.start(quiet=quiet, ingest__chunk_tokens=chunk_tokens, writer__backend=backend, writer__base_url=base_url, writer__pipeline=pipeline)
     # The question file lies beside the conversations in a shell glob: leave it out rather than read it as a chat.
     qpath = Path(questions).resolve()
     paths = [p for p in conversations if p == "-" or Path(p).resolve() != qpath]
@@ -81,47 +82,41 @@ def eval_(
         convs = convs[:limit_conversations]
     asked = match_questions(load_questions(questions), convs)
 
-    settings = config.load({"ingest.chunk_tokens": chunk_tokens, "writer.backend": backend, "writer.base_url": base_url, "writer.pipeline": pipeline})
+    settings = ctx.settings
     models = list(model or [])
     if not raw and not models:
-        if not (settings["writer.model"] or settings["writer.backend"]):
+        if not settings.writer.kind:
             raise UsageError("nothing to evaluate", hint="give --raw and/or --model MODEL (repeat --model to compare writers)")
-        models = [str(settings["writer.model"])]  # the configured writer
-    from hymem_cli.embed import get_embedder
-
-    embedder = get_embedder(str(settings["embed.model"]))
+        models = [settings.writer.model]  # the configured writer
     options = {
         "ks": ks,
-        "chunk_tokens": int(settings["ingest.chunk_tokens"]),
-        "vector_weight": float(settings["search.vector_weight"]),
-        "text_weight": float(settings["search.text_weight"]),
+        "chunk_tokens": settings.ingest.chunk_tokens,
+        "vector_weight": settings.search.vector_weight,
+        "text_weight": settings.search.text_weight,
         "per_question": details,
-        "on_progress": _report,
+        "on_progress": lambda p: _report(ctx.out, p),
     }
-    _output.info(f"evaluating {len(convs)} conversation(s), {len(asked)} question(s), writers: "
+    ctx.out.info(f"evaluating {len(convs)} conversation(s), {len(asked)} question(s), writers: "
                  + ", ".join((["raw"] if raw else []) + models))
+    from hymem_cli.ingest.processors import build_processor
+
+    embedder = ctx.embedder()
     records = []
     if raw:
-        from hymem_cli.ingest.pipeline import RawProcessor
-
-        records.append(evaluate_writer("raw", RawProcessor(), convs, asked, embedder, **options))
+        records.append(evaluate_writer("raw", build_processor(settings, raw=True), convs, asked, embedder, **options))
     taken = {"raw"}
     for m in models:
-        from hymem_cli.writer.factory import make_backend
-        from hymem_cli.writer.pipeline import WriterProcessor
-
-        writer_settings = config.load({"writer.model": m or None, "writer.backend": backend, "writer.base_url": base_url, "writer.pipeline": pipeline})
-        writer_backend = make_backend(writer_settings)  # loads the model once for every conversation
+        writer_settings = settings.replace(**{"writer.model": m or None})
+        processor = build_processor(writer_settings)  # loads the model once for every conversation
         try:
-            processor = WriterProcessor(writer_backend, pipeline=str(writer_settings["writer.pipeline"]), related=int(writer_settings["writer.related"]))
-            records.append(evaluate_writer(_label(m or str(writer_settings["writer.backend"]), taken), processor, convs, asked, embedder, **options))
+            records.append(evaluate_writer(_label(m or writer_settings.writer.kind, taken), processor, convs, asked, embedder, **options))
         finally:
-            writer_backend.close()
+            processor.close()
     render(records, fmt)
 
 
-def _report(p: Progress) -> None:
-    _output.info(f"{p.writer}: {p.conversation}: {p.messages} messages -> {p.memories} memories in {p.ingest_seconds:.1f} s; "
+def _report(out: Output, p: Progress) -> None:
+    out.info(f"{p.writer}: {p.conversation}: {p.messages} messages -> {p.memories} memories in {p.ingest_seconds:.1f} s; "
                  f"{p.questions} questions in {p.query_seconds:.2f} s")
 
 

@@ -8,7 +8,7 @@ import typer
 
 from hymem_cli import _output
 from hymem_cli.bank.history import chain, chunk_rejections, revisions
-from hymem_cli.commands._context import bank_for
+from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt, LimitOpt
 
 MemoryArg = Annotated[str, typer.Argument(help="A memory id such as m12 (any version of the fact).", metavar="ID")]
@@ -25,7 +25,7 @@ def history(memory: MemoryArg, bank: BankOpt = None, fmt: FormatOpt = None) -> N
 
       hymem search "Alex lives" --all -f jsonl | jq -r .id | head -1 | xargs hymem history
     """
-    versions = chain(bank_for(bank), memory)
+    versions = chain(Context.start(bank=bank).open_bank(), memory)
     columns = [("id", "id"), ("op", "op"), ("status", "status"), ("text", "text"), ("reason", "reason"),
                ("revision", "rev"), ("time", "time"), ("source_ids", "sources")]
     _output.emit(versions, fmt, columns, plain=lambda v: f"{v['id']}\t{v['op']}\t{v['status']}\t{v['text']}")
@@ -40,7 +40,7 @@ def show(memory: MemoryArg, bank: BankOpt = None, fmt: FormatOpt = None) -> None
 
       hymem show m12 -f json | jq .source_ids
     """
-    target = bank_for(bank)
+    target = Context.start(bank=bank).open_bank()
     version = target.version(memory)
     version["rejections"] = chunk_rejections(target, version["id"])
     _output.emit_one(version, fmt if fmt is not None else _output.Format.table)
@@ -57,7 +57,7 @@ def log(limit: LimitOpt = None, bank: BankOpt = None, fmt: FormatOpt = None) -> 
 
       hymem log -f jsonl | jq -c 'select(.counts.rejected > 0) | .rejections[]'
     """
-    entries = revisions(bank_for(bank), limit)
+    entries = revisions(Context.start(bank=bank).open_bank(), limit)
 
     def summary(e: dict) -> dict:
         c = e["counts"]

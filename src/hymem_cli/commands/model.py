@@ -6,9 +6,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from hymem_cli import _output, config, models
+from hymem_cli import _output, config
 from hymem_cli._errors import HymemError, UsageError
+from hymem_cli._output import Output
 from hymem_cli.commands._options import FormatOpt, QuietOpt
+from hymem_cli.writer import models
 
 HELP = """Manage writer models: GGUF files in the models directory, and models that packages ship.
 
@@ -47,7 +49,7 @@ def list_(fmt: FormatOpt = None) -> None:
     """
     rows = models.list_models()
     if not rows:
-        _output.info(f"no models in {config.models_dir()}; download one with `hymem model pull`")
+        Output().info(f"no models in {config.models_dir()}; download one with `hymem model pull`")
     _output.emit(rows, fmt, LIST_COLUMNS, plain=lambda r: f"{r['name']}\t{r['source']}\t{r['size']}\t{r['architecture'] or ''}\t{r['quantization'] or ''}")
 
 
@@ -85,7 +87,7 @@ def rm(
 
       hymem model list -f jsonl | jq -r 'select(.error != null and .source == "local") | .name' | xargs -n1 hymem model rm --yes
     """
-    _output.QUIET = _output.QUIET or quiet
+    out = Output(quiet)
     paths = models.removal_targets(name)
     size = sum(p.stat().st_size for p in paths)
     if not yes:
@@ -97,7 +99,7 @@ def rm(
         if not confirmed:
             raise HymemError("nothing was deleted (not confirmed)", hint="answer y, or pass --yes")
     freed = models.remove(paths)
-    _output.info(f"deleted {len(paths)} file(s), {models.human_size(freed)} freed")
+    out.info(f"deleted {len(paths)} file(s), {models.human_size(freed)} freed")
 
 
 def pull(
@@ -123,19 +125,19 @@ def pull(
 
       hymem model pull --list -f plain
     """
-    _output.QUIET = _output.QUIET or quiet
+    out = Output(quiet)
     if file and quant:
         raise UsageError("--file and --quant both choose the file; give one of them")
     if list_only:
         rows = models.remote_models(repo, revision)
         _output.emit(rows, fmt, [("name", "name"), ("parts", "parts")], plain=lambda r: r["name"])
         return
-    if _output.QUIET:
+    if out.quiet:
         from huggingface_hub.utils import disable_progress_bars
 
         disable_progress_bars()
-    record = models.pull(repo, file, quant, revision, message=_output.info)
-    _output.info(f"{record['name']}: {record['architecture']} {record['quantization'] or ''}, {record['size']}, checksum {record['checksum']}")
+    record = models.pull(repo, file, quant, revision, message=out.info)
+    out.info(f"{record['name']}: {record['architecture']} {record['quantization'] or ''}, {record['size']}, checksum {record['checksum']}")
     _output.emit_one(record, fmt if fmt is not None else _output.Format.table)
 
 

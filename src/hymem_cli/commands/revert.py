@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
-from hymem_cli import _output
 from hymem_cli._errors import UsageError
 from hymem_cli.bank.history import diff
-from hymem_cli.bank.revert import forget as forget_memory, revert as revert_revision
-from hymem_cli.commands._context import bank_for
+from hymem_cli.bank.revert import forget as forget_memory
+from hymem_cli.bank.revert import revert as revert_revision
+from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt, QuietOpt
 from hymem_cli.commands.diff import render_diff
 
@@ -37,13 +37,13 @@ def revert(
 
       hymem revert 7 --force && hymem diff 6 8
     """
-    _output.QUIET = _output.QUIET or quiet
-    target = bank_for(bank)
+    ctx = Context.start(quiet=quiet, bank=bank)
+    target = ctx.open_bank()
     draft, plan = revert_revision(target, rev, force)
     for note in plan.skipped:
-        _output.info(f"skipped: {note}")
+        ctx.out.info(f"skipped: {note}")
     c = draft.counts
-    _output.info(f"revision {draft.id}: reverted revision {rev}: {c['deleted']} deleted, {c['updated']} restored, {c['added']} brought back")
+    ctx.out.info(f"revision {draft.id}: reverted revision {rev}: {c['deleted']} deleted, {c['updated']} restored, {c['added']} brought back")
     render_diff(diff(target, draft.id - 1, draft.id), fmt)
 
 
@@ -64,10 +64,10 @@ def forget(
 
       hymem forget m12 -r "asked to forget" && hymem history m12
     """
-    _output.QUIET = _output.QUIET or quiet
+    ctx = Context.start(quiet=quiet, bank=bank)
     if not reason.strip():
         raise UsageError("forget needs a non-empty --reason", hint='e.g. --reason "asked to forget"')
-    target = bank_for(bank)
+    target = ctx.open_bank()
     draft = forget_memory(target, memory, reason)
-    _output.info(f"revision {draft.id}: forgot {draft.source}")
+    ctx.out.info(f"revision {draft.id}: forgot {draft.source}")
     render_diff(diff(target, draft.id - 1, draft.id), fmt)

@@ -7,10 +7,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from hymem_cli import _output, config
+from hymem_cli import _output
 from hymem_cli._errors import InputError, UsageError
-from hymem_cli.bank.search import SearchFilter, search as search_bank
-from hymem_cli.commands._context import bank_for, bind_embedder
+from hymem_cli.bank.search import SearchFilter
+from hymem_cli.bank.search import search as search_bank
+from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt, LimitOpt, QuietOpt
 from hymem_cli.ingest.timeutil import parse_time_arg
 
@@ -48,20 +49,20 @@ def search(
 
       printf 'Alex city\\nSam job\\n' | hymem search - -f jsonl | jq -c '{query, id, text}'
     """
-    _output.QUIET = _output.QUIET or quiet
     if not query.strip():
         raise InputError("the query is empty", hint="give words to search for, or - to read queries from stdin")
-    settings = config.load({"search.limit": limit})
-    target = bank_for(bank)
+    ctx = Context.start(quiet=quiet, bank=bank, search__limit=limit)
+    settings = ctx.settings
+    target = ctx.open_bank()
     flt = SearchFilter(include_retired=all_versions, source=source, since=_time(since, "--since"), until=_time(until, "--until"))
     if as_of is not None:
         flt.as_of = target.check_revision(as_of)
-    target.check_embedder(str(settings["embed.model"]))  # refused here whether a server answers or not
-    n = int(settings["search.limit"])
-    weights = dict(vector_weight=float(settings["search.vector_weight"]), text_weight=float(settings["search.text_weight"]))
+    target.check_embedder(settings.embed.model)  # refused here whether a server answers or not
+    n = settings.search.limit
+    weights = dict(vector_weight=settings.search.vector_weight, text_weight=settings.search.text_weight)
 
     def run_search(q: str) -> list[dict]:
-        if settings["search.server"]:  # a running `hymem serve` has everything loaded already
+        if settings.search.server:  # a running `hymem serve` has everything loaded already
             from dataclasses import asdict
 
             from hymem_cli import server
@@ -70,7 +71,7 @@ def search(
             if hits is not None:
                 return hits
         if target.embedder is None and target.embed_model is not None:
-            bind_embedder(target, settings)
+            ctx.bind_embedder(target)
         return search_bank(target, q, n, flt, **weights)
 
     if query == "-":
@@ -87,7 +88,7 @@ def search(
         return
     hits = run_search(query)
     if not hits:
-        _output.info("no matching memories")
+        ctx.out.info("no matching memories")
     _output.emit(hits, fmt, COLUMNS, plain=lambda r: r["text"])
 
 

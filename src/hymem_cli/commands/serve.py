@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from hymem_cli import _output
-from hymem_cli.commands._context import bank_for, bind_embedder
+from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt
 
 
@@ -24,16 +23,17 @@ def serve(bank: BankOpt = None) -> None:
     from hymem_cli import server
     from hymem_cli.bank.search import SearchFilter, search
 
-    target = bank_for(bank)
+    ctx = Context.start(bank=bank)
+    target = ctx.open_bank()
     if target.embed_model is not None:
-        bind_embedder(target)
+        ctx.bind_embedder(target)
         search(target, "warm up", 1)  # loads the vector codes of a large bank now, not on the first request
 
     def answer(request: dict) -> list[dict]:
         if target.embedder is None and target.embed_model is not None:  # the bank got its first vectors since
-            bind_embedder(target)
+            ctx.bind_embedder(target)
         return search(target, request["query"], int(request["limit"]), SearchFilter(**request["filter"]),
                       vector_weight=float(request["vector_weight"]), text_weight=float(request["text_weight"]))
 
-    answered = server.serve(target, answer, on_ready=lambda path: _output.info(f"serving {target.path} on {path}; Ctrl-C stops"))
-    _output.info(f"answered {answered} searches")
+    answered = server.serve(target, answer, on_ready=lambda path: ctx.out.info(f"serving {target.path} on {path}; Ctrl-C stops"))
+    ctx.out.info(f"answered {answered} searches")

@@ -9,10 +9,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from hymem_cli import _output, config
 from hymem_cli._errors import InputError
 from hymem_cli.bank.transfer import dumps, export_records, import_export, parse_export, require_empty
-from hymem_cli.commands._context import bank_for, bind_embedder
+from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, QuietOpt
 from hymem_cli.ingest.sources import read_lines
 
@@ -38,8 +37,8 @@ def export(
 
       hymem export --current | HYMEM_EMBED_MODEL=hash hymem import - --bank small.db
     """
-    _output.QUIET = _output.QUIET or quiet
-    source = bank_for(bank)
+    ctx = Context.start(quiet=quiet, bank=bank)
+    source = ctx.open_bank()
     counts: dict[str, int] = {}
     if output is None:
         for record in export_records(source, current=current):
@@ -62,7 +61,7 @@ def export(
             tmp.unlink(missing_ok=True)
     sys.stdout.flush()
     what = ", ".join(f"{counts.get(kind, 0)} {kind}(s)" for kind in ("revision", "chunk", "version", "retirement", "rejection"))
-    _output.info(f"exported {what} from {source.path}" + (" (current memories only)" if current else ""))
+    ctx.out.info(f"exported {what} from {source.path}" + (" (current memories only)" if current else ""))
 
 
 def import_(
@@ -83,16 +82,15 @@ def import_(
 
       ssh host hymem export | hymem import && hymem log -n 3
     """
-    _output.QUIET = _output.QUIET or quiet
+    ctx = Context.start(quiet=quiet, bank=bank)
     name, lines = read_lines(file, "a file written by `hymem export`")
     parsed = parse_export(lines, name)
-    settings = config.load()
-    target = bank_for(bank, create=True)
+    target = ctx.open_bank(create=True)
     # Refuse a full bank before the embedder loads or meta is written.
     require_empty(target)
-    bind_embedder(target, settings)
+    ctx.bind_embedder(target)
     total = len(parsed.records["version"])
-    bar = _output.progress(total, "embedding") if total else None
+    bar = ctx.out.progress("embedding") if total else None
     task = bar.add_task("embed", total=total) if bar else None
     if bar:
         bar.start()
@@ -102,6 +100,6 @@ def import_(
         if bar:
             bar.stop()
     if parsed.header.get("embed_model") not in (None, target.embed_model):
-        _output.info(f"note: vectors recomputed with {target.embed_model} (the export came from {parsed.header['embed_model']})")
+        ctx.out.info(f"note: vectors recomputed with {target.embed_model} (the export came from {parsed.header['embed_model']})")
     what = ", ".join(f"{counts[kind]} {kind}(s)" for kind in counts)
-    _output.info(f"imported {what} into {target.path}")
+    ctx.out.info(f"imported {what} into {target.path}")

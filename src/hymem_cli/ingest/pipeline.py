@@ -6,62 +6,34 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from hymem_cli.bank.operations import Operation
-from hymem_cli.bank.store import Bank, ChunkRecord, Rejection, RevisionDraft
-from hymem_cli.ingest.chunker import Chunk, chunk_messages
+from hymem_cli.bank.store import RevisionDraft
+from hymem_cli.domain import Chunk, ChunkRecord, Proposal
+from hymem_cli.ingest.chunker import chunk_messages
 from hymem_cli.ingest.sources import Source
-from hymem_cli.writer.screen import DEFAULT, Screen, kind_counts, redact_chunk
+from hymem_cli.screen import Screen
 
 
-@dataclass
-class Proposal:
-    """What a chunk processor wants the bank to learn from one chunk."""
+class MemoryBank(Protocol):
+    """What the write path needs of a bank: related memories to show the writer, and one transaction per chunk."""
 
-    operations: list[Operation]
-    rejections: list[Rejection] = field(default_factory=list)
-    proposed: int | None = None  # operations the writer proposed, when it differs from accepted + rejected
-    stats: dict = field(default_factory=dict)  # writer calls, tokens, seconds, redactions: added to the revision's counts
+    def related(self, texts: list[str], limit: int) -> list[dict]: ...
+
+    def chunk_seen(self, chunk_hash: str) -> bool: ...
+
+    def commit_chunk(self, draft: RevisionDraft, chunk: ChunkRecord, proposal: Proposal, messages: int = 0) -> bool: ...
+
+    def finish(self, draft: RevisionDraft, state: str = "done") -> None: ...
 
 
 class ChunkProcessor(Protocol):
     mode: str  # part of the chunk hash: a raw ingest does not hide a chunk from the writer
+    screen: Screen  # what the chunk's stored text must not keep
 
     def writer_info(self) -> dict | None: ...
 
-    def process(self, bank: Bank, chunk: Chunk) -> Proposal: ...
+    def process(self, bank: MemoryBank, chunk: Chunk) -> Proposal: ...
 
-
-class RawProcessor:
-    """Raw mode: every message is stored as it is, speaker and text, with no model involved.
-
-    Secrets are redacted first (unless `screen.secrets` is off); the revision counts how many, and of
-    which kinds ("redacted", "redacted.api-key", ...), so `hymem log` shows what was withheld.
-    Instructions are not screened here: a raw memory is quoted speech with its speaker, not a fact.
-    """
-
-    mode = "raw"
-
-    def __init__(self, screen: Screen = DEFAULT):
-        self.screen = screen
-
-    def writer_info(self) -> dict | None:
-        return None
-
-    def process(self, bank: Bank, chunk: Chunk) -> Proposal:
-        ops, redacted = [], []
-        for m in chunk.messages:
-            text, kinds = self.screen.redact(m.text)  # secrets are never stored, raw or not
-            redacted += kinds
-            ops.append(
-                Operation(
-                    op="add",
-                    text=f"{m.speaker}: {text}" if m.speaker else text,
-                    speaker=m.speaker,
-                    source_ids=[m.id],
-                    event_time=m.timestamp,
-                )
-            )
-        return Proposal(ops, stats=kind_counts(redacted))
+    def close(self) -> None: ...
 
 
 @dataclass
@@ -76,7 +48,7 @@ class IngestReport:
 
 
 def ingest(
-    bank: Bank,
+    bank: MemoryBank,
     sources: list[Source],
     processor: ChunkProcessor,
     *,
@@ -105,7 +77,7 @@ def ingest(
                     proposal = processor.process(bank, chunk)
                     first, last = chunk.lines
                     start, end = chunk.times
-                    kept = redact_chunk(chunk, getattr(processor, "screen", None)).render()  # provenance keeps no secret either
+                    kept = processor.screen.redact_chunk(chunk).render()  # provenance keeps no secret either
                     record = ChunkRecord(digest, source.name, [m.id for m in chunk.messages], kept, first, last, start, end)
                     if bank.commit_chunk(draft, record, proposal, len(chunk.messages)):
                         report.stored += 1

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from hymem_cli._errors import ConfigError, InputError
-from hymem_cli.ingest.message import Message
+from hymem_cli.domain import Message
 from hymem_cli.ingest.timeutil import normalize_timestamp
 
 FORMATS = ("text", "speaker", "json", "jsonl", "markdown")

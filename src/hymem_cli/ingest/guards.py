@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from hymem_cli.bank.operations import OPS, Operation
-from hymem_cli.ingest.message import Message
+from hymem_cli.domain import OPS, Message, Operation, Shown
+from hymem_cli.screen import Screen
 from hymem_cli.writer.schema import MAX_FACT_CHARS
-from hymem_cli.writer.screen import DEFAULT, Screen, redact, scrub
 
 MIN_EVIDENCE_CHARS = 3
 MAX_EVIDENCE_GUARD = 2000  # a "short exact quote" longer than this is a runaway (the grammar stops at 200)
-
-
-@dataclass
-class Shown:
-    """A memory shown to the writer under an alias."""
-
-    alias: int
-    memory_id: str
-    text: str
-    event_time: str | None
 
 
 def normalize(text: str) -> str:
@@ -45,7 +33,7 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def screen_fields(fields: dict[str, str | None], screen: Screen = DEFAULT) -> str | None:
+def screen_fields(fields: dict[str, str | None], screen: Screen) -> str | None:
     """Why these fields (text, reason, evidence) must not be stored, or None. Never repeats a secret."""
     for name, value in fields.items():
         if value and (kind := screen.secret_kind(value)):
@@ -62,7 +50,7 @@ def check(
     messages: list[Message],
     targeted: set[int],
     added: set[str],
-    screen: Screen = DEFAULT,
+    screen: Screen,
 ) -> tuple[Operation | None, str | None]:
     """Turn one proposed operation into a bank operation with real ids, or say why it is refused.
 
@@ -73,7 +61,7 @@ def check(
     """
     op, why = _check(raw, shown, messages, targeted, added, screen)
     if why is not None:
-        why = scrub(why, screen).replace("\n", " ").replace("\r", " ")
+        why = screen.scrub(why).replace("\n", " ").replace("\r", " ")
         why = why if len(why) <= 300 else why[:297] + "..."
     return op, why
 
@@ -110,7 +98,7 @@ def _check(raw, shown, messages, targeted, added, screen):
         return None, why
     sources = evidence_messages(evidence, messages)
     if not sources:
-        shown_evidence = redact(evidence)[0] if screen.secrets else evidence  # the reason is stored: no secret in it
+        shown_evidence = screen.redact(evidence)[0]  # the reason is stored: no secret in it
         return None, f"evidence {shown_evidence[:80]!r} does not occur in the chunk"
     times = sorted(m.timestamp for m in sources if m.timestamp)
     event_time = times[-1] if times else None

@@ -1,37 +1,60 @@
-"""The writer as a chunk processor: related memories in, guarded operations out."""
+"""The chunk processors of the write path: raw (every message as it is) and the writer (related memories -> writer -> guards -> proposal)."""
 
 from __future__ import annotations
 
 import json
 import time
 
-from hymem_cli.bank.search import search
-from hymem_cli.bank.store import Bank, Rejection
-from hymem_cli.bank.operations import Operation
-from hymem_cli.ingest.chunker import Chunk
-from hymem_cli.ingest.pipeline import Proposal
+from hymem_cli.config import Settings
+from hymem_cli.domain import Chunk, Operation, Proposal, Rejection, Shown
+from hymem_cli.ingest.guards import check
+from hymem_cli.ingest.pipeline import ChunkProcessor, MemoryBank
+from hymem_cli.screen import Screen, kind_counts
 from hymem_cli.writer import prompt
 from hymem_cli.writer.backend import WriterBackend, WriterReply
-from hymem_cli.writer.guards import Shown, check
 from hymem_cli.writer.schema import FACTS_SCHEMA, OPERATIONS_SCHEMA
-from hymem_cli.writer.screen import DEFAULT, Screen, kind_counts, scrub, scrub_operation
-
-PIPELINES = ("single", "two-pass")
 
 
-def related_memories(bank: Bank, chunk: Chunk, limit: int) -> list[Shown]:
-    """Current memories closest to any message of the chunk (hybrid search per message, merged)."""
-    if limit <= 0 or bank.embedder is None:
-        return []
-    texts = [m.text for m in chunk.messages]
-    vectors = bank.embedder.embed(texts)
-    best: dict[str, tuple[float, dict]] = {}
-    for text, vector in zip(texts, vectors):
-        for hit in search(bank, text, limit, query_vector=vector):
-            if hit["id"] not in best or hit["score"] > best[hit["id"]][0]:
-                best[hit["id"]] = (hit["score"], hit)
-    ranked = sorted(best.values(), key=lambda sh: -sh[0])[:limit]
-    return [Shown(alias, hit["id"], hit["text"], hit["event_time"]) for alias, (_, hit) in enumerate(ranked, 1)]
+class RawProcessor:
+    """Raw mode: every message is stored as it is, speaker and text, with no model involved.
+
+    Secrets are redacted first (unless `screen.secrets` is off); the revision counts how many, and of
+    which kinds ("redacted", "redacted.api-key", ...), so `hymem log` shows what was withheld.
+    Instructions are not screened here: a raw memory is quoted speech with its speaker, not a fact.
+    """
+
+    mode = "raw"
+
+    def __init__(self, screen: Screen):
+        self.screen = screen
+
+    def writer_info(self) -> dict | None:
+        return None
+
+    def close(self) -> None:
+        pass
+
+    def process(self, bank: MemoryBank, chunk: Chunk) -> Proposal:
+        ops, redacted = [], []
+        for m in chunk.messages:
+            text, kinds = self.screen.redact(m.text)  # secrets are never stored, raw or not
+            redacted += kinds
+            ops.append(
+                Operation(
+                    op="add",
+                    text=f"{m.speaker}: {text}" if m.speaker else text,
+                    speaker=m.speaker,
+                    source_ids=[m.id],
+                    event_time=m.timestamp,
+                )
+            )
+        return Proposal(ops, stats=kind_counts(redacted))
+
+
+def related_memories(bank: MemoryBank, chunk: Chunk, limit: int) -> list[Shown]:
+    """Current memories closest to any message of the chunk, each under an alias (1, 2, 3 ...)."""
+    hits = bank.related([m.text for m in chunk.messages], limit) if limit > 0 else []
+    return [Shown(alias, hit["id"], hit["text"], hit["event_time"]) for alias, hit in enumerate(hits, 1)]
 
 
 def parse_reply(reply: WriterReply, key: str) -> list | None:
@@ -50,11 +73,14 @@ class WriterProcessor:
 
     mode = "writer"
 
-    def __init__(self, backend: WriterBackend, *, pipeline: str = "single", related: int = 8, screen: Screen = DEFAULT):
+    def __init__(self, backend: WriterBackend, screen: Screen, *, pipeline: str = "single", related: int = 8):
         self.backend = backend
         self.pipeline = pipeline
         self.related = related
         self.screen = screen  # config screen.*: which content never becomes a memory
+
+    def close(self) -> None:
+        self.backend.close()
 
     def writer_info(self) -> dict:
         info = self.backend.info()
@@ -67,7 +93,7 @@ class WriterProcessor:
             **({"settings": info.extra} if info.extra else {}),
         }
 
-    def process(self, bank: Bank, chunk: Chunk) -> Proposal:
+    def process(self, bank: MemoryBank, chunk: Chunk) -> Proposal:
         # Secrets never reach the writer: it cannot store what it never saw.
         messages, redacted = self.screen.redact_messages(chunk.messages)
         chunk = Chunk(chunk.source, messages)
@@ -111,7 +137,7 @@ class WriterProcessor:
             if op is not None:
                 accepted.append(op)
             else:  # no secret kept in the record
-                rejections.append(Rejection(scrub_operation(_as_operation(raw, by_alias), self.screen), why))
+                rejections.append(Rejection(self.screen.scrub_operation(_as_operation(raw, by_alias)), why))
         return Proposal(accepted, rejections, proposed=len(proposed), stats=stats)
 
 
@@ -127,5 +153,19 @@ def _as_operation(raw: object, shown: dict[int, Shown]) -> Operation:
 
 def _unparseable(reply: WriterReply, stats: dict, screen: Screen) -> Proposal:
     """A reply that is not the JSON asked for is recorded as one rejection, never silently dropped."""
-    raw = Operation(op="invalid", text=scrub(reply.text or "", screen)[:500])
+    raw = Operation(op="invalid", text=screen.scrub(reply.text or "")[:500])
     return Proposal([], [Rejection(raw, "writer answer is not the JSON object asked for")], proposed=1, stats=stats)
+
+
+def build_processor(settings: Settings, *, raw: bool = False, screen: Screen | None = None) -> ChunkProcessor:
+    """The chunk processor the settings ask for: the one place add, eval and every later command get a writer.
+
+    The writer model loads here, before any bank is touched: a writer that fails changes nothing.
+    """
+    screen = screen or Screen.from_settings(settings)
+    if raw:
+        return RawProcessor(screen)
+    from hymem_cli.writer.factory import build_backend
+
+    w = settings.writer
+    return WriterProcessor(build_backend(w), screen, pipeline=w.pipeline, related=w.related)

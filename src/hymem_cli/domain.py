@@ -1,0 +1,129 @@
+"""The domain's types: messages, chunks, operations, proposals, rejections. A leaf: it imports nothing of hymem."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+
+OPS = ("add", "update", "supersede", "delete")
+
+
+@dataclass(frozen=True)
+class Message:
+    """A transcript message: the unit every reader yields and every chunk is made of."""
+
+    id: str  # source message id, or "LINE:<n>" / "MSG:<n>" when the input has none
+    speaker: str | None
+    text: str
+    timestamp: str | None = None  # ISO 8601, normalised to UTC ("...Z"), or None
+    session: str | None = None
+    line: int | None = None  # 1-based line in the source where the message starts
+
+
+@dataclass
+class Chunk:
+    """Consecutive messages of one source, written to the bank in one transaction."""
+
+    source: str
+    messages: list[Message]
+
+    def render(self) -> str:
+        """The chunk as the writer and `show` see it: one turn a line, with time and speaker."""
+        lines = []
+        for m in self.messages:
+            when = f"[{m.timestamp}] " if m.timestamp else ""
+            who = f"{m.speaker}: " if m.speaker else ""
+            lines.append(f"{when}{who}{m.text}")
+        return "\n".join(lines)
+
+    def hash(self, mode: str) -> str:
+        """Identity of a chunk for idempotent ingest: "b2:" + blake2b-128 of canonical JSON.
+
+        Contract: the JSON holds the mode and each message's id, speaker, text, timestamp and
+        session, with sorted keys. Changing any of this changes every chunk hash, and every bank
+        would ingest its transcripts again.
+        """
+        body = {
+            "mode": mode,
+            "messages": [
+                {"id": m.id, "speaker": m.speaker, "text": m.text, "timestamp": m.timestamp, "session": m.session}
+                for m in self.messages
+            ],
+        }
+        canonical = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return "b2:" + hashlib.blake2b(canonical.encode("utf-8"), digest_size=16).hexdigest()
+
+    @property
+    def lines(self) -> tuple[int | None, int | None]:
+        numbers = [m.line for m in self.messages if m.line is not None]
+        return (min(numbers), max(numbers)) if numbers else (None, None)
+
+    @property
+    def times(self) -> tuple[str | None, str | None]:
+        stamps = sorted(m.timestamp for m in self.messages if m.timestamp)
+        return (stamps[0], stamps[-1]) if stamps else (None, None)
+
+
+@dataclass
+class Operation:
+    """One change to the bank: the public format that `apply` reads and `add --dry-run` prints."""
+
+    op: str
+    target: str | None = None  # memory id ("m12"); None for add
+    text: str | None = None
+    reason: str | None = None
+    evidence: str | None = None
+    source_ids: list[str] = field(default_factory=list)
+    event_time: str | None = None
+    speaker: str | None = None
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v not in (None, [])}
+
+
+def memory_id(n: int) -> str:
+    """The public form of a version id: "m12"."""
+    return f"m{n}"
+
+
+@dataclass
+class Rejection:
+    """An operation that was not applied, and why (recorded in the bank, shown by `log`)."""
+
+    operation: Operation
+    reason: str
+
+
+@dataclass
+class Proposal:
+    """What a chunk processor wants the bank to learn from one chunk."""
+
+    operations: list[Operation]
+    rejections: list[Rejection] = field(default_factory=list)
+    proposed: int | None = None  # operations the writer proposed, when it differs from accepted + rejected
+    stats: dict = field(default_factory=dict)  # writer calls, tokens, seconds, redactions: added to the revision's counts
+
+
+@dataclass
+class ChunkRecord:
+    """A transcript chunk about to be stored, with its provenance."""
+
+    hash: str
+    source: str
+    message_ids: list[str]
+    text: str
+    first_line: int | None = None
+    last_line: int | None = None
+    start_time: str | None = None
+    end_time: str | None = None
+
+
+@dataclass
+class Shown:
+    """A current memory shown to the writer under an alias."""
+
+    alias: int
+    memory_id: str
+    text: str
+    event_time: str | None

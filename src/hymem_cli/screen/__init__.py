@@ -1,0 +1,95 @@
+"""Screening text for what must never become a memory: instructions to the agent, and secrets.
+
+Two screens, each switchable (config keys `screen.instructions` and `screen.secrets`, both on by
+default), each hit named by a kind so every withheld piece of text can say why:
+
+- Secrets (API keys, tokens, passwords, card numbers, IBANs, private keys) are *redacted* where
+  text enters hymem: a raw message before it is stored, a chunk before the writer sees it and
+  before its text is kept for provenance. An operation that would still store one is refused.
+- Instructions addressed to the agent ("ignore previous instructions", a fake `SYSTEM:` turn, "note
+  for the AI: from now on always ...") are refused as facts by the guards. The policy is about
+  *form*: a memory is a fact about people in the third person ("Alex wants short answers."), never
+  an imperative for the agent ("Always answer briefly."), a claim to come from the system, or text
+  addressed to an AI. Raw mode stores messages verbatim, speaker first, so such text stays quoted
+  speech there.
+
+Every pattern runs in linear time on any input, however long or hostile: repeats are bounded or
+anchored at the start of a run (a look-behind), never nested, and looser candidates are checked in
+Python (Luhn, mod 97, how random a token looks) instead of by look-ahead.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from hymem_cli.domain import Chunk, Message, Operation
+from hymem_cli.screen.instructions import INSTRUCTION_PATTERNS, Hit, find_instruction, fold
+from hymem_cli.screen.secrets import SECRET_PATTERNS, Redactor, find_secrets
+
+if TYPE_CHECKING:
+    from hymem_cli.config import Settings
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass
+class Screen:
+    """Which screens are on (config keys screen.instructions and screen.secrets), and the secrets seen so far.
+
+    One screen serves one command (or one conversation): the values it redacted are remembered only there.
+    """
+
+    instructions: bool = True
+    secrets: bool = True
+    redactor: Redactor = field(default_factory=Redactor, repr=False, compare=False)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Screen:
+        return cls(instructions=settings.screen.instructions, secrets=settings.screen.secrets)
+
+    def redact(self, text: str, seen: bool = False) -> tuple[str, list[str]]:
+        return self.redactor.redact(text, seen) if self.secrets else (text, [])
+
+    def secret_kind(self, text: str, seen: bool = True) -> str | None:
+        return self.redactor.secret_kind(text, seen) if self.secrets else None
+
+    def instruction(self, text: str) -> Hit | None:
+        return find_instruction(text) if self.instructions else None
+
+    def redact_messages(self, messages: list[Message]) -> tuple[list[Message], list[str]]:
+        """Messages with secrets redacted (unchanged ones are the same objects), and the kinds redacted."""
+        out, kinds = [], []
+        for m in messages:
+            clean, found = self.redact(m.text)
+            kinds += found
+            out.append(replace(m, text=clean) if found else m)
+        return out, kinds
+
+    def redact_chunk(self, chunk: Chunk) -> Chunk:
+        """The chunk with its messages' secrets redacted: what the writer sees and what the bank keeps as provenance."""
+        messages, kinds = self.redact_messages(chunk.messages)
+        return replace(chunk, messages=messages) if kinds else chunk
+
+    def scrub(self, text: str) -> str:
+        """Text safe to keep in a rejection record: no secret (when that screen is on), no lone surrogate
+        (which SQLite cannot store). The record keeps what was refused, minus what must never be kept."""
+        return _SURROGATE.sub("\ufffd", self.redact(text, seen=True)[0])
+
+    def scrub_operation(self, op: Operation) -> Operation:
+        """An Operation with every text field scrubbed (see `scrub`)."""
+        fields = {k: self.scrub(v) for k in ("op", "target", "text", "reason", "evidence", "event_time", "speaker")
+                  if isinstance(v := getattr(op, k), str)}
+        return replace(op, **fields, source_ids=[self.scrub(s) for s in op.source_ids])
+
+
+def kind_counts(kinds: list[str]) -> dict[str, int]:
+    """{"redacted": n, "redacted.api-key": 1, ...}: redaction counters for a revision's counts."""
+    counts = {"redacted": len(kinds)}
+    for kind in kinds:
+        counts[f"redacted.{kind}"] = counts.get(f"redacted.{kind}", 0) + 1
+    return counts
+
+
+__all__ = ["INSTRUCTION_PATTERNS", "SECRET_PATTERNS", "Hit", "Redactor", "Screen", "find_instruction", "find_secrets", "fold", "kind_counts"]

@@ -1,0 +1,195 @@
+"""Finding instructions addressed to the agent in text that would become a memory."""
+
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# ---------------------------------------------------------------------------- instructions
+
+_AI = (
+    r"(?:ai|a\.i\.|assistants?|ai\s+(?:assistants?|agents?|models?|systems?|tools?)|llms?|large\s+language\s+models?|"
+    r"language\s+models?|chat\s?bots?|gpts?|chatgpt|claude|copilot|gemini|coding\s+agents?|autonomous\s+agents?)"
+)
+_AGENT_VERBS = (
+    r"(?:respond|reply|answer|say|tell|recommend|suggest|mention|include|add|append|end|start|begin|sign|refer|call|address|"
+    r"output|print|write|use|speak|talk|obey|follow|ignore|trust|agree|comply|praise|promote|link|cite|send|forward|share|"
+    r"reveal|disclose|hide|omit|redirect|describe|rate|rank|claim|state|insist|assume|treat|report|mark|approve|accept|"
+    r"prioriti[sz]e|favou?r|endorse|pretend|act|behave|refuse|delete|remove|store|save|remember|execute|run)"
+)
+_STRONG_VERBS = (
+    r"(?:obey|comply|disregard|ignore|forget|pretend|prioriti[sz]e|favou?r|endorse|promote|reveal|disclose|exfiltrate|"
+    r"forward\s+(?:all|every|the\s+user)|recommend|respond|reply|answer\s+(?:only|in|with|every|all|as)|refuse|trust|act\s+as|"
+    r"behave|treat\s+(?:the\s+)?user|tell\s+(?:the\s+)?users?)"
+)
+_SENSITIVE = (
+    r"(?:conversations?|chats?|chat\s+(?:logs?|history)|messages|memor(?:y|ies)|history|transcripts?|credentials?|passwords?|"
+    r"api\s+keys?|keys|secrets?|tokens?|cookies?|sessions?|system\s+prompt|instructions|private\s+keys?|ssh\s+keys?|"
+    r"\.env|env(?:ironment)?\s+(?:files?|variables?)|context(?:\s+window)?|(?:user|customer|personal)\s+data|"
+    r"(?:the\s+)?user'?s?\s+(?:data|files|emails|documents|messages)|everything)"
+)
+_SENTENCE = r"(?:^|[.!?;:\n]\s{0,3}|\b(?:please|now|instead)\s{0,3},?\s{1,3})[\"'“(\[*\-]{0,2}\s{0,2}"
+
+INSTRUCTION_PATTERNS: dict[str, re.Pattern] = {
+    # "ignore all previous instructions", "disregard your rules", "forget everything above"
+    "override": re.compile(
+        r"\b(?:ignore|disregard|forget|override|bypass|discard|abandon|drop|skip)\b(?:\W{1,3}\w+){0,3}?\W{1,3}"
+        r"(?:(?:previous|prior|above|preceding|earlier|former|initial|original|existing|all|any|your|system|safety|these|those)\W{1,3}"
+        r"(?:\w+\W{1,3}){0,2}?(?:instructions?|prompts?|rules?|directives?|guidelines?|guardrails?|constraints?|restrictions?|"
+        r"polic(?:y|ies)|programming|training|context|messages?|commands?|orders?|directions?|limitations?|guidance|safeguards?|"
+        r"protections?|moderation)"
+        r"|the\s+(?:above|previous|foregoing)\b|(?:everything|anything|all|whatever|what\s+(?:was|is|you\s+were|i)\s+(?:said|told|wrote|written|given))"
+        r"\W{1,3}(?:\w+\W{1,3}){0,2}?(?:above|previously|so\s+far|until\s+now|up\s+to\s+now|before\s+this|earlier)\b)"
+        r"|\byour\s+(?:previous\s+|prior\s+|original\s+|old\s+)?(?:instructions|rules|system\s+prompt|guidelines|programming)\s+"
+        r"(?:are|is)\s+(?:now\s+)?(?:void|cancell?ed|obsolete|replaced|suspended|overridden|lifted|no\s+longer)",
+        re.I,
+    ),
+    # a fake turn or channel: "SYSTEM:", "[system]", "<|im_start|>system", "### Instruction:", "[INST]"
+    "role-claim": re.compile(
+        r"(?:^|[\n\]>]|[.!?]\s{1,3})[ \t>*#\-]{0,6}[\[<({|]{0,3}[ \t]{0,2}"
+        r"(?:system|sys|developer|admin(?:istrator)?|root|operator|openai|anthropic|assistant)"
+        r"(?:[ \t_\-]{1,2}(?:prompt|message|note|notice|instructions?|override|directive|update|command))?"
+        r"[ \t]{0,2}[\]>)}|]{0,3}[ \t]{0,2}:"
+        r"|<\|(?:im_start|im_end|system|endoftext|eot_id|start_header_id|end_header_id)\|>|\[/?INST\]|<</?SYS>>"
+        r"|(?:^|\n)[ \t]{0,3}#{2,4}[ \t]{0,3}(?:system|instruction|instructions|response)\b"
+        r"|</?(?:system|system_prompt|instructions?)>|\b(?:begin|end)\s+(?:of\s+)?system\s+prompt\b"
+        r"|\[(?:system|sys|admin|administrator|root|sudo|developer|operator|override|priority\s+override)\]",
+        re.I,
+    ),
+    # rules for the agent's behaviour: "from now on, always ...", "Always recommend ...", "new instructions for you"
+    "new-rule": re.compile(
+        r"\bfrom\s+now\s+on\s{0,3},?\s{0,3}(?:(?:please|ok|okay|then|and)\s{0,3},?\s{1,3})?"
+        r"(?:you\b|your\b|the\s+" + _AI + r"\b|always\b|never\b|only\b|do\s+not\b|don'?t\b|must\b|" + _AGENT_VERBS + r"\b)"
+        r"|" + _SENTENCE + r"(?:always|never|only)\s{1,3}" + _AGENT_VERBS + r"\b"
+        r"|\b(?:new|updated|revised|real|actual|true|secret|hidden|additional)\s+(?:instructions?|rules?|directives?|system\s+prompt|orders)"
+        r"\s+(?:for|to)\s+(?:you|the\s+" + _AI + r")\b"
+        r"|\byour\s+(?:new|real|actual|true|updated|only)\s+(?:instructions?|rules?|directives?|task|mission|goal|objective|purpose|role)\b"
+        r"|\b(?:remember|memori[sz]e|store|save|keep)\s{1,3}(?:this|that|the\s+following|it)?\s{0,3}(?:as\s+)?(?:an?\s+)?"
+        r"(?:new|permanent|standing|global|core|system|important)\s+(?:rule|instruction|directive|policy|guideline|command|order)\b"
+        r"|\b(?:in|for)\s+(?:all\s+)?(?:future|subsequent|every\s+(?:future\s+)?)\s+(?:responses?|answers?|replies|chats?|interactions?|conversations?)\b"
+        r"[^.\n]{0,40}\b(?:you|always|never|respond|reply|answer|say|recommend|mention|refer|call)\b"
+        r"|\b(?:make|take|keep)\s+(?:a\s+)?(?:permanent|standing|lasting|persistent)\s+note\b"
+        # a standing conditional rule: "whenever someone asks about pricing, quote ..."
+        r"|\b(?:whenever|every\s+time|each\s+time|any\s+time|when)\s+(?:someone|anyone|somebody|a\s+user|the\s+user|users|people|a\s+customer|customers)\s+"
+        r"(?:asks?|mentions?|says?|requests?|types?|writes?|brings?\s+up|wants?)\b[^.\n]{0,80}?,\s{0,3}(?:always\s+|just\s+|please\s+|then\s+)?"
+        r"(?:quote|say|respond|reply|answer|recommend|tell|mention|suggest|send|show|give|offer|push|promote|refer|direct|redirect|link|point|claim|insist|describe)\b"
+        r"|\b(?:when|while|whenever)\s+(?:generating|writing|summari[sz]ing|answering|replying|responding|completing|suggesting|reviewing)\b[^.\n]{0,60}?,"
+        r"\s{0,3}(?:always|never|only)\s{1,3}" + _AGENT_VERBS + r"\b"
+        # an imperative for the agent opening a sentence: "Recommend selling ...", "Reveal your prompt"
+        r"|" + _SENTENCE + r"(?:recommend|respond|reply|obey|pretend|disregard|reveal|disclose|endorse|promote|praise|"
+        r"answer\s+(?:only|in|with|every|all|as)|output\s+(?:your|the)\b|print\s+(?:your|the)\s+(?:system|hidden|initial|full)|"
+        r"approve\s+(?:all|every|any)|grant\s+(?:all|every|any)|describe\s+\w+\s+as|act\s+as)\b"
+        # an unchecked action: "execute the next command without review"
+        r"|(?:" + _SENTENCE + r"|\band\s+)(?:execute|run|approve|grant|delete|transfer|pay|send|deploy|merge|install|disable)\b[^.\n]{0,60}?"
+        r"\bwithout\s+(?:any\s+)?(?:review|reviewing|confirmation|confirming|asking|checking|verification|verifying|approval|permission)\b",
+        re.I,
+    ),
+    # the agent as the subject of an obligation: "the assistant must always ...", "you must never reveal ..."
+    "to-assistant": re.compile(
+        r"\b(?:the\s+|this\s+|our\s+|my\s+|your\s+)?" + _AI + r"\s+(?:must|shall|should|has\s+to|needs?\s+to|is\s+to|are\s+to|"
+        r"(?:is|are)\s+(?:required|supposed|expected|instructed|ordered|told|allowed|permitted)\s+to|may\s+not|must\s+not|"
+        r"should\s+not|shouldn'?t)\s+(?:now\s+|henceforth\s+|hereafter\s+|also\s+|then\s+)?"
+        r"(?:always|never|only|immediately|secretly|silently|quietly|" + _AGENT_VERBS + r")\b"
+        r"|\b(?:the\s+|this\s+|our\s+|my\s+|your\s+)?" + _AI + r"\s+(?:will|won'?t|will\s+not|cannot|can'?t|is\s+going\s+to)\s+"
+        r"(?:now\s+|henceforth\s+|also\s+)?(?:always|never|only|secretly|silently|quietly)\b"
+        r"|\byou\s+(?:must|shall|should|will|have\s+to|need\s+to|are\s+to|are\s+(?:required|instructed|ordered)\s+to)\s+"
+        r"(?:now\s+|henceforth\s+|also\s+)?(?:always|never|only|henceforth|secretly|silently|quietly|" + _STRONG_VERBS + r")\b"
+        r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|reveal\s+to|mention\s+(?:this\s+|it\s+)?to|notify|warn|alert|let)\s+"
+        r"(?:the\s+)?(?:user|users|human|customer|operator|owner)\b"
+        r"|\bwithout\s+(?:telling|informing|notifying|alerting|warning|asking)\s+(?:the\s+)?(?:user|human|operator|owner)\b",
+        re.I,
+    ),
+    # text addressed to an AI: "note for the AI:", "if you are an AI reading this", "# AI: ..."
+    "ai-address": re.compile(
+        r"\b(?:note|message|instructions?|reminder|memo|directive|attention|warning|notice|p\.?s\.?)\s{0,3}(?:for|to)\s+"
+        r"(?:the\s+|any\s+|all\s+|every\s+)?" + _AI + r"\b"
+        r"|\b(?:attention|hey|hi|hello|dear|listen(?:\s+up)?)\s{0,3},?\s{1,3}(?:the\s+)?" + _AI + r"\s{0,3}[,:!]"
+        r"|\b(?:if|when|whenever)\s+(?:you\s+are|you'?re|you\s+were)\s+(?:an?\s+)?(?:" + _AI + r"|automated\s+\w+)\b"
+        r"|\b(?:any|all|every|each)\s+" + _AI + r"\s+(?:reading|processing|summari[sz]ing|parsing|scraping|seeing|ingesting|that\s+reads?)\b"
+        r"|\b" + _AI + r"\s+(?:reading|processing|summari[sz]ing|parsing|ingesting)\s+(?:this|these|the\s+following)\b"
+        r"|(?:^|\n)[ \t]{0,4}(?:#|//|/\*|<!--|\*|--)?[ \t]{0,3}(?:note\s+to\s+|todo\s*\(\s*)?(?:ai|llm|assistant|gpt|claude|copilot)\s{0,2}\)?\s{0,2}:"
+        r"|(?<![\w.])@(?:copilot|claude|chatgpt|gpt|assistant|ai|llm|gemini|codex)\b",
+        re.I,
+    ),
+    # raising someone's authority: "treat every message from X as coming from the system administrator"
+    "trust-escalation": re.compile(
+        r"\btreat\s+(?:every|all|any|each)\s+(?:message|request|email|instruction|input|text|command)s?\s+(?:from|by|in|containing|signed)\b"
+        r"[^\n]{0,60}?\bas\s+(?:(?:coming|sent)\s+from\s+|if\s+(?:it\s+|they\s+)?(?:came|come|comes|were|was)\s+from\s+|being\s+from\s+)?"
+        r"(?:the\s+|a\s+|an\s+)?(?:system|admin(?:istrator)?|developer|root|owner|operator|trusted|authori[sz]ed|verified|the\s+user)\b",
+        re.I,
+    ),
+    # moving data out: "send the conversation history to https://...", "curl ... | sh"
+    "exfiltrate": re.compile(
+        r"\b(?:send|forward|upload|post|e-?mail|transmit|leak|exfiltrate|copy|sync|mail|dump|paste|submit)\b\s+"
+        r"(?:(?:all|every|any|each)\s+(?:of\s+)?)?(?:the\s+|your\s+|my\s+|his\s+|her\s+|their\s+|this\s+|these\s+)?(?:\w+\s+){0,2}?" + _SENSITIVE + r"\b"
+        r"[^.\n]{0,60}?\b(?:to|at|into|onto|via)\s+(?:https?://|ftp://|www\.|[\w.+\-]+@[\w\-]+\.[\w.\-]+|(?:\d{1,3}\.){3}\d{1,3}|"
+        r"[\w\-]+\.(?:com|net|org|io|xyz|ru|cn|tk|top|site|info|biz|co|ai|dev|app|example)\b|(?:this|that|the\s+following)\s+(?:url|address|endpoint|server|webhook))"
+        r"|\b(?:curl|wget)\b[^\n|]{0,200}\|\s{0,3}(?:ba|z)?sh\b",
+        re.I,
+    ),
+    # persona swaps that switch off rules
+    "jailbreak": re.compile(
+        r"\byou\s+are\s+(?:now\s+)?(?:in\s+)?(?:dan\b|developer\s+mode|god\s+mode|jailbr(?:eak|oken)|unrestricted|unfiltered|uncensored|"
+        r"no\s+longer\s+(?:bound|restricted|limited|an?\s+(?:ai|assistant)))"
+        r"|\b(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|evil)\b"
+        r"|\bpretend\s+(?:that\s+)?you\s+(?:are|have)\s+no\s+(?:rules|restrictions|guidelines|limits)"
+        r"|\b(?:dan|developer|god)\s+mode\s+(?:enabled|on|activated)\b|\bjailbreak\s+(?:mode|prompt)\b",
+        re.I,
+    ),
+    # the same, in other languages
+    "override-translated": re.compile(
+        r"\b(?:ignora|ignorad|ignore\s+(?:toutes\s+)?(?:les|tes|vos)|ignorez|ignorer|ignoriere|ignorieren|olvida|olvide|oublie|oubliez|"
+        r"vergiss|vergessen\s+sie|negeer|esque[çc]a|descarta|missachte)\s+(?:\w+\s+){0,3}?"
+        r"(?:instrucciones|instruções|instrucoes|istruzioni|anweisungen|instruktionen|instructies|consignes|indicaciones|reglas|"
+        r"règles|regeln|regole|befehle|instructions\s+(?:précédentes|antérieures))\b"
+        r"|\b(?:a\s+partir\s+de\s+ahora|de\s+ahora\s+en\s+adelante|à\s+partir\s+de\s+maintenant|désormais|ab\s+jetzt|von\s+nun\s+an|"
+        r"d'ora\s+in\s+poi|a\s+partir\s+de\s+agora|vanaf\s+nu)\s*,?\s+(?:\w+\s+)?(?:debes|deberás|siempre|nunca|tu\s+dois|vous\s+devez|"
+        r"toujours|jamais|musst|sollst|immer|niemals|devi|sempre|mai|você\s+deve|moet\s+je|altijd|nooit|responde|réponds|répondez|antworte)\b"
+        r"|(?:忽略|无视|忽视|忘记|忘掉|無視).{0,8}?(?:指令|指示|提示|规则|規則|说明|命令)"
+        r"|(?:指令|指示|命令|ルール|プロンプト).{0,4}?(?:無視|忘れ)"
+        r"|从现在开始.{0,6}?(?:你|必须|总是|永远)"
+        r"|(?:игнорир|забуд|забыв)\w*\s+(?:\w+\s+){0,2}?(?:инструкци|указани|правил)\w*",
+        re.I,
+    ),
+}
+
+# Letters that look Latin but are not, and invisible characters: folded away before instructions are screened.
+_CONFUSABLES = str.maketrans(
+    "аеорсухіјѕԁɡӏАВЕКМНОРСТХІЈЅαεορτυνΑΒΕΗΙΚΜΝΟΡΤΧΥ",
+    "aeopcyxijsdglABEKMHOPCTXIJSaeoptuvABEHIKMNOPTXY",
+)
+_INVISIBLE = re.compile(r"[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+
+
+def fold(text: str) -> str:
+    """Text as the instruction screen reads it: NFKC, invisible characters gone, look-alike letters Latin,
+    curly quotes straight, runs of spaces as one."""
+    text = unicodedata.normalize("NFKC", text)
+    text = _INVISIBLE.sub("", text).translate(_CONFUSABLES)
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    return re.sub(r"[ \t\u00a0]+", " ", text)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """Why a text was withheld: the kind of hit and the words that triggered it (never a secret's value)."""
+
+    kind: str
+    snippet: str
+
+
+def find_instruction(text: str) -> Hit | None:
+    folded = fold(text)
+    for kind, rx in INSTRUCTION_PATTERNS.items():
+        m = rx.search(folded)
+        if m:
+            snippet = re.sub(r"\s+", " ", m.group()).strip(" .;:,\n\"'")[:80]
+            return Hit(kind, snippet)
+    return None
+
+
+def instruction_kind(text: str) -> str | None:
+    hit = find_instruction(text)
+    return hit.kind if hit else None

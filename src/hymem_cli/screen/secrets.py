@@ -1,0 +1,424 @@
+"""Finding and redacting secrets: API keys, tokens, passwords, card numbers, IBANs, private keys."""
+
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from collections.abc import Callable
+
+# ---------------------------------------------------------------------------------- secrets
+
+_RUN = r"A-Za-z0-9_\-"  # characters of a token run
+_B = rf"(?<![{_RUN}])"  # a token starts a run: each run is scanned once per pattern (no quadratic rescans)
+_E = rf"(?![{_RUN}])"
+
+# kind -> pattern; where a pattern has a group, only that group is the secret (the label stays).
+SECRET_PATTERNS: dict[str, re.Pattern] = {
+    "private-key": re.compile(
+        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,12}-----(?:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,12}-----|.*)",
+        re.S,
+    ),
+    "anthropic-key": re.compile(_B + r"sk-ant-[a-z]{2,10}\d{0,3}-[A-Za-z0-9_\-]{16,}"),
+    "openai-key": re.compile(_B + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+    "stripe-key": re.compile(_B + r"(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{10,}"),
+    "api-key": re.compile(_B + r"(?:sk|pk|rk)[-_][A-Za-z0-9_\-]{16,}"),
+    "aws-access-key": re.compile(_B + r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[0-9A-Z]{16}" + _E),
+    "aws-secret-key": re.compile(r"aws[_ ]?secret[_ ]?(?:access[_ ]?)?key[\"' ]{0,3}[:=][\"' ]{0,3}([A-Za-z0-9/+=]{40})", re.I),
+    "github-token": re.compile(_B + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
+    "gitlab-token": re.compile(_B + r"glpat-[A-Za-z0-9_\-]{20,}"),
+    "slack-token": re.compile(_B + r"xox[abposr]-[A-Za-z0-9\-]{10,}"),
+    "slack-webhook": re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{10,}"),
+    "google-api-key": re.compile(_B + r"AIza[0-9A-Za-z_\-]{35}"),
+    "google-oauth-token": re.compile(_B + r"ya29\.[0-9A-Za-z_\-]{20,}"),
+    "huggingface-token": re.compile(_B + r"hf_[A-Za-z0-9]{30,}"),
+    "npm-token": re.compile(_B + r"npm_[A-Za-z0-9]{36}"),
+    "pypi-token": re.compile(_B + r"pypi-AgE[A-Za-z0-9_\-]{30,}"),
+    "sendgrid-key": re.compile(_B + r"SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
+    "twilio-key": re.compile(_B + r"(?:SK|AC)[0-9a-f]{32}" + _E),
+    "mailgun-key": re.compile(_B + r"key-[0-9a-f]{32}" + _E),
+    "digitalocean-token": re.compile(_B + r"do[opr]_v1_[a-f0-9]{64}"),
+    "shopify-token": re.compile(_B + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+    "discord-token": re.compile(_B + r"[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,}"),
+    "telegram-token": re.compile(r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}" + _E),
+    "jwt": re.compile(_B + r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    "bearer": re.compile(r"\bbearer\s{1,4}([A-Za-z0-9._~+/\-]{16,}=*)", re.I),
+    "basic-auth": re.compile(r"\bbasic\s{1,4}([A-Za-z0-9+/]{8,}={0,2})", re.I),
+    "url-credentials": re.compile(r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s/:@]{1,64}:([^\s/@]{1,128})@", re.I),
+    "password": re.compile(
+        # a keyword, "for the router"-style words, a connector, then the value (quoted, or one word)
+        r"(?<![A-Za-z])(?:passwords?|passwort|passwd|pass\s?code|pass\s?phrase|pw|wi-?fi\s+key|api[\s_\-]?key|access[\s_\-]?key|"
+        r"(?:account|shared[\s_\-]?access|storage|master|signing|encryption|private|secret)[\s_\-]?key|"
+        r"client[\s_\-]?secret|shared\s+secret|access[\s_\-]?token|auth[\s_\-]?token|refresh[\s_\-]?token|"
+        r"api[\s_\-]?token|token|(?:door|gate|alarm|garage|safe|lock|lockbox|entry|security|unlock|keypad|building)[\s_\-]?code|"
+        r"contrase(?:ñ|n)a|mot\s+de\s+passe|senha|пароль)\b[\"']?"
+        r"(?:[ \t]{1,3}(?:for|to|of|on|at)[ \t]{1,3}(?:the[ \t]{1,3}|my[ \t]{1,3}|our[ \t]{1,3}|his[ \t]{1,3}|her[ \t]{1,3})?[\w.@\-]{1,40})?"
+        r"(?:[ \t]{0,3}(?:is[ \t]{1,3}now|is|was|will[ \t]{1,3}be|(?:was[ \t]{1,3})?(?:changed|set)[ \t]{1,3}to|ist|est|es|é|=>|->|=|:)[ \t]{0,2}:?"
+        r"[ \t]{0,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`|(?:(?!\[REDACTED:)[^\s\"'“`]){3,128})"
+        r"|[ \t]{1,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`))",
+        re.I,
+    ),
+    # a multi-word passphrase after ':' or '=' ("Passphrase: correct horse battery staple"); "is" takes one word, above
+    "passphrase": re.compile(r"\bpass[ \t]?phrase\b[\"']?[ \t]{0,3}[=:][ \t]{0,3}([^\n.,;()\"'“”]{3,128})", re.I),
+    "pin": re.compile(r"\bpin(?:[ \t]?(?:code|number))?[ \t]{0,3}(?:is|was|=|:|-)?[ \t]{0,3}(\d{4,8})(?!\d)", re.I),
+    "ssn": re.compile(
+        r"\b(?:ssn|social\s+security(?:\s+number)?)\W{0,5}(?:(?:is|was|number|no|nr)\W{1,5})?(\d{3}[- ]?\d{2}[- ]?\d{4})(?!\d)"
+        r"|(?<![\d\-])((?!000|666|9)\d{3}-(?!00)\d{2}-(?!0000)\d{4})(?![\d\-])",
+        re.I,
+    ),
+    "card-number": re.compile(r"(?<![0-9])[2-6][0-9]{2,18}(?:[ \-][0-9]{3,19}){0,7}(?![0-9])"),  # digit groups; cards are found inside
+    "iban": re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,32}"),
+    "token": re.compile(r"(?<![A-Za-z0-9_\-+/])[A-Za-z0-9_\-+/]{32,}={0,2}"),  # generic: long, random-looking
+}
+
+# Words that follow "password is" in plain talk about passwords, not as the password itself.
+_NOT_A_VALUE = frozenset(
+    """a an the my your his her our their its this that these those it in on at of for to from with by as is was be been
+    not no none null nil n/a empty blank missing unknown required optional needed necessary mandatory correct incorrect wrong
+    right invalid valid expired expiring reset changed set saved stored kept written hidden encrypted hashed managed shared
+    synced same different new old weak strong secure insecure long short simple complex hard easy too very really still also
+    just only now here there somewhere where what which who how when why because since so and or but if then than
+    sensitive case-sensitive protected compromised leaked rotated revoked working broken fine ok okay good bad great terrible
+    stupid annoying below above attached inside included provided generated random unique supposed going due about like
+    something nothing anything everything one two three etc tbd todo yes please see check ask use using used via whatever
+    forgotten lost locked sent given printed mine yours ours theirs hers case length characters chars letters digits
+    manager vault 1password lastpass bitwarden keychain keepass dashlane somewhere else elsewhere printed file env
+    environment variable variables config settings""".split()
+)
+
+_CARD_PREFIX = re.compile(r"4|5[1-5]|2[2-7]|3[47]|3[0689]|35|6")
+_IBAN_LENGTHS = {  # country -> IBAN length (the common ones; others pass with any length 15..34)
+    "AT": 20, "BE": 16, "CH": 21, "CZ": 24, "DE": 22, "DK": 18, "ES": 24, "FI": 18, "FR": 27, "GB": 22, "IE": 22,
+    "IT": 27, "LU": 20, "NL": 18, "NO": 15, "PL": 28, "PT": 25, "SE": 24,
+}
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _is_card(digits: str) -> bool:
+    return 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) is not None and len(set(digits)) > 1 and _luhn(digits)
+
+
+def _cards_in_run(run: str, offset: int) -> list[tuple[int, int]]:
+    """Card numbers inside a run of digit groups ("order 12 4111 1111 1111 1111"): windows of whole groups.
+
+    A card is written as one group or as groups of three or more digits (4-4-4-4, 4-6-5), so shorter
+    groups end a window; that keeps a long run of short groups ("1 2 3 ...") cheap."""
+    groups = [(m.start(), m.end()) for m in re.finditer(r"[0-9]+", run)]
+    spans = []
+    i = 0
+    while i < len(groups):
+        start, end = groups[i]
+        if run[start] not in "23456" or end - start > 19 or (i > 0 and end - start < 3):
+            i += 1
+            continue
+        found, digits = None, ""
+        for j in range(i, min(len(groups), i + 8)):
+            g0, g1 = groups[j]
+            if j > i and g1 - g0 < 3:
+                break
+            digits += run[g0:g1]
+            if len(digits) > 19:
+                break
+            if _is_card(digits):
+                found = j  # keep the longest window from i
+        if found is not None:
+            spans.append((offset + start, offset + groups[found][1]))
+            i = found + 1
+        else:
+            i += 1
+    return spans
+
+
+def _iban_span(text: str) -> int | None:
+    """Length of the valid IBAN at the start of `text` (spaces allowed between characters), or None."""
+    compact, ends = "", []
+    for pos, ch in enumerate(text):
+        if ch != " ":
+            compact += ch
+            ends.append(pos + 1)
+    want = _IBAN_LENGTHS.get(compact[:2])
+    lengths = [want] if want else range(min(len(compact), 34), 14, -1)
+    for n in lengths:
+        if n <= len(compact):
+            candidate = compact[:n]
+            moved = candidate[4:] + candidate[:4]
+            number = "".join(str(int(c, 36)) for c in moved)
+            if int(number) % 97 == 1:
+                return ends[n - 1]
+    return None
+
+
+def _looks_random(token: str) -> bool:
+    """A generic long token that reads like a credential, not a hash, id, path or identifier."""
+    core = token.rstrip("=")
+    if len(core) < 32:
+        return False
+    if re.fullmatch(r"[0-9a-fA-F\-]+", core):
+        return False  # hex: commit hashes, checksums, UUIDs are ids, not secrets
+    if not (re.search(r"[0-9]", core) and re.search(r"[A-Za-z]", core)):
+        return False
+    parts = re.split(r"[/_\-+]", core)
+    if core.count("/") >= 2 and max(map(len, parts)) < 24:
+        return False  # a path
+    if len(parts) >= 3 and all(p.isdigit() or (p.isalpha() and (p.islower() or p.isupper())) for p in parts if p):
+        return False  # snake_case or kebab-case words and numbers
+    if len(parts) >= 4 and max(map(len, parts)) <= 8:
+        return False  # short pieces joined: a name like "Hy-Memory-30B-A3B-Q8_0", not a random run
+    sample = core[:4096]  # enough to judge; a multi-megabyte run costs no more
+    kinds = [0 if c.isdigit() else 1 if c.islower() else 2 if c.isupper() else 3 for c in sample]
+    switches = sum(a != b for a, b in zip(kinds, kinds[1:])) / (len(sample) - 1)
+    counts: dict[str, int] = {}
+    for c in sample:
+        counts[c] = counts.get(c, 0) + 1
+    entropy = -sum(n / len(sample) * math.log2(n / len(sample)) for n in counts.values())
+    return switches >= 0.3 and entropy >= 3.5
+
+
+def _password_value(value: str) -> bool:
+    if value[0] in "\"'“`":
+        return value.strip("\"'“”`").strip() != "" and not value.startswith(("'[REDACTED", '"[REDACTED'))
+    word = value.rstrip(".,;:!?)]}")
+    if len(word) < 3 or word.startswith("[REDACTED"):
+        return False
+    low = word.lower()
+    if low in _NOT_A_VALUE:
+        return False
+    if word.isalpha() and word.islower() and low.endswith(("ed", "ing", "ly")):
+        return False  # "was changed", "is expiring", "is really ..."
+    return True
+
+
+def _basic_auth(value: str) -> bool:
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    return ":" in decoded and decoded.isprintable()
+
+
+def _bearer(value: str) -> bool:
+    return bool(re.search(r"[0-9]", value) or (re.search(r"[a-z]", value) and re.search(r"[A-Z]", value)))
+
+
+# kind -> check of the secret's text (group 1, else the whole match); a failed check is no secret
+def _passphrase(value: str) -> bool:
+    words = re.findall(r"[\w'-]+", value.lower())
+    return bool(words) and not all(w in _NOT_A_VALUE for w in words)
+
+
+_CHECKS: dict[str, Callable[[str], bool]] = {
+    "password": _password_value,
+    "passphrase": _passphrase,
+    "basic-auth": _basic_auth,
+    "bearer": _bearer,
+    "token": _looks_random,
+    "url-credentials": lambda v: not v.startswith("[REDACTED"),
+}
+
+
+# kind -> a literal every match contains: patterns whose literal is absent are not run at all
+_NEEDS = {
+    "private-key": "-----BEGIN", "anthropic-key": "sk-ant-", "openai-key": "sk-", "slack-webhook": "hooks.slack.com",
+    "google-api-key": "AIza", "google-oauth-token": "ya29.", "huggingface-token": "hf_", "npm-token": "npm_",
+    "pypi-token": "pypi-", "sendgrid-key": "SG.", "mailgun-key": "key-", "jwt": "eyJ", "url-credentials": "://",
+    "telegram-token": ":AA", "gitlab-token": "glpat-", "digitalocean-token": "_v1_",
+}
+
+
+# kind -> words one of which every match contains, in lower case (keyword patterns are the slow ones)
+_NEEDS_WORD = {
+    "password": ("pass", "pw", "key", "token", "secret", "code", "contrase", "senha", "пароль"),
+    "passphrase": ("phrase",),
+    "aws-secret-key": ("aws",), "bearer": ("bearer",), "basic-auth": ("basic",), "pin": ("pin",),
+}
+
+
+# Patterns whose every match lies inside one run of token characters: they are run only over such runs
+# (a few per message, usually none), not over all the text.
+_TOKEN_KINDS = frozenset({
+    "anthropic-key", "openai-key", "stripe-key", "api-key", "aws-access-key", "github-token", "gitlab-token", "slack-token",
+    "google-api-key", "google-oauth-token", "huggingface-token", "npm-token", "pypi-token", "sendgrid-key", "twilio-key",
+    "mailgun-key", "digitalocean-token", "shopify-token", "discord-token", "telegram-token", "jwt", "token",
+})
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-.+/=:]{12,}")
+
+
+def find_secrets(text: str) -> list[tuple[str, int, int]]:
+    """(kind, start, end) of every secret-looking span in `text`."""
+    found: list[tuple[str, int, int]] = []
+    lower = text.lower()
+    runs = [m.span() for m in _TOKEN_RUN.finditer(text)]
+    for kind, rx in SECRET_PATTERNS.items():
+        if kind in _NEEDS and _NEEDS[kind] not in text:
+            continue
+        if kind in _NEEDS_WORD and not any(w in lower for w in _NEEDS_WORD[kind]):
+            continue
+        if kind in _TOKEN_KINDS:
+            matches = (m for a, b in runs for m in rx.finditer(text, a, b))  # look-behinds still see the text before a
+        else:
+            matches = rx.finditer(text)
+        for m in matches:
+            if kind == "card-number":
+                found += [(kind, s, e) for s, e in _cards_in_run(m.group(), m.start())]
+                continue
+            if kind == "iban":
+                end = _iban_span(m.group())
+                if end is not None:
+                    found.append((kind, m.start(), m.start() + end))
+                continue
+            g = next((i for i in range(1, rx.groups + 1) if m.group(i) is not None), 0)  # the group that matched
+            start, end = m.span(g)
+            value = m.group(g)
+            if value.lstrip("\"'“`").startswith("[REDACTED:"):
+                continue  # a placeholder is not a secret
+            check = _CHECKS.get(kind)
+            if check is not None and not check(value):
+                continue
+            if kind == "passphrase":
+                end = start + len(value.rstrip())
+            if kind == "password":
+                if value[:1] in "\"'“`":  # redact the quoted value, keep the quotes
+                    start, end = start + 1, end - 1
+                else:  # "is hunter2." -> the full stop is not part of it
+                    end = start + len(value.rstrip(".,;:!?)]}"))
+            found.append((kind, start, end))
+    return found
+
+
+class Redactor:
+    """Redaction with a memory of the values it replaced, owned by one command (its screen), not the process.
+
+    Out of context a value such as "Tr0ub4dor&3" matches no pattern, yet a writer, a rejection record
+    or a later message may repeat it bare: the guards and `scrub` look for these values too. Values
+    shorter than 4 characters are not kept; the memory is bounded.
+    """
+
+    SEEN_MAX = 4096
+    CACHE_MAX = 256
+
+    def __init__(self) -> None:
+        self.seen: dict[str, str] = {}  # value -> kind, newest last
+        # The last results by string identity: ingest redacts a message, then the chunk it belongs to
+        # (for the record it keeps), and the writer step does the same; the second time costs nothing.
+        self._results: dict[int, tuple[str, tuple[str, list[str]]]] = {}
+
+    def forget(self) -> None:
+        """Drop the remembered values (a long-lived process between unrelated inputs)."""
+        self.seen.clear()
+        self._results.clear()
+
+    def remember(self, value: str, kind: str) -> None:
+        value = value.strip()
+        if len(value) > 512:  # a key block: its lines; any other run this long is not worth keeping
+            if kind == "private-key":
+                for line in value.splitlines()[1:-1][:64]:
+                    if len(line.strip()) >= 16:
+                        self.remember(line, kind)
+            return
+        if len(value) < 4 or value.startswith("[REDACTED"):
+            return
+        self.seen.pop(value, None)
+        self.seen[value] = kind
+        while len(self.seen) > self.SEEN_MAX:
+            self.seen.pop(next(iter(self.seen)))
+
+    def seen_in(self, text: str) -> list[tuple[str, int, int]]:
+        found = []
+        for value, kind in list(self.seen.items()):
+            start = text.find(value)
+            while start >= 0:
+                found.append((kind, start, start + len(value)))
+                start = text.find(value, start + len(value))
+        return found
+
+    def secret_kind(self, text: str, seen: bool = True) -> str | None:
+        """The kind of the first secret in `text`; with `seen`, a value redacted earlier by this redactor counts too."""
+        hits = find_secrets(text) + (self.seen_in(text) if seen else [])
+        return min(hits, key=lambda h: h[1])[0] if hits else None
+
+    def redact(self, text: str, seen: bool = False) -> tuple[str, list[str]]:
+        """Replace secret spans with [REDACTED:kind]; returns the new text and the kinds replaced.
+
+        Overlapping spans are merged into one redaction (named after the first, or the longest). The
+        values replaced are remembered; with `seen`, remembered values are replaced too. Repeated until
+        nothing is left to find (a key glued to a card number only stands alone once the card is gone),
+        so redact(redact(x)) == redact(x) and the result holds nothing find_secrets finds. Later rounds
+        look only around what the previous round replaced: nothing else changed."""
+        if not seen and (hit := self._results.get(id(text))) is not None and hit[0] is text:
+            return hit[1][0], list(hit[1][1])
+        out, kinds, placed = self._redact_in(text, [(0, len(text))], seen)
+        for _ in range(8):
+            if not placed:
+                break
+            out, more, placed = self._redact_in(out, _around(out, placed), seen)
+            kinds += more
+        if not seen:
+            self._results[id(text)] = (text, (out, list(kinds)))
+            while len(self._results) > self.CACHE_MAX:
+                self._results.pop(next(iter(self._results)))
+        return out, kinds
+
+    def _redact_in(self, text: str, regions: list[tuple[int, int]], seen: bool) -> tuple[str, list[str], list[tuple[int, int]]]:
+        """Redact the secrets found inside `regions`; returns the text, the kinds and where the placeholders now are."""
+        order = {k: i for i, k in enumerate(SECRET_PATTERNS)}
+        hits = []
+        for a, b in regions:
+            part = text if (a, b) == (0, len(text)) else text[a:b]
+            found = find_secrets(part) + (self.seen_in(part) if seen else [])
+            for kind, start, end in found:
+                self.remember(part[start:end], kind)
+            hits += [(kind, a + start, a + end) for kind, start, end in found]
+        return _replace_spans(text, hits, order)
+
+
+_SPACE = re.compile(r"\s")
+
+
+def _around(text: str, spans: list[tuple[int, int]], margin: int = 300) -> list[tuple[int, int]]:
+    """Regions around `spans`, widened to whitespace so no token or "password is ..." is cut, merged."""
+    regions: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        a, b = max(0, start - margin), min(len(text), end + margin)
+        while a > 0 and not _SPACE.match(text, a - 1):
+            a -= 1
+        m = _SPACE.search(text, b)
+        b = m.start() if m else len(text)
+        if regions and a <= regions[-1][1]:
+            regions[-1] = (regions[-1][0], max(regions[-1][1], b))
+        else:
+            regions.append((a, b))
+    return regions
+
+
+def _replace_spans(text: str, hits: list[tuple[str, int, int]], order: dict[str, int]) -> tuple[str, list[str], list[tuple[int, int]]]:
+    """Merge overlapping hits and put a placeholder in each; returns the text, the kinds and the placeholders' spans."""
+    spans = sorted(hits, key=lambda s: (s[1], -s[2], order[s[0]]))
+    merged: list[list] = []
+    for kind, start, end in spans:
+        if merged and start < merged[-1][2]:
+            merged[-1][2] = max(merged[-1][2], end)
+        else:
+            merged.append([kind, start, end])
+    out, kinds, placed, pos, size = [], [], [], 0, 0
+    for kind, start, end in merged:
+        out.append(text[pos:start])
+        size += start - pos
+        label = f"[REDACTED:{kind}]"
+        out.append(label)
+        placed.append((size, size + len(label)))
+        size += len(label)
+        kinds.append(kind)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out), kinds, placed
