@@ -1,0 +1,110 @@
+"""The shape of the code: the core never imports the CLI layer, and no package imports a package that imports it back."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "hymem_cli"
+CLI_LAYER = {"app", "commands", "_output", "__main__"}
+CORE = ["domain", "config", "bank", "ingest", "screen", "writer", "embed", "eval", "server"]
+
+
+def unit_of(module: str) -> str | None:
+    """hymem_cli.bank.store -> "bank"; hymem_cli.config -> "config"; other packages -> None."""
+    parts = module.split(".")
+    if parts[0] != "hymem_cli" or len(parts) == 1:
+        return None
+    return parts[1]
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every hymem_cli module `path` imports, at the top or inside functions (lazy imports count too)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = ".".join(("hymem_cli", *path.relative_to(PACKAGE).with_suffix("").parts[:-1]))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            found.add(base)
+            found |= {f"{base}.{a.name}" for a in node.names}  # `from hymem_cli import config` names a module
+    return {m for m in found if m.startswith("hymem_cli")}
+
+
+def unit_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        source = unit_of(".".join(("hymem_cli", *path.relative_to(PACKAGE).with_suffix("").parts)))
+        if source is None or source == "__init__":
+            continue
+        targets = {unit_of(m) for m in imports_of(path)} - {None, source, "__init__"}
+        graph.setdefault(source, set()).update(t for t in targets if (PACKAGE / t).exists() or (PACKAGE / f"{t}.py").exists())
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    found, state, stack = [], {}, []
+
+    def visit(node: str) -> None:
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                found.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    return found
+
+
+def test_no_package_imports_a_package_that_imports_it_back():
+    assert cycles(unit_graph()) == []
+
+
+def test_the_cycle_check_can_fail():
+    assert cycles({"ingest": {"writer"}, "writer": {"bank"}, "bank": {"ingest"}}) == [["bank", "ingest", "writer", "bank"]]
+
+
+def test_domain_types_are_a_leaf():
+    assert unit_graph()["domain"] == set()
+
+
+def test_writer_and_screen_know_no_bank_and_no_ingest():
+    graph = unit_graph()
+    assert not graph["writer"] & {"bank", "ingest", "commands"}, graph["writer"]
+    assert not graph["screen"] & {"bank", "ingest", "writer", "commands"}, graph["screen"]
+
+
+def test_the_core_never_imports_the_cli_layer_statically():
+    graph = unit_graph()
+    for unit in CORE:
+        assert not graph.get(unit, set()) & CLI_LAYER, (unit, graph.get(unit))
+
+
+def test_importing_the_core_loads_neither_typer_nor_rich():
+    """Imported in a fresh interpreter, as a library user would: sys.modules must hold neither."""
+    modules = [
+        "hymem_cli.domain", "hymem_cli.config", "hymem_cli.bank", "hymem_cli.bank.search", "hymem_cli.bank.history",
+        "hymem_cli.bank.revert", "hymem_cli.bank.transfer", "hymem_cli.ingest.pipeline", "hymem_cli.ingest.processors",
+        "hymem_cli.ingest.readers", "hymem_cli.ingest.sources", "hymem_cli.screen", "hymem_cli.writer.factory",
+        "hymem_cli.writer.models", "hymem_cli.writer.llama_backend", "hymem_cli.writer.openai_backend", "hymem_cli.embed",
+        "hymem_cli.eval", "hymem_cli.server",
+    ]
+    code = f"import importlib, json, sys\nfor m in {modules!r}: importlib.import_module(m)\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded = set(json.loads(done.stdout))
+    assert not {m for m in loaded if m.split(".")[0] in ("typer", "rich", "click")}
+    assert not {m for m in loaded if m.startswith(("hymem_cli.commands", "hymem_cli._output", "hymem_cli.app"))}
