@@ -211,9 +211,9 @@ _hymem_eval() {
     '--questions[Questions JSONL\: id, conversation, question, category, evidence (+ stale, updated).]:questions: ' \
     '--raw[Evaluate raw mode (every message stored as it is).]' \
     '(-m --model)'{-m,--model}'[A writer model to evaluate; repeat to compare several side by side.]:model:_files' \
-    '--backend[Writer backend for every --model\: llama, openai (or scripted).]:backend:(llama openai scripted)' \
-    '--base-url[OpenAI-compatible server for --backend openai.]:base_url: ' \
-    '--pipeline[single or two-pass.]:pipeline:(single two-pass)' \
+    '--backend[Writer backend\: llama, openai (or scripted, for tests).]:backend:(llama openai scripted)' \
+    '--base-url[OpenAI-compatible server, e.g. http\://localhost\:8000/v1.]:base_url: ' \
+    '--pipeline[single (one writer call per chunk) or two-pass (extract, then reconcile).]:pipeline:(single two-pass)' \
     '--k[Result depths for recall@k, comma-separated.]:k: ' \
     '--limit-conversations[Evaluate only the first N conversations.]:limit_conversations: ' \
     '--chunk-tokens[Token budget of one chunk.]:chunk_tokens: ' \

@@ -6,7 +6,9 @@ from typing import Annotated, Optional
 
 import typer
 
+from hymem_cli._errors import UsageError
 from hymem_cli._output import Format
+from hymem_cli.ingest.readers import FORMATS
 
 BankOpt = Annotated[
     Optional[str],
@@ -18,3 +20,20 @@ FormatOpt = Annotated[
 ]
 LimitOpt = Annotated[Optional[int], typer.Option("--limit", "-n", min=1, help="Maximum number of results.", show_default=False)]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No messages on stderr, only records and errors.")]
+
+# The writer and the transcripts, for every command that ingests (add, eval).
+BackendOpt = Annotated[Optional[str], typer.Option("--backend", help="Writer backend: llama, openai (or scripted, for tests).", show_default=False)]
+BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8000/v1.", show_default=False)]
+PipelineOpt = Annotated[
+    Optional[str], typer.Option("--pipeline", help="single (one writer call per chunk) or two-pass (extract, then reconcile).", show_default=False)
+]
+ChunkTokensOpt = Annotated[Optional[int], typer.Option("--chunk-tokens", min=16, help="Token budget of one chunk.", show_default=False)]
+InputFormatOpt = Annotated[
+    Optional[str], typer.Option("--input-format", "-i", help=f"Force the transcript format: {', '.join(FORMATS)}.", show_default=False)
+]
+
+
+def check_input_format(value: str | None) -> str | None:
+    if value is not None and value not in FORMATS:
+        raise UsageError(f"--input-format {value!r} is not one of {', '.join(FORMATS)}", hint="or leave it out to detect the format")
+    return value

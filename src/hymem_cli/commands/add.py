@@ -9,24 +9,22 @@ from typing import Annotated, Optional
 import typer
 
 from hymem_cli import _output
-from hymem_cli._errors import UsageError
 from hymem_cli.commands._context import Context
-from hymem_cli.commands._options import BankOpt, FormatOpt, QuietOpt
-from hymem_cli.ingest.readers import FORMATS
+from hymem_cli.commands._options import (
+    BackendOpt, BankOpt, BaseUrlOpt, ChunkTokensOpt, FormatOpt, InputFormatOpt, PipelineOpt, QuietOpt, check_input_format,
+)
 
 
 def add(
     files: Annotated[Optional[list[str]], typer.Argument(help="Transcript files; - or none reads stdin.", show_default=False)] = None,
     raw: Annotated[bool, typer.Option("--raw", help="Store each message as it is; no writer model.")] = False,
-    input_format: Annotated[
-        Optional[str], typer.Option("--input-format", "-i", help=f"Force the transcript format: {', '.join(FORMATS)}.", show_default=False)
-    ] = None,
-    chunk_tokens: Annotated[Optional[int], typer.Option("--chunk-tokens", min=16, help="Token budget of one chunk.", show_default=False)] = None,
+    input_format: InputFormatOpt = None,
+    chunk_tokens: ChunkTokensOpt = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the operations that would be applied; write nothing.")] = False,
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Writer model: a GGUF path or name (llama), or a served model name (openai).", show_default=False)] = None,
-    backend: Annotated[Optional[str], typer.Option("--backend", help="Writer backend: llama, openai (or scripted, for tests).", show_default=False)] = None,
-    base_url: Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8000/v1.", show_default=False)] = None,
-    pipeline: Annotated[Optional[str], typer.Option("--pipeline", help="single (one writer call per chunk) or two-pass (extract, then reconcile).", show_default=False)] = None,
+    backend: BackendOpt = None,
+    base_url: BaseUrlOpt = None,
+    pipeline: PipelineOpt = None,
     bank: BankOpt = None,
     fmt: FormatOpt = None,
     quiet: QuietOpt = False,
@@ -44,8 +42,7 @@ def add(
 
       hymem add --dry-run chat.jsonl | jq -c 'select(.op == "supersede")'
     """
-    if input_format is not None and input_format not in FORMATS:
-        raise UsageError(f"--input-format {input_format!r} is not one of {', '.join(FORMATS)}", hint="or leave it out to detect the format")
+    check_input_format(input_format)
     ctx = Context.start(quiet=quiet, bank=bank, ingest__chunk_tokens=chunk_tokens, writer__model=model, writer__backend=backend,
                         writer__base_url=base_url, writer__pipeline=pipeline)
     # Imported here: the ingest and writer machinery is not needed to start every other command.

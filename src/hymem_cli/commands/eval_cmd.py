@@ -11,9 +11,10 @@ from hymem_cli import _output
 from hymem_cli._errors import UsageError
 from hymem_cli._output import Format, Output
 from hymem_cli.commands._context import Context
-from hymem_cli.commands._options import FormatOpt, QuietOpt
+from hymem_cli.commands._options import (
+    BackendOpt, BaseUrlOpt, ChunkTokensOpt, FormatOpt, InputFormatOpt, PipelineOpt, QuietOpt, check_input_format,
+)
 from hymem_cli.eval import CATEGORIES, DEFAULT_KS, Progress, evaluate_writer, load_conversations, load_questions, match_questions
-from hymem_cli.ingest.readers import FORMATS
 
 
 def parse_ks(text: str) -> list[int]:
@@ -41,13 +42,13 @@ def eval_(
     questions: Annotated[str, typer.Option("--questions", help="Questions JSONL: id, conversation, question, category, evidence (+ stale, updated).", show_default=False)],
     raw: Annotated[bool, typer.Option("--raw", help="Evaluate raw mode (every message stored as it is).")] = False,
     model: Annotated[Optional[list[str]], typer.Option("--model", "-m", help="A writer model to evaluate; repeat to compare several side by side.", show_default=False)] = None,
-    backend: Annotated[Optional[str], typer.Option("--backend", help="Writer backend for every --model: llama, openai (or scripted).", show_default=False)] = None,
-    base_url: Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible server for --backend openai.", show_default=False)] = None,
-    pipeline: Annotated[Optional[str], typer.Option("--pipeline", help="single or two-pass.", show_default=False)] = None,
+    backend: BackendOpt = None,
+    base_url: BaseUrlOpt = None,
+    pipeline: PipelineOpt = None,
     k: Annotated[str, typer.Option("--k", help="Result depths for recall@k, comma-separated.")] = ",".join(map(str, DEFAULT_KS)),
     limit_conversations: Annotated[Optional[int], typer.Option("--limit-conversations", min=1, help="Evaluate only the first N conversations.", show_default=False)] = None,
-    chunk_tokens: Annotated[Optional[int], typer.Option("--chunk-tokens", min=16, help="Token budget of one chunk.", show_default=False)] = None,
-    input_format: Annotated[Optional[str], typer.Option("--input-format", "-i", help=f"Force the transcript format: {', '.join(FORMATS)}.", show_default=False)] = None,
+    chunk_tokens: ChunkTokensOpt = None,
+    input_format: InputFormatOpt = None,
     details: Annotated[bool, typer.Option("--details", help="Add per-question ranks to JSON output.")] = False,
     fmt: FormatOpt = None,
     quiet: QuietOpt = False,
@@ -71,8 +72,7 @@ def eval_(
       hymem eval chats/*.jsonl --questions q.jsonl --backend openai --base-url http://localhost:8000/v1 --model hy-memory
     """
     ks = parse_ks(k)
-    if input_format is not None and input_format not in FORMATS:
-        raise UsageError(f"--input-format {input_format!r} is not one of {', '.join(FORMATS)}", hint="or leave it out to detect the format")
+    check_input_format(input_format)
     ctx = Context.start(quiet=quiet, ingest__chunk_tokens=chunk_tokens, writer__backend=backend, writer__base_url=base_url, writer__pipeline=pipeline)
     # The question file lies beside the conversations in a shell glob: leave it out rather than read it as a chat.
     qpath = Path(questions).resolve()
