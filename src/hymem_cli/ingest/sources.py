@@ -45,6 +45,21 @@ def _byte_lines(stream: BinaryIO) -> Iterator[bytes]:
         yield line
 
 
+def _descriptor_lines(fd: int) -> Iterator[bytes]:
+    """Lines read with os.read, bypassing sys.stdin's buffer: the reading thread then holds no lock of it,
+    so Ctrl-C ends the process cleanly (a thread blocked in the buffer's readline aborts interpreter shutdown)."""
+    pending = b""
+    while data := os.read(fd, 1 << 16):
+        pending += data
+        start = 0
+        while (end := pending.find(b"\n", start)) >= 0:
+            yield pending[start:end + 1]
+            start = end + 1
+        pending = pending[start:]
+    if pending:
+        yield pending
+
+
 def open_sources(paths: list[str], fmt: str | None = None, stdin: BinaryIO | None = None) -> list[Source]:
     """Sources for `paths` ("-" or none: stdin). Every file is parsed now, so a bad file stores nothing."""
     paths = paths or ["-"]
@@ -57,10 +72,11 @@ def open_sources(paths: list[str], fmt: str | None = None, stdin: BinaryIO | Non
     for p in paths:
         if p == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
-            messages = read_messages(decode_lines(_byte_lines(stream), name="<stdin>"), fmt, name="<stdin>")
             if _is_regular(stream):
+                messages = read_messages(decode_lines(_byte_lines(stream), name="<stdin>"), fmt, name="<stdin>")
                 sources.append(Source("<stdin>", list(messages)))
-            else:
+            else:  # a pipe or a terminal: read on a thread, straight from the descriptor
+                messages = read_messages(decode_lines(_descriptor_lines(stream.fileno()), name="<stdin>"), fmt, name="<stdin>")
                 sources.append(Source("<stdin>", idle_flush(messages)))
         else:
             try:
