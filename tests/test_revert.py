@@ -92,12 +92,14 @@ def test_diff_across_the_revert_shows_no_net_change_in_text(cli, bank):
 def test_revert_twice_is_refused(cli, home, bank):
     assert cli("revert", "2").exit_code == 0
     before = snapshot(bank)
-    one_error_line(cli("revert", "2"), 3, "cannot revert revision 2", "revision 3")
+    one_error_line(cli("revert", "2"), 3, "revision 2 was already reverted by revision 3", "hymem revert 3")
     assert snapshot(bank) == before
-    # Reverting the revert brings revision 2's state back.
+    # Reverting the revert brings revision 2's state back; then revision 2 stands again, its revert does not.
     assert cli("revert", "3").exit_code == 0
     assert cli(*QUERY).jsonl()[0]["text"] == SYDNEY
     assert [v["status"] for v in cli("history", "m4", "-f", "json").json()] == ["deleted", "deleted"]
+    one_error_line(cli("revert", "3"), 3, "revision 3 was already reverted by revision 4")
+    one_error_line(cli("revert", "2"), 3, "cannot revert revision 2: revision 3 later changed")
 
 
 def test_unknown_revision(cli, bank):

@@ -54,6 +54,8 @@ def plan_revert(bank: Bank, rev: int, force: bool = False) -> RevertPlan:
     """Work out, per fact, how to undo revision `rev`; refuse (InputError) if a later revision changed one."""
     if rev == 0 or not bank.conn.execute("SELECT 1 FROM revisions WHERE id = ?", (rev,)).fetchone():
         raise NotFoundError(f"no revision {rev} in this bank", hint="list revisions with `hymem log`")
+    if (by := reverted_by(bank, rev)) is not None:
+        raise InputError(f"revision {rev} was already reverted by revision {by}", hint=f"to undo that revert, run `hymem revert {by}`")
     # Every version the revision created or retired, with its retirement (by whichever revision).
     select = (
         "SELECT v.id, v.chain, v.text, v.speaker, v.evidence, v.revision, v.chunk, v.source, v.source_ids, v.event_time, "
@@ -86,6 +88,14 @@ def plan_revert(bank: Bank, rev: int, force: bool = False) -> RevertPlan:
             raise InputError(f"nothing left to revert in revision {rev}: every fact it changed was changed again later")
         raise InputError(f"revision {rev} changed no memories; nothing to revert", hint="see what it did with `hymem diff`")
     return plan
+
+
+def reverted_by(bank: Bank, rev: int) -> int | None:
+    """The revision that reverted `rev` and still stands (was not reverted itself), or None."""
+    by = bank.conn.execute("SELECT max(id) FROM revisions WHERE command = ?", (f"revert {rev}",)).fetchone()[0]
+    if by is None or reverted_by(bank, by) is not None:
+        return None
+    return by
 
 
 def _changed_since(bank: Bank, undo: ChainUndo) -> str | None:
