@@ -41,7 +41,7 @@ def test_env_overrides_file_and_list_shows_sources(cli, monkeypatch):
     assert listed["search.limit"]["value"] == 3 and listed["search.limit"]["source"] == "env"
     assert listed["search.text_weight"] == {
         "key": "search.text_weight", "value": 1.0, "source": "default", "default": 1.0,
-        "env": "HYMEM_SEARCH_TEXT_WEIGHT", "doc": config.KEYS["search.text_weight"][1],
+        "env": "HYMEM_SEARCH_TEXT_WEIGHT", "doc": config.KEYS["search.text_weight"][1], "problem": None,
     }
 
     monkeypatch.delenv("HYMEM_SEARCH_LIMIT")
@@ -132,3 +132,22 @@ def test_config_help_lists_subcommands(cli):
     for name in ("get", "set", "unset", "list", "path", "edit"):
         assert name in shown.stdout
     assert "Examples" in cli("config", "set", "--help").stdout
+
+
+def test_list_shows_a_bad_value_and_what_is_wrong_with_it(cli, toml_file, monkeypatch):
+    """A typo in the file or the environment must not stop `config list`, the command that helps fix it."""
+    toml_file.parent.mkdir(parents=True, exist_ok=True)
+    toml_file.write_text('[search]\nlimit = "many"\nlimt = 3\n')
+    monkeypatch.setenv("HYMEM_SCREEN_SECRETS", "ture")
+    done = cli("config", "list", "-f", "json")
+    assert done.exit_code == 0, done.stderr
+    rows = {r["key"]: r for r in done.json()}
+    assert rows["search.limit"]["value"] == "many" and "expected int" in rows["search.limit"]["problem"]
+    assert rows["screen.secrets"]["value"] == "ture" and "HYMEM_SCREEN_SECRETS" in rows["screen.secrets"]["problem"]
+    assert "did you mean search.limit" in rows["search.limt"]["problem"]
+    assert rows["writer.model"]["problem"] is None
+    assert "search.limit: invalid value 'many'" in done.stderr and "screen.secrets: invalid value 'ture'" in done.stderr
+    table = cli("config", "list", "-f", "table")
+    assert table.exit_code == 0 and "problem" in table.stdout
+    one_error_line(cli("config", "get", "screen.secrets"), 2, "screen.secrets", "ture")
+    one_error_line(cli("search", "x"), 2, "search.limit", "config.toml")  # every other command refuses to run on it

@@ -372,11 +372,24 @@ def unset_value(key: str, path: Path | None = None) -> bool:
 
 
 def describe() -> list[dict]:
-    """Every key with its effective value, where that value comes from (default|file|env), default and doc."""
-    settings = load()
+    """Every key with its effective value, where it comes from (default|file|env), default, doc and `problem`.
+
+    Unlike `load`, a bad value does not stop the listing: the row shows the value as written and what
+    is wrong with it, so `hymem config list` can be used to find and fix it. Unknown keys in the file
+    get rows of their own."""
     in_file = read_file()
     rows = []
     for key, (default, doc) in KEYS.items():
-        source = "env" if os.environ.get(env_name(key)) is not None else "file" if key in in_file else "default"
-        rows.append({"key": key, "value": settings.get(key), "source": source, "default": default, "env": env_name(key), "doc": doc})
+        env = os.environ.get(env_name(key))
+        source, raw = ("env", env) if env is not None else ("file", in_file[key]) if key in in_file else ("default", default)
+        value, problem = raw, None
+        try:
+            value = coerce(key, raw)
+        except ValueError as exc:
+            where = env_name(key) if source == "env" else str(config_path())
+            problem = f"invalid value {raw!r} in {where}: expected {exc}"
+        rows.append({"key": key, "value": value, "source": source, "default": default, "env": env_name(key), "doc": doc, "problem": problem})
+    for key in in_file.keys() - KEYS.keys():
+        rows.append({"key": key, "value": in_file[key], "source": "file", "default": None, "env": None, "doc": "",
+                     "problem": f"unknown key in {config_path()}; " + _unknown_hint(key)})
     return rows

@@ -48,6 +48,8 @@ def get(key: KeyArg, fmt: FormatOpt = None) -> None:
     """
     config.check_key(key)
     row = next(r for r in config.describe() if r["key"] == key)
+    if row["problem"]:
+        raise ConfigError(f"{key}: {row['problem']}", hint=f"see `hymem config list`; fix it with `hymem config set {key} VALUE`")
     if fmt is None or fmt is _output.Format.plain:
         sys.stdout.write(_show(row["value"]) + "\n")
     else:
@@ -102,8 +104,11 @@ def list_(fmt: FormatOpt = None) -> None:
       hymem config list -f plain | grep ^writer
     """
     rows = config.describe()
-    columns = [("key", "key"), ("value", "value"), ("source", "source"), ("doc", "meaning")]
+    problems = [r for r in rows if r["problem"]]
+    columns = [("key", "key"), ("value", "value"), ("source", "source"), ("doc", "meaning")] + ([("problem", "problem")] if problems else [])
     _output.emit(rows, fmt, columns, plain=lambda r: f"{r['key']}\t{_show(r['value'])}\t{r['source']}")
+    for r in problems:
+        Output().info(f"{r['key']}: {r['problem']}")
 
 
 def path() -> None:
