@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import signal
 import subprocess
@@ -61,3 +62,63 @@ def _versions(home: Path) -> int:
         return 0
     finally:
         conn.close()
+
+
+def run_on_terminal(args: list[str], env: dict[str, str], columns: int = 110, stdin: bytes | None = None) -> bytes:
+    """Run hymem with stdout and stderr on a pseudo-terminal of `columns` columns; returns every byte it wrote."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    proc = subprocess.Popen([*HYMEM, *args], stdin=subprocess.PIPE if stdin is not None else follower, stdout=follower, stderr=follower,
+                            env={**env, "COLUMNS": str(columns), "TERM": "xterm-256color"}, close_fds=True)
+    os.close(follower)
+    if stdin is not None:
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    out = b""
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the process is done
+            break
+        if not data:
+            break
+        out += data
+    proc.wait(timeout=60)
+    os.close(leader)
+    return out
+
+
+@pytest.fixture
+def small_bank(tmp_path):
+    home = tmp_path / "home"
+    env = _env(home)
+    chat = "Alex: I keep [/INST] and [bold red]markup[/] in my notes.\nSam: Noted, see [link=https://example.com]this[/link].\n"
+    done = subprocess.run([*HYMEM, "add", "--raw", "-"], input=chat.encode(), env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    return env
+
+
+@pytest.mark.slow
+def test_tables_show_memory_text_literally_and_honour_no_color(small_bank):
+    shown = run_on_terminal(["search", "notes markup"], small_bank)
+    assert b"[/INST]" in shown and b"[bold red]markup[/]" in shown and b"[link=https://example.com]" in shown, shown
+    assert b"Traceback" not in shown
+    assert b"\x1b[" in shown  # a terminal gets styles (the bold header) ...
+    plain = run_on_terminal(["search", "notes markup"], {**small_bank, "NO_COLOR": "1"})
+    assert b"[/INST]" in plain and b"\x1b[" not in plain  # ... and none at all with NO_COLOR
+
+
+@pytest.mark.slow
+def test_the_time_column_stays_on_one_line(small_bank, tmp_path):
+    chat = tmp_path / "transcripts-from-the-support-desk-exported-in-november" / "conversation-with-alex-about-moving.txt"
+    chat.parent.mkdir()
+    chat.write_text("Alex: I moved to Sydney.\n")
+    assert subprocess.run([*HYMEM, "add", "--raw", str(chat)], env=small_bank, capture_output=True).returncode == 0
+    shown = run_on_terminal(["log"], {**small_bank, "NO_COLOR": "1"}, columns=110).decode()
+    stamp = next(line for line in shown.splitlines() if "add --raw" in line)
+    assert re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", stamp), shown

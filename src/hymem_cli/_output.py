@@ -26,7 +26,18 @@ def resolve(fmt: Format | None) -> Format:
 def _console(stderr: bool):
     from rich.console import Console
 
-    return Console(stderr=stderr, no_color=bool(os.environ.get("NO_COLOR")), highlight=False, soft_wrap=True)
+    plain = bool(os.environ.get("NO_COLOR"))  # no colour and no bold either: no escape sequences at all
+    return Console(stderr=stderr, color_system=None if plain else "auto", no_color=plain, highlight=False, soft_wrap=True)
+
+
+NO_WRAP = {"time", "event_time", "id", "status", "revision", "score"}  # short values that read badly split over two lines
+
+
+def _text(value: object):
+    """A cell as literal text: memory text is never read as Rich markup ("[/INST]", "[link=...]")."""
+    from rich.text import Text
+
+    return Text(_cell(value))
 
 
 def emit(
@@ -56,10 +67,10 @@ def emit(
         from rich.table import Table
 
         table = Table(title=title, show_lines=False, header_style="bold")
-        for _, header in columns:
-            table.add_column(header, overflow="fold")
+        for key, header in columns:
+            table.add_column(header, overflow="fold", no_wrap=key in NO_WRAP)
         for r in records:
-            table.add_row(*(_cell(r.get(key)) for key, _ in columns))
+            table.add_row(*(_text(r.get(key)) for key, _ in columns))
             count += 1
         _console(stderr=False).print(table)
     return count
@@ -81,7 +92,7 @@ def emit_one(record: dict, fmt: Format | None, fields: Sequence[tuple[str, str]]
         table.add_column(style="bold")
         table.add_column(overflow="fold")
         for key, label in fields or [(k, k) for k in record]:
-            table.add_row(label, _cell(record.get(key)))
+            table.add_row(label, _text(record.get(key)))
         _console(stderr=False).print(table)
 
 
