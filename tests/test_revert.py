@@ -159,3 +159,42 @@ def test_help_has_examples(cli):
     for name in ("export", "import", "revert", "forget"):
         shown = cli(name, "--help")
         assert shown.exit_code == 0 and "Examples" in shown.stdout
+
+
+def test_diff_backwards_is_the_change_that_undoes_the_forward_one(cli, monkeypatch):
+    """`hymem diff 2 1`: an add shows as a delete, a delete as an add, a supersede or update from new to old."""
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    assert cli("apply", "-", input=ops({"op": "add", "text": "Alex lives in Seattle."}, {"op": "add", "text": "Alex has a cat."},
+                                       {"op": "add", "text": "Alex works at a bakery."})).exit_code == 0
+    assert cli("apply", "-", input=ops(
+        {"op": "supersede", "target": "m1", "text": "Alex lives in Sydney.", "reason": "Alex moved."},
+        {"op": "delete", "target": "m2", "reason": "the cat was Sam's"},
+        {"op": "update", "target": "m3", "text": "Alex works at a bakery in Ballard."},
+        {"op": "add", "text": "Alex has a dog named Rex."},
+    )).exit_code == 0
+
+    def summary(entries):
+        return [(e["op"], e["chain"], (e["before"] or {}).get("id"), (e["after"] or {}).get("id"), e["reason"]) for e in entries]
+
+    forward = cli("diff", "1", "2", "-f", "json").json()
+    assert summary(forward) == [
+        ("supersede", "m1", "m1", "m4", "Alex moved."),
+        ("delete", "m2", "m2", None, "the cat was Sam's"),
+        ("update", "m3", "m3", "m5", None),
+        ("add", "m6", None, "m6", None),
+    ]
+    backward = cli("diff", "2", "1", "-f", "json").json()
+    assert summary(backward) == [
+        ("supersede", "m1", "m4", "m1", "Alex moved."),
+        ("add", "m2", None, "m2", "the cat was Sam's"),
+        ("update", "m3", "m5", "m3", None),
+        ("delete", "m6", "m6", None, None),
+    ]
+    plain = cli("diff", "2", "1", "-f", "plain").stdout.splitlines()
+    assert plain == [
+        "> supersede m4 -> m1: Alex lives in Sydney. -> Alex lives in Seattle.  (Alex moved.)",
+        "+ add       m2: Alex has a cat.",
+        "~ update    m5 -> m3: Alex works at a bakery in Ballard. -> Alex works at a bakery.",
+        "- delete    m6: Alex has a dog named Rex.",
+    ]
+    assert cli("diff", "2", "2", "-f", "json").json() == []

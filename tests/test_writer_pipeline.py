@@ -177,3 +177,103 @@ def test_secrets_never_reach_the_writer(bank, tmp_path):
     sent = backend.requests[0][-1]["content"]
     assert "sk-live-abcdefghijklmnop1234" not in sent and "[REDACTED:" in sent
     assert report.counts["redacted"] == 1
+
+
+# ------------------------------------------------------------------ one op per target, chunks once
+
+
+@pytest.fixture
+def hashed(tmp_path):
+    """A bank with the fast, deterministic test embedder."""
+    from hymem_cli.embed import HashEmbedder
+
+    b = open_bank(tmp_path / "hashed.db")
+    b.bind_embedder(HashEmbedder())
+    yield b
+    b.close()
+
+
+def test_two_operations_on_one_target_the_guard_refuses_the_second(hashed, tmp_path):
+    """The guard, not the bank, refuses a second operation on an alias, and says why in the chunk's record."""
+    from hymem_cli.domain import Chunk, Message
+
+    run(hashed, tmp_path, "a.txt", SEATTLE, [{"operations": [
+        {"op": "add", "text": "Alex lives in Seattle.", "evidence": "I live in Seattle"}]}])
+
+    def twice(messages):
+        alias = alias_of(messages, "Seattle")
+        return {"operations": [
+            {"op": "supersede", "target": alias, "text": "Alex lives in Sydney.", "reason": "Alex moved.", "evidence": "I moved to Sydney"},
+            {"op": "update", "target": alias, "text": "Alex lives in Sydney, Australia.", "evidence": "I moved to Sydney"},
+            {"op": "delete", "target": alias, "reason": "Alex moved.", "evidence": "I moved to Sydney"},
+        ]}
+
+    chunk = Chunk("b.txt", [Message("LINE:1", "Alex", "Big news, I moved to Sydney last month.", line=1)])
+    proposal = WriterProcessor(ScriptedBackend([twice]), Screen()).process(hashed, chunk)
+    assert [op.op for op in proposal.operations] == ["supersede"]
+    assert [(r.operation.op, r.reason) for r in proposal.rejections] == [
+        ("update", "memory 1 is already the target of another operation in this chunk"),
+        ("delete", "memory 1 is already the target of another operation in this chunk"),
+    ]
+
+    report, _ = run(hashed, tmp_path, "b.txt", SYDNEY, [twice])
+    assert report.counts["superseded"] == 1 and report.counts["rejected"] == 2
+    assert [r["reason"] for r in revisions(hashed)[0]["rejections"]] == [
+        "memory 1 is already the target of another operation in this chunk"] * 2
+    assert [v["text"] for v in chain(hashed, "m1")] == ["Alex lives in Seattle.", "Alex lives in Sydney."]
+
+
+def test_a_chunk_committed_twice_is_stored_once(hashed):
+    """The second commit of a chunk finds it inside its transaction and stores nothing, not even a revision."""
+    from hymem_cli.bank.store import RevisionDraft
+    from hymem_cli.domain import ChunkRecord, Operation, Proposal
+
+    record = ChunkRecord("b2:feedface", "chat.txt", ["LINE:1"], "Alex: I live in Seattle.", 1, 1, None, None)
+    proposal = Proposal([Operation(op="add", text="Alex: I live in Seattle.", speaker="Alex", source_ids=["LINE:1"])])
+    first = RevisionDraft(command="add --raw", source="chat.txt")
+    assert hashed.commit_chunk(first, record, proposal, 1) is True
+    hashed.finish(first)
+    before = snapshot(hashed.path)
+
+    second = RevisionDraft(command="add --raw", source="chat.txt")
+    assert hashed.commit_chunk(second, record, proposal, 1) is False
+    assert second.id is None and set(second.counts.values()) == {0}
+    hashed.finish(second)
+    assert snapshot(hashed.path) == before
+
+
+class RacedBank:
+    """A bank whose "already stored?" look before the writer runs always misses, as when another process
+    commits the same chunk between that look and this process's commit."""
+
+    def __init__(self, bank):
+        self.bank = bank
+
+    def chunk_seen(self, chunk_hash: str) -> bool:
+        return False
+
+    def __getattr__(self, name):
+        return getattr(self.bank, name)
+
+
+@pytest.mark.parametrize("mode", ["raw", "writer"])
+def test_a_chunk_another_process_stored_first_is_skipped(hashed, tmp_path, mode):
+    """Two ingests of one file racing: the loser skips every chunk at commit time, instead of failing on the hash."""
+    from hymem_cli.ingest.processors import RawProcessor
+
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps({"id": f"m{i}", "session": f"s{i}", "speaker": "Alex", "text": f"I visited city {i}."}) + "\n"
+                            for i in range(3)))
+
+    def processor():
+        if mode == "raw":
+            return RawProcessor(Screen())
+        return WriterProcessor(ScriptedBackend([lambda messages: {"operations": [
+            {"op": "add", "text": f"Alex visited a city ({len(messages)}).", "evidence": "I visited city"}]}] * 3), Screen())
+
+    first = ingest(hashed, open_sources([str(path)]), processor())
+    assert first.stored == 3
+    before = snapshot(hashed.path)
+    second = ingest(RacedBank(hashed), open_sources([str(path)]), processor())
+    assert (second.stored, second.skipped, second.revision) == (0, 3, None)
+    assert snapshot(hashed.path) == before
