@@ -122,3 +122,18 @@ def test_the_time_column_stays_on_one_line(small_bank, tmp_path):
     shown = run_on_terminal(["log"], {**small_bank, "NO_COLOR": "1"}, columns=110).decode()
     stamp = next(line for line in shown.splitlines() if "add --raw" in line)
     assert re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", stamp), shown
+
+
+@pytest.mark.slow
+def test_a_search_on_a_fresh_cache_makes_the_fast_copy_once_and_says_so(tmp_path):
+    """A bank copied from another machine, a cleared cache, a new home: the first search makes the copy, not every search torch."""
+    env = {k: v for k, v in _env(tmp_path / "home").items() if k != "HYMEM_EMBED_MODEL"}  # the real embedder
+    done = subprocess.run([*HYMEM, "add", "--raw", "-"], input=b"Alex: I live in Seattle.\n", env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    fresh = {**env, "HYMEM_CACHE": str(tmp_path / "fresh-cache"), "HYMEM_SEARCH_SERVER": "false"}
+    first = subprocess.run([*HYMEM, "search", "where does Alex live", "-f", "jsonl"], env=fresh, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    assert "preparing a torch-free copy" in first.stderr and "once" in first.stderr
+    assert json.loads(first.stdout.splitlines()[0])["text"] == "Alex: I live in Seattle."
+    again = subprocess.run([*HYMEM, "search", "where does Alex live", "-f", "jsonl"], env=fresh, capture_output=True, text=True)
+    assert again.returncode == 0 and again.stderr == "" and again.stdout == first.stdout

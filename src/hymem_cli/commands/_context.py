@@ -38,15 +38,17 @@ class Context:
             self._screen = Screen.from_settings(self.settings)
         return self._screen
 
-    def embedder(self, prepare_fast: bool = False):
-        """The configured embedder, loaded once per command; writers (`prepare_fast`) also make its torch-free copy once."""
+    def embedder(self):
+        """The configured embedder, loaded once per command. Its torch-free copies are made on first need,
+        whatever the command: without them every later search would import torch (seconds each)."""
         if self._embedder is None:
             from hymem_cli.embed import fast_copy_missing, get_embedder
 
-            model = self.settings.embed.model
-            if prepare_fast and fast_copy_missing(model, self.settings.embed.onnx):
-                self.out.info(f"preparing a torch-free copy of {model} for fast searches (once, about 20 s)")
-            self._embedder = get_embedder(model, prepare_fast, fast=self.settings.embed.onnx)
+            model, fast = self.settings.embed.model, self.settings.embed.onnx
+            if fast_copy_missing(model, fast):
+                self.out.info(f"preparing a torch-free copy of {model} (once for this cache, about 20 s; "
+                              "afterwards searches start without torch, in under a second)")
+            self._embedder = get_embedder(model, prepare_fast=True, fast=fast)
         return self._embedder
 
     def open_bank(self, *, embed: bool = False, create: bool = False, path: Path | None = None) -> Bank:
@@ -58,9 +60,9 @@ class Context:
 
         bank = open_bank(path, self.settings.bank.busy_timeout, create=create, on_upgrade=upgrading)
         if embed:
-            self.bind_embedder(bank, prepare_fast=True)
+            self.bind_embedder(bank)
         return bank
 
-    def bind_embedder(self, bank: Bank, prepare_fast: bool = False) -> None:
+    def bind_embedder(self, bank: Bank) -> None:
         bank.check_embedder(self.settings.embed.model)  # before seconds of model loading
-        bank.bind_embedder(self.embedder(prepare_fast))
+        bank.bind_embedder(self.embedder())
