@@ -137,3 +137,15 @@ def test_a_search_on_a_fresh_cache_makes_the_fast_copy_once_and_says_so(tmp_path
     assert json.loads(first.stdout.splitlines()[0])["text"] == "Alex: I live in Seattle."
     again = subprocess.run([*HYMEM, "search", "where does Alex live", "-f", "jsonl"], env=fresh, capture_output=True, text=True)
     assert again.returncode == 0 and again.stderr == "" and again.stdout == first.stdout
+
+
+def test_add_prints_its_summary_in_the_format_asked(cli, monkeypatch):
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    done = cli("add", "--raw", "-", "-f", "json", input="Alex: I live in Seattle.\nSam: I live in Oslo.\n")
+    assert done.exit_code == 0, done.stderr
+    summary = done.json()
+    assert summary["revision"] == 1 and summary["stored"] == 1 and summary["messages"] == 2 and summary["counts"]["added"] == 2
+    again = cli("add", "--raw", "-", "-f", "jsonl", input="Alex: I live in Seattle.\nSam: I live in Oslo.\n").jsonl()
+    assert len(again) == 1 and again[0]["revision"] is None and (again[0]["stored"], again[0]["skipped"]) == (0, 1)
+    assert again[0]["counts"]["added"] == 0
+    assert cli("add", "--raw", "-", input="Alex: I moved to Sydney.\n").stdout == ""  # no format asked: stdout stays clean

@@ -41,6 +41,9 @@ def add(
       hymem add --raw chats/*.jsonl && hymem log -n 1
 
       hymem add --dry-run chat.jsonl | jq -c 'select(.op == "supersede")'
+
+    With --format, the run's summary is printed as a record (revision, chunks, stored, skipped,
+    messages, counts); with --dry-run, the proposed operations are.
     """
     check_input_format(input_format)
     ctx = Context.start(quiet=quiet, bank=bank, ingest__chunk_tokens=chunk_tokens, writer__model=model, writer__backend=backend,
@@ -85,6 +88,10 @@ def add(
         ctx.out.info(f"dry run: {len(ops)} operation(s), {len(refused)} rejected, from {len(report.proposals)} new chunk(s); nothing written")
         return
     c = report.counts
+    if fmt is not None:  # asked for a format: the run's summary as a record on stdout
+        summary = {"revision": report.revision, "chunks": report.chunks, "stored": report.stored, "skipped": report.skipped,
+                   "messages": report.messages, "counts": c}
+        _output.emit_one(summary, fmt)
     if report.revision is None:
         ctx.out.info(f"nothing new: {report.chunks} chunk(s) already in {target.path}")
     else:
