@@ -149,3 +149,36 @@ def test_add_prints_its_summary_in_the_format_asked(cli, monkeypatch):
     assert len(again) == 1 and again[0]["revision"] is None and (again[0]["stored"], again[0]["skipped"]) == (0, 1)
     assert again[0]["counts"]["added"] == 0
     assert cli("add", "--raw", "-", input="Alex: I moved to Sydney.\n").stdout == ""  # no format asked: stdout stays clean
+
+
+COMMANDS = [["add"], ["search"], ["serve"], ["apply"], ["history"], ["show"], ["log"], ["diff"], ["export"], ["import"], ["revert"],
+            ["forget"], ["doctor"], ["eval"], ["config", "get"], ["config", "set"], ["config", "list"], ["model", "info"], ["model", "pull"],
+            ["model", "rm"], ["model", "list"], ["config"], ["model"], []]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "hymem")
+def test_help_reads_like_hymem_not_like_its_framework(cli, command):
+    shown = cli(*command, "--help")
+    assert shown.exit_code == 0, shown.stderr
+    for leftover in ("<str>", "<int", "<float>", "<list[", "[x>=", "x>=", "{query}", "{conversations}", "<table|"):
+        assert leftover not in shown.stdout, (leftover, shown.stdout)
+
+
+@pytest.mark.parametrize("args,needles", [
+    (["search", "x", "-f", "xml"], ["--format: 'xml' is not one of table, json, jsonl, plain", "hymem search --help"]),
+    (["search", "x", "-n", "0"], ["--limit must be ≥ 1"]),
+    (["search", "x", "-n", "many"], ["--limit must be a whole number"]),
+    (["add", "--chunk-tokens", "3", "-"], ["--chunk-tokens must be ≥ 16"]),
+    (["serch", "x"], ["unknown command 'serch'; did you mean search or serve?", "hymem --help"]),
+    (["search", "--limt", "3", "x"], ["unknown option --limt; did you mean --limit?"]),
+    (["search"], ["missing argument QUERY"]),
+    (["eval", "chat.jsonl"], ["missing option --questions"]),
+    (["config", "get", "writer.modle"], ["unknown config key 'writer.modle'", "did you mean writer.model?"]),
+])
+def test_usage_errors_are_one_hymem_line(cli, args, needles):
+    from conftest import one_error_line
+
+    done = cli(*args)
+    one_error_line(done, 2, *needles)
+    for framework in ("Usage:", "Try '", "Value error", "Input should be", "Invalid value for"):
+        assert framework not in done.stderr

@@ -11,11 +11,13 @@ import typer
 from hymem_cli import __version__, _output
 from hymem_cli._errors import EXIT_CODES, EXIT_INTERRUPTED, HymemError
 from hymem_cli.commands import add, apply, config_cmd, diff, doctor, eval_cmd, history, model, revert, search, serve, transfer
+from hymem_cli.commands._style import HymemCommand, HymemGroup
 
 EPILOG = "Exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items())
 
 app = typer.Typer(
     name="hymem",
+    cls=HymemGroup,
     help="A local, inspectable long-term memory bank for AI agents, written by a memory-writer model.",
     epilog=EPILOG,
     no_args_is_help=True,
@@ -79,18 +81,18 @@ for name, fn in [
     ("doctor", doctor.doctor),
     ("eval", eval_cmd.eval_),
 ]:
-    app.command(name)(guarded(fn))
+    app.command(name, cls=HymemCommand)(guarded(fn))
 
-config_app = typer.Typer(help=config_cmd.HELP, no_args_is_help=True, rich_markup_mode=None,
+config_app = typer.Typer(help=config_cmd.HELP, cls=HymemGroup, no_args_is_help=True, rich_markup_mode=None,
                          context_settings={"help_option_names": ["-h", "--help"]})
 for name, fn in config_cmd.COMMANDS:
-    config_app.command(name)(guarded(fn))
+    config_app.command(name, cls=HymemCommand)(guarded(fn))
 app.add_typer(config_app, name="config")
 
-model_app = typer.Typer(help=model.HELP, no_args_is_help=True, rich_markup_mode=None,
+model_app = typer.Typer(help=model.HELP, cls=HymemGroup, no_args_is_help=True, rich_markup_mode=None,
                         context_settings={"help_option_names": ["-h", "--help"]})
 for name, fn in model.COMMANDS:
-    model_app.command(name)(guarded(fn))
+    model_app.command(name, cls=HymemCommand)(guarded(fn))
 app.add_typer(model_app, name="model")
 
 
