@@ -64,8 +64,10 @@ def _versions(home: Path) -> int:
         conn.close()
 
 
-def run_on_terminal(args: list[str], env: dict[str, str], columns: int = 110, stdin: bytes | None = None) -> bytes:
-    """Run hymem with stdout and stderr on a pseudo-terminal of `columns` columns; returns every byte it wrote."""
+def run_on_terminal(args: list[str], env: dict[str, str], columns: int = 110, stdin: bytes | None = None, typed: bytes = b"") -> bytes:
+    """Run hymem with stdout and stderr on a pseudo-terminal of `columns` columns; returns every byte it wrote.
+
+    Without `stdin`, stdin is the terminal too, and `typed` is typed on it (b"\x04" is Ctrl-D)."""
     import fcntl
     import pty
     import struct
@@ -80,6 +82,9 @@ def run_on_terminal(args: list[str], env: dict[str, str], columns: int = 110, st
         proc.stdin.write(stdin)
         proc.stdin.close()
     out = b""
+    if typed:
+        time.sleep(1.5)  # let it start reading
+        os.write(leader, typed)
     while True:
         try:
             data = os.read(leader, 65536)
@@ -182,3 +187,17 @@ def test_usage_errors_are_one_hymem_line(cli, args, needles):
     one_error_line(done, 2, *needles)
     for framework in ("Usage:", "Try '", "Value error", "Input should be", "Invalid value for"):
         assert framework not in done.stderr
+
+
+@pytest.mark.slow
+def test_progress_on_a_file_has_a_real_total(tmp_path):
+    chat = tmp_path / "chat.txt"
+    chat.write_text("".join(f"Alex: fact number {i} about the move.\n" for i in range(40)))
+    shown = run_on_terminal(["add", "--raw", "--chunk-tokens", "16", str(chat)], _env(tmp_path / "home"))
+    assert b"/40" in shown and b"/?" not in shown, shown
+
+
+@pytest.mark.slow
+def test_a_terminal_on_stdin_is_told_how_to_end(tmp_path):
+    shown = run_on_terminal(["add", "--raw"], _env(tmp_path / "home"), typed=b"Alex: I live in Seattle.\n\x04")
+    assert b"reading stdin (Ctrl-D to end)" in shown and b"1 added" in shown, shown

@@ -122,10 +122,11 @@ class Output:
         if not self.quiet:
             _console(stderr=True).print(text, markup=False)
 
-    def progress(self, label: str):
-        """A progress bar on stderr when stderr is a terminal and not quiet; otherwise None."""
+    def progress(self, label: str, eta: bool = False):
+        """A progress bar on stderr when stderr is a terminal and not quiet; otherwise None. `eta`: the total is known."""
         if self.quiet or not sys.stderr.isatty():
             return None
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-        return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=_console(stderr=True), transient=True)
+        columns = [TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()] + ([TimeRemainingColumn()] if eta else [])
+        return Progress(*columns, console=_console(stderr=True), transient=True)

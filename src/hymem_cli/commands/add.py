@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from pathlib import Path
 from typing import Annotated, Optional
@@ -59,8 +60,12 @@ def add(
     if dry_run and not ctx.bank_path.exists():  # a dry run leaves no bank behind
         scratch = tempfile.TemporaryDirectory()
     target = ctx.open_bank(embed=True, create=True, path=Path(scratch.name) / "bank.db" if scratch else None)
-    bar = ctx.out.progress("ingesting")
-    task = bar.add_task("ingest", total=None) if bar else None
+    # Files are read whole, so their size in messages is known; a stream's is not.
+    total = sum(len(src.messages) for src in sources) if all(isinstance(src.messages, list) for src in sources) else None
+    if total is None and sys.stdin.isatty():
+        ctx.out.info("reading stdin (Ctrl-D to end)")
+    bar = ctx.out.progress("ingesting", total is not None)
+    task = bar.add_task("ingest", total=total) if bar else None
     if bar:
         bar.start()
     try:
@@ -70,7 +75,7 @@ def add(
             processor,
             chunk_tokens=ctx.settings.ingest.chunk_tokens,
             dry_run=dry_run,
-            on_chunk=(lambda r: bar.update(task, completed=r.chunks)) if bar else None,
+            on_chunk=(lambda r: bar.update(task, completed=r.messages)) if bar else None,
         )
     finally:
         if bar:

@@ -90,7 +90,7 @@ def import_(
     require_empty(target)
     ctx.bind_embedder(target)
     total = len(parsed.records["version"])
-    bar = ctx.out.progress("embedding") if total else None
+    bar = ctx.out.progress("embedding", eta=True) if total else None
     task = bar.add_task("embed", total=total) if bar else None
     if bar:
         bar.start()
