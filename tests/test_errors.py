@@ -8,7 +8,12 @@ HYMEM_HOME must not leave a bank file behind.
 from __future__ import annotations
 
 import json
+import os
 import random
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -439,3 +444,60 @@ def test_empty_query(cli, bank, query):
 
 def test_batch_query_invalid_utf8(cli, bank):
     fails(cli, bank, 3, "search", "-", input=b"\xff\xfeSeattle\n", needles=("<stdin> line 1", "utf-8"))
+
+
+# ------------------------------------------------------------------------------------------ Ctrl-C
+
+INTERRUPTED = "hymem: interrupted; chunks already committed are kept (re-run to resume)"
+
+
+def test_ctrl_c_exits_130_with_its_one_line():
+    """Whatever a command was doing, Ctrl-C ends it with the documented code and one line on stderr."""
+    import typer
+    from typer.testing import CliRunner
+
+    from hymem_cli.app import guarded
+
+    def stopped() -> None:
+        raise KeyboardInterrupt
+
+    app = typer.Typer()
+    app.command()(guarded(stopped))
+    run = CliRunner().invoke(app, [], catch_exceptions=False)
+    assert run.exit_code == 130
+    assert run.stderr.splitlines() == [INTERRUPTED] and run.stdout == ""
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_a_pipe_keeps_what_was_committed(tmp_path):
+    """A real process reading a pipe that stays open, stopped with SIGINT after its first chunk was stored."""
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HYMEM_") or k == "HYMEM_CACHE"}
+    env.update(HYMEM_HOME=str(home), HYMEM_EMBED_MODEL="hash")
+    add = subprocess.Popen([sys.executable, "-m", "hymem_cli", "add", "--raw", "-i", "jsonl", "-"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        add.stdin.write(json.dumps({"speaker": "Sam", "text": "I work at a bakery in Ballard."}).encode() + b"\n")
+        add.stdin.flush()  # the input goes quiet: the open chunk is stored after the idle flush
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not _stored(home / "bank.db"):
+            time.sleep(0.1)
+        add.send_signal(signal.SIGINT)
+        out, err = add.communicate(timeout=30)
+    finally:
+        add.kill()
+    assert add.returncode == 130, err.decode()
+    assert err.decode().splitlines() == [INTERRUPTED] and out == b""
+    assert _stored(home / "bank.db") == 1
+
+
+def _stored(path: Path) -> int:
+    if not path.exists():
+        return 0
+    conn = sqlean.connect(str(path))
+    try:
+        return conn.execute("SELECT count(*) FROM versions").fetchone()[0]
+    except sqlean.OperationalError:
+        return 0
+    finally:
+        conn.close()

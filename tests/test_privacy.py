@@ -32,3 +32,18 @@ def test_no_network_without_a_writer_server(cli, home, monkeypatch):
     assert cli("history", "m1", "-f", "json").exit_code == 0
     assert cli("diff", "0", "-f", "json").exit_code == 0
     assert cli("export").exit_code == 0
+
+
+def test_auth_headers_and_webhooks_are_not_stored_in_clear(cli, home, monkeypatch):
+    """`Authorization: Basic …` and a Slack webhook pasted into a chat: stored redacted, counted by kind."""
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    basic, hook = "YWxleDpodW50ZXIy", "https://hooks.slack.com/services/T0123ABCD/B0456EFGH/abcdefGHIJKL0123456789mn"
+    chat = f"Alex: try curl -H 'Authorization: Basic {basic}' on the staging box\nSam: and post the result to {hook} please\n"
+    assert cli("add", "--raw", "-", input=chat).exit_code == 0
+    stored = [v["text"] for v in cli("export").jsonl() if v["type"] == "version"]
+    assert stored == ["Alex: try curl -H 'Authorization: Basic [REDACTED:basic-auth]' on the staging box",
+                      "Sam: and post the result to [REDACTED:slack-webhook] please"]
+    counts = cli("log", "-f", "json").json()[0]["counts"]
+    assert (counts["redacted.basic-auth"], counts["redacted.slack-webhook"]) == (1, 1)
+    raw = (home / "bank.db").read_bytes() + b"".join(p.read_bytes() for p in home.glob("bank.db-*"))
+    assert basic.encode() not in raw and b"hooks.slack.com" not in raw

@@ -208,3 +208,37 @@ def test_header_is_required_and_checked(cli, home, monkeypatch):
     one_error_line(cli("import", "-", input=""), 3, "empty")
     one_error_line(cli("import", "missing.jsonl"), 3, "no such file")
     assert snapshot(home / "bank.db") is None
+
+
+def test_chunks_keep_their_lines_and_times_through_ingest_and_export(cli, home, monkeypatch):
+    """Each chunk records the source lines its messages start on and its earliest and latest message time."""
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    lines = [
+        {"id": "a1", "session": "s1", "speaker": "Alex", "text": "I live in Seattle.", "timestamp": "2024-05-01T10:05:00Z"},
+        None,  # blank lines: line numbers are the file's, not the message count
+        {"id": "a2", "session": "s1", "speaker": "Sam", "text": "Nice.", "timestamp": "2024-05-01T10:01:00Z"},
+        {"id": "a3", "session": "s1", "speaker": "Alex", "text": "Yes, in Fremont.", "timestamp": "2024-05-01T10:03:00Z"},
+        None,
+        None,
+        {"id": "b1", "session": "s2", "speaker": "Alex", "text": "I moved to Sydney."},
+        {"id": "b2", "session": "s2", "speaker": "Sam", "text": "Wow.", "timestamp": "2024-06-01T09:00:00Z"},
+        {"id": "c1", "session": "s3", "speaker": "Alex", "text": "No clock here."},
+    ]
+    text = "".join((json.dumps(m) if m else "") + "\n" for m in lines)
+    added = cli("add", "--raw", "-i", "jsonl", "-", input=text)
+    assert added.exit_code == 0, added.stderr
+    expected = [
+        (["a1", "a2", "a3"], 1, 4, "2024-05-01T10:01:00Z", "2024-05-01T10:05:00Z"),
+        (["b1", "b2"], 7, 8, "2024-06-01T09:00:00Z", "2024-06-01T09:00:00Z"),
+        (["c1"], 9, 9, None, None),
+    ]
+    stored = snapshot(home / "bank.db")["chunks"]
+    b = open_bank(home / "bank.db")
+    try:
+        rows = [(json.loads(r["message_ids"]), r["first_line"], r["last_line"], r["start_time"], r["end_time"])
+                for r in b.conn.execute("SELECT * FROM chunks ORDER BY id")]
+    finally:
+        b.close()
+    assert len(stored) == 3 and rows == expected
+    exported = [r for r in cli("export").jsonl() if r["type"] == "chunk"]
+    assert [(r["message_ids"], r["first_line"], r["last_line"], r["start_time"], r["end_time"]) for r in exported] == expected
