@@ -201,3 +201,19 @@ def test_progress_on_a_file_has_a_real_total(tmp_path):
 def test_a_terminal_on_stdin_is_told_how_to_end(tmp_path):
     shown = run_on_terminal(["add", "--raw"], _env(tmp_path / "home"), typed=b"Alex: I live in Seattle.\n\x04")
     assert b"reading stdin (Ctrl-D to end)" in shown and b"1 added" in shown, shown
+
+
+def test_the_log_table_names_the_top_rejection_reasons(cli, monkeypatch, tmp_path):
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Alex: I live in Seattle.\n")
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text(json.dumps({"operations": [
+        {"op": "add", "text": "Alex owns a yacht.", "evidence": "I bought a yacht"},
+        {"op": "add", "text": "Alex owns a plane.", "evidence": "I bought a plane"},
+        {"op": "update", "target": 4, "text": "Alex lives in Oslo.", "evidence": "I live in Seattle"},
+    ]}) + "\n")
+    assert cli("add", "--backend", "scripted", "--model", str(replies), str(chat)).exit_code == 0
+    monkeypatch.setenv("COLUMNS", "300")
+    table = cli("log", "-f", "table").stdout
+    assert "3: evidence … does not occur in the chunk (2)" in " ".join(table.split()), table

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass, field
 
 OPS = ("add", "update", "supersede", "delete")
@@ -93,6 +94,13 @@ class Rejection:
 
     operation: Operation
     reason: str
+
+
+def reason_kind(reason: str) -> str:
+    """A rejection's reason with its particulars (quotes, numbers, lists) blanked, so reasons can be counted."""
+    kind = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "…", reason)
+    kind = re.sub(r"\([^)]*\)", "(…)", kind)
+    return re.sub(r"\d+", "N", kind)
 
 
 @dataclass

@@ -23,7 +23,6 @@ for a deterministic writer and embedder.
 from __future__ import annotations
 
 import json
-import re
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -34,7 +33,7 @@ from typing import TYPE_CHECKING
 from hymem_cli._errors import InputError
 from hymem_cli.bank.search import SearchFilter, search
 from hymem_cli.bank.store import open_bank
-from hymem_cli.domain import Message
+from hymem_cli.domain import Message, reason_kind
 from hymem_cli.embed import Embedder
 from hymem_cli.ingest.sources import Source, open_sources
 
@@ -262,13 +261,6 @@ class Progress:
     questions: int
     ingest_seconds: float
     query_seconds: float
-
-
-def reason_kind(reason: str) -> str:
-    """A guard's reason with its particulars (quotes, numbers, lists) blanked, so reasons can be counted."""
-    kind = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "…", reason)
-    kind = re.sub(r"\([^)]*\)", "(…)", kind)
-    return re.sub(r"\d+", "N", kind)
 
 
 def evaluate_writer(

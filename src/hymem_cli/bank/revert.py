@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from hymem_cli._errors import BankError, InputError, NotFoundError
 from hymem_cli.bank import db
 from hymem_cli.bank.operations import parse_memory_id
-from hymem_cli.domain import Operation, memory_id
 from hymem_cli.bank.store import Bank, OperationRefused, RevisionDraft, _db_error
+from hymem_cli.domain import Operation, memory_id
 
 
 def revert_reason(rev: int) -> str:

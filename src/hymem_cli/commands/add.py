@@ -12,7 +12,15 @@ import typer
 from hymem_cli import _output
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import (
-    BackendOpt, BankOpt, BaseUrlOpt, ChunkTokensOpt, FormatOpt, InputFormatOpt, PipelineOpt, QuietOpt, check_input_format,
+    BackendOpt,
+    BankOpt,
+    BaseUrlOpt,
+    ChunkTokensOpt,
+    FormatOpt,
+    InputFormatOpt,
+    PipelineOpt,
+    QuietOpt,
+    check_input_format,
 )
 
 

@@ -12,7 +12,14 @@ from hymem_cli._errors import UsageError
 from hymem_cli._output import Format, Output
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import (
-    BackendOpt, BaseUrlOpt, ChunkTokensOpt, FormatOpt, InputFormatOpt, PipelineOpt, QuietOpt, check_input_format,
+    BackendOpt,
+    BaseUrlOpt,
+    ChunkTokensOpt,
+    FormatOpt,
+    InputFormatOpt,
+    PipelineOpt,
+    QuietOpt,
+    check_input_format,
 )
 from hymem_cli.eval import CATEGORIES, DEFAULT_KS, Progress, evaluate_writer, load_conversations, load_questions, match_questions
 

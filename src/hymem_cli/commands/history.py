@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Annotated
 
 import typer
@@ -10,6 +11,7 @@ from hymem_cli import _output
 from hymem_cli.bank.history import chain, chunk_rejections, revisions
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt, LimitOpt
+from hymem_cli.domain import reason_kind
 
 MemoryArg = Annotated[str, typer.Argument(help="A memory id such as m12 (any version of the fact).", metavar="ID")]
 
@@ -46,6 +48,16 @@ def show(memory: MemoryArg, bank: BankOpt = None, fmt: FormatOpt = None) -> None
     _output.emit_one(version, fmt if fmt is not None else _output.Format.table)
 
 
+def _rejected(count: int, rejections: list[dict], top: int = 2) -> str:
+    """"3: duplicate of a stored memory (2); evidence … does not occur (1)": the count and its most frequent reasons."""
+    if not count:
+        return "0"
+    kinds = Counter(reason_kind(r["reason"]) for r in rejections).most_common()
+    shown = "; ".join(f"{kind[:70]} ({n})" for kind, n in kinds[:top])
+    more = f"; {len(kinds) - top} more reason(s)" if len(kinds) > top else ""
+    return f"{count}: {shown}{more}"
+
+
 def log(limit: LimitOpt = None, bank: BankOpt = None, fmt: FormatOpt = None) -> None:
     """List revisions, newest first, with their counts and what the writer's guards rejected.
 
@@ -63,7 +75,7 @@ def log(limit: LimitOpt = None, bank: BankOpt = None, fmt: FormatOpt = None) -> 
         c = e["counts"]
         changes = f"+{c['added']} ~{c['updated']} >{c['superseded']} -{c['deleted']}"
         writer = e["writer"] or {}
-        return {**e, "changes": changes, "rejected": c["rejected"], "chunks": c["chunks"], "model": writer.get("model")}
+        return {**e, "changes": changes, "rejected": _rejected(c["rejected"], e["rejections"]), "chunks": c["chunks"], "model": writer.get("model")}
 
     columns = [("revision", "rev"), ("time", "time"), ("command", "command"), ("source", "source"), ("chunks", "chunks"),
                ("changes", "changes"), ("rejected", "rejected"), ("model", "writer"), ("state", "state")]
