@@ -81,6 +81,21 @@ def test_doctor_does_not_change_the_bank(cli, bank):
     assert bank.read_bytes() == before
 
 
+def test_doctor_renders_what_the_bank_verifies(cli, bank):
+    from hymem_cli.bank.db import open_read_only
+    from hymem_cli.bank.verify import verify
+
+    _raw_sql(bank, "DELETE FROM versions_codes WHERE version = 3")
+    conn = open_read_only(bank)
+    try:
+        findings = verify(conn, bank)
+    finally:
+        conn.close()
+    checks = _by_check(cli("doctor"))
+    for f in findings:
+        assert checks[f.check] == {"check": f.check, "status": f.status, "detail": f.detail, "hint": f.hint}
+
+
 def test_two_current_versions_in_a_chain_fail_with_a_hint(cli, bank):
     # m1 was superseded by m13; forgetting that retirement leaves chain m1 with two current versions.
     _raw_sql(bank, "DELETE FROM retirements WHERE version = 1")

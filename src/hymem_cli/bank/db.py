@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Iterator
 
@@ -63,6 +63,21 @@ def connect(path: Path, busy_timeout: float = 30.0, on_upgrade=None):
     except sqlite.DatabaseError as exc:
         conn.close()
         raise translate(exc, path) from None
+    return conn
+
+
+def open_read_only(path: Path):
+    """The bank at `path` as it is: no migration, no write, not even a WAL switch; sqlite-vec loaded when it can be.
+
+    For looking at a bank (`hymem doctor`) without changing a byte of it. A sqlite-vec that does not
+    load is not an error here: the vector table then cannot be read, and whoever reads it says so.
+    """
+    sqlite = sqlite_module()
+    conn = sqlite.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    conn.enable_load_extension(True)
+    with suppress(Exception):  # see the docstring
+        conn.load_extension(vec_extension())
+    conn.enable_load_extension(False)
     return conn
 
 

@@ -11,6 +11,8 @@ from typing import Sequence
 from hymem_cli._errors import BankError, InputError, NotFoundError
 from hymem_cli.bank import codes, db
 from hymem_cli.bank.operations import parse_memory_id
+from hymem_cli.bank.verify import Finding
+from hymem_cli.bank.verify import verify as verify_bank
 from hymem_cli.domain import ChunkRecord, Operation, Proposal, Rejection, memory_id
 from hymem_cli.embed import Embedder, to_blob
 
@@ -144,6 +146,10 @@ class Bank:
         )
         return [json.loads(r[0]) for r in rows]
 
+    def verify(self) -> list[Finding]:
+        """The bank's self-checks (bank/verify.py): integrity, migrations, chain invariants, index rows. Changes nothing."""
+        return verify_bank(self.conn, self.path)
+
     def close(self) -> None:
         for conn in (self.conn, self._reader):
             if conn is not None:
@@ -200,6 +206,7 @@ class Bank:
                      chunk.last_line, chunk.start_time, chunk.end_time, chunk.text),
                 )
                 chunk_id = cur.lastrowid
+                self.conn.execute("COMMIT"); self.conn.execute("BEGIN IMMEDIATE")
                 refused = self._apply(draft, chunk_id, ops, vectors, strict=False)
                 for rej in list(rejections) + refused:
                     self.conn.execute(

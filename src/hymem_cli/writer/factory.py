@@ -1,8 +1,11 @@
-"""Building the writer backend from the writer settings: the one place a backend is chosen and made."""
+"""Building the writer backend from the writer settings: the one place a backend is chosen and made, and probed."""
 
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from hymem_cli import config
 from hymem_cli._errors import NotFoundError, WriterError
@@ -13,6 +16,19 @@ NO_WRITER_HINT = (
     "use --raw to store messages as they are, --model PATH.gguf for a local writer, "
     "or --backend openai --base-url URL for a server (each also a config key: writer.model, writer.backend, writer.base_url)"
 )
+
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One result of probing the writer: what was checked, ok/warn/fail, what was seen, what to try when not ok."""
+
+    check: str
+    status: str
+    detail: str
+    hint: str | None = None
 
 
 def model_path(name: str):
@@ -51,3 +67,65 @@ def build_backend(writer: config.WriterSettings) -> WriterBackend:
     from hymem_cli.writer.scripted import ScriptedBackend
 
     return ScriptedBackend.from_file(writer.model or os.environ.get("HYMEM_SCRIPTED_REPLIES", ""))
+
+
+def probe(writer: config.WriterSettings, load: bool = False) -> Iterator[Finding]:
+    """Can the configured writer work here? Its model file or its server, and with `load` the model loaded as `hymem add` loads it."""
+    if not writer.kind:
+        yield Finding("writer", WARN, "no memory writer is configured: only `hymem add --raw` and `hymem apply` can store memories", NO_WRITER_HINT)
+    elif writer.kind == "llama":
+        yield from _probe_llama(writer, load)
+    elif writer.kind == "openai":
+        yield _probe_server(writer)
+    else:
+        yield Finding("writer", WARN, f"scripted backend (replays {writer.model or '$HYMEM_SCRIPTED_REPLIES'}): for tests only",
+                      "hymem config set writer.backend llama")
+
+
+def _probe_llama(writer: config.WriterSettings, load: bool) -> Iterator[Finding]:
+    from hymem_cli.writer.gguf import inspect_gguf
+
+    if not writer.model:
+        yield Finding("writer", FAIL, "the llama backend is configured but no model", "hymem config set writer.model PATH.gguf (see `hymem model list`)")
+        return
+    try:
+        path = model_path(writer.model)
+        facts = inspect_gguf(path)
+    except WriterError as exc:
+        yield Finding("writer", FAIL, f"writer model: {exc.message}",
+                      f"{exc.hint}; see `hymem model list`, or `hymem model pull`" if exc.hint else "see `hymem model list`, or `hymem model pull`")
+        return
+    experts = f", {facts['expert_used_count']} of {facts['expert_count']} experts per token" if facts["expert_count"] else ""
+    yield Finding("writer", OK, f"llama: {path} ({facts['architecture']}, {facts['quantization'] or 'unknown quantization'}, "
+                  f"{facts['size_bytes'] / 1e9:.2f} GB{experts})")
+    if not load:
+        return
+    start = time.perf_counter()
+    try:
+        backend = build_backend(writer)
+    except WriterError as exc:
+        yield Finding("writer load", FAIL, exc.message, exc.hint)
+        return
+    seconds = time.perf_counter() - start
+    extra = backend.info().extra
+    backend.close()
+    yield Finding("writer load", OK, f"loaded in {seconds:.1f} s: {extra.get('n_gpu_layers')} GPU layers, template {extra.get('template')}, n_ctx {extra.get('n_ctx')}")
+
+
+def _probe_server(writer: config.WriterSettings) -> Finding:
+    from hymem_cli.writer.openai_backend import OpenAIBackend
+
+    if not writer.base_url:
+        return Finding("writer", FAIL, "the openai backend is configured but no server URL", "hymem config set writer.base_url http://HOST:PORT/v1")
+    model = writer.model or "hy-memory"
+    try:
+        server = OpenAIBackend(writer.base_url, model, timeout=3)  # as `hymem add` talks to it: same URL, same key
+    except WriterError as exc:
+        return Finding("writer", FAIL, f"openai: {exc.message}", "hymem config set writer.base_url http://HOST:PORT/v1")
+    try:
+        served = server.served_models()
+    except WriterError as exc:
+        return Finding("writer", WARN, f"openai: {exc.message}", exc.hint)
+    if served and model not in served:
+        return Finding("writer", WARN, f"openai: {writer.base_url} serves {', '.join(served)}, not {model!r}", f"hymem config set writer.model {served[0]}")
+    return Finding("writer", OK, f"openai: {writer.base_url} answers; serves {', '.join(served) or 'models'}")

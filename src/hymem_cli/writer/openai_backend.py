@@ -23,6 +23,12 @@ DEFAULT_CHAT_TEMPLATE_KWARGS = {"reasoning_effort": "no_think"}
 TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
 _MAX_ERROR_TEXT = 300
 _MAX_RETRY_AFTER = 10.0
+KEY_HINT = "set HYMEM_API_KEY (or OPENAI_API_KEY) to the server's API key"
+
+
+def resolve_api_key(given: str | None = None) -> str | None:
+    """The key sent as `Authorization: Bearer`: the one given, else $HYMEM_API_KEY, else $OPENAI_API_KEY."""
+    return given or os.environ.get("HYMEM_API_KEY") or os.environ.get("OPENAI_API_KEY")
 
 
 class _Transient(Exception):
@@ -79,9 +85,7 @@ class OpenAIBackend:
             if chat_template_kwargs is None
             else dict(chat_template_kwargs)
         )
-        self._api_key = (
-            api_key or os.environ.get("HYMEM_API_KEY") or os.environ.get("OPENAI_API_KEY")
-        )
+        self._api_key = resolve_api_key(api_key)
         # None until the server has answered a request with response_format.
         self._json_schema_supported: bool | None = None
         self._send_template_kwargs = bool(self.chat_template_kwargs)
@@ -129,6 +133,24 @@ class OpenAIBackend:
     def close(self) -> None:
         pass
 
+    def served_models(self) -> list[str]:
+        """The model ids the server lists at GET `{base_url}/models`, asked once with no retries (`hymem doctor`)."""
+        url = self.base_url + "/models"
+        request = urllib.request.Request(url, headers=self._headers(), method="GET")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                body = json.loads(response.read().decode("utf-8", errors="replace") or "{}")
+        except urllib.error.HTTPError as exc:
+            hint = KEY_HINT if exc.code in (401, 403) else "check writer.base_url (it usually ends in /v1)"
+            raise WriterError(f"GET {url} answered HTTP {exc.code}", hint=hint) from None
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise WriterError(f"{url} is unreachable ({reason})", hint="start the server, or fix writer.base_url") from None
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply
+            raise WriterError(f"GET {url} did not answer JSON", hint="check writer.base_url points at an OpenAI-compatible API") from None
+        listed = body.get("data") if isinstance(body, dict) else None
+        return [str(m.get("id")) for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
+
     # -- request ----------------------------------------------------------------------------
 
     def _body(self, messages: list[dict], schema: dict, use_schema: bool) -> dict:
@@ -164,9 +186,7 @@ class OpenAIBackend:
                 attempt += 1
 
     def _post(self, payload: bytes) -> dict:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
+        headers = {"Content-Type": "application/json", **self._headers()}
         request = urllib.request.Request(self.url, data=payload, headers=headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
@@ -190,6 +210,12 @@ class OpenAIBackend:
                 hint="check that --base-url points at an OpenAI-compatible endpoint (ending in /v1)",
             )
         return data
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        return headers
 
     def _network_error(self, reason: Any) -> Exception:
         where = self.base_url
@@ -256,7 +282,7 @@ class OpenAIBackend:
                 retry_after,
             )
         if status in (401, 403):
-            hint = "set HYMEM_API_KEY (or OPENAI_API_KEY) or pass --api-key"
+            hint = KEY_HINT
         elif status == 404:
             hint = f"check --base-url (it should end in /v1) and that the server serves model {self.model!r}"
         else:

@@ -1,0 +1,159 @@
+"""The bank's self-checks: SQLite integrity, migrations, chain invariants and one index row per version.
+
+Every check only reads, so it runs on a read-only connection (`db.open_read_only`): looking at a
+bank must never migrate or write it. `Bank.verify()` runs the same checks on an open bank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from hymem_cli._errors import HymemError
+from hymem_cli.bank import codes, db
+from hymem_cli.bank.migrations import MIGRATIONS
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+BANK_HINT = "restore from a backup: hymem export > backup.jsonl; hymem import backup.jsonl --bank new.db"
+EDITED_HINT = "the bank was edited outside hymem; " + BANK_HINT
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One check's result: what was checked, ok/warn/fail, what was seen, and what to try when it is not ok."""
+
+    check: str
+    status: str
+    detail: str
+    hint: str | None = None
+
+
+# Each invariant: its check name, a query returning the rows that break it, and how to name those rows.
+INVARIANTS = [
+    (
+        "chains: one current version",
+        ("SELECT chain, count(*) FROM versions v WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id) "
+         "GROUP BY chain HAVING count(*) > 1 ORDER BY chain"),
+        lambda rows: "chains with several current versions: " + ", ".join(f"m{c} ({n})" for c, n in rows[:10]),
+    ),
+    (
+        "chains: successors",
+        ("SELECT r.version, r.successor FROM retirements r JOIN versions a ON a.id = r.version "
+         "LEFT JOIN versions b ON b.id = r.successor WHERE r.successor IS NOT NULL AND (b.id IS NULL OR b.chain != a.chain) ORDER BY r.version"),
+        lambda rows: "retirements whose successor is missing or in another chain: " + ", ".join(f"m{v} -> m{s}" for v, s in rows[:10]),
+    ),
+    (
+        "chains: roots",
+        "SELECT v.id, v.chain FROM versions v LEFT JOIN versions h ON h.id = v.chain WHERE h.id IS NULL OR h.chain != v.chain ORDER BY v.id",
+        lambda rows: "versions whose chain is not a version of that chain: " + ", ".join(f"m{v} (chain {c})" for v, c in rows[:10]),
+    ),
+]
+
+
+def verify(conn, path: Path) -> list[Finding]:
+    """Every check of the bank open on `conn` (read-only is enough), in order."""
+    return list(findings(conn, path))
+
+
+def verify_path(path: Path) -> Iterator[Finding]:
+    """The checks of the bank file at `path`, each as soon as it is done; opens it read-only, creates nothing."""
+    if not path.exists():
+        yield Finding("bank", WARN, f"no bank at {path} yet", "`hymem add` or `hymem apply` creates it")
+        return
+    conn = None
+    try:
+        conn = db.open_read_only(path)
+        _tables(conn)  # the first read: a file that is not SQLite fails here
+    except Exception as exc:  # noqa: BLE001 - any SQLite error here means an unreadable bank
+        if conn is not None:
+            conn.close()
+        if isinstance(exc, HymemError):
+            yield Finding("bank", FAIL, exc.message, exc.hint)
+        else:
+            yield Finding("bank", FAIL, f"cannot read {path}: {exc}", "check the path; " + BANK_HINT)
+        return
+    try:
+        yield from findings(conn, path)
+    finally:
+        conn.close()
+
+
+def stored_embed_model(path: Path) -> str | None:
+    """The embedder the bank file at `path` holds vectors of, read without opening it for writing; None if unknown."""
+    if not path.exists():
+        return None
+    try:
+        conn = db.open_read_only(path)
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'embed_model'").fetchone()
+        finally:
+            conn.close()
+    except Exception:  # noqa: BLE001 - verify_path reports an unreadable bank
+        return None
+    return row[0] if row else None
+
+
+def findings(conn, path: Path) -> Iterator[Finding]:
+    """Every check of the bank open on `conn`, one at a time (integrity_check can take a while on a large bank)."""
+    tables = _tables(conn)
+    if "versions" not in tables or "migrations" not in tables:
+        yield Finding("bank", FAIL, f"{path} is not a hymem bank (no versions table)", "check --bank / HYMEM_BANK")
+        return
+    applied = {r[0] for r in conn.execute("SELECT name FROM migrations")}
+    unknown = applied - {fn.__name__ for fn in MIGRATIONS}
+    versions = conn.execute("SELECT count(*) FROM versions").fetchone()[0]
+    revisions = conn.execute("SELECT count(*) FROM revisions").fetchone()[0]
+    if unknown:
+        yield Finding("bank", FAIL, f"{path} was made by a newer hymem (migrations {', '.join(sorted(unknown))})", "pip install -U hymem")
+        return
+    yield Finding("bank", OK, f"{path}: {versions} versions, {revisions} revision(s), {path.stat().st_size / 1e6:.1f} MB")
+
+    problems = [r[0] for r in conn.execute("PRAGMA integrity_check")]
+    if problems == ["ok"]:
+        yield Finding("bank integrity", OK, "PRAGMA integrity_check: ok")
+    else:
+        yield Finding("bank integrity", FAIL, "; ".join(problems[:5]), BANK_HINT)
+
+    for name, sql, describe in INVARIANTS:
+        rows = [tuple(r) for r in conn.execute(sql)]
+        if rows:
+            yield Finding(name, FAIL, describe(rows), EDITED_HINT)
+        else:
+            yield Finding(name, OK, "holds for every chain")
+
+    # versions_fts is an external-content index: count its own rows (docsize), not the content table's.
+    fts = conn.execute("SELECT count(*) FROM versions_fts_docsize").fetchone()[0] if "versions_fts_docsize" in tables else None
+    yield _index_finding("index: full-text", fts, versions)
+    for table, label in (("versions_codes", "index: vector codes"), ("versions_floats", "index: vector copies")):
+        if table in tables:
+            yield _index_finding(label, conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0], versions)
+    if "versions_code_blocks" in tables:
+        problems = codes.block_problems(conn)
+        if problems:
+            yield Finding("index: code blocks", FAIL, "; ".join(problems[:3]), EDITED_HINT)
+        else:
+            yield Finding("index: code blocks", OK, "every block matches its codes")
+    if "versions_vec" in tables:
+        try:
+            vec = conn.execute("SELECT count(*) FROM versions_vec_rowids").fetchone()[0]
+        except Exception as exc:  # noqa: BLE001 - sqlite-vec did not load
+            yield Finding("index: vectors", FAIL, f"cannot read versions_vec: {exc}", "check sqlite-vec (see the sqlite-vec check)")
+            return
+        yield _index_finding("index: vectors", vec, versions)
+    elif versions:
+        yield Finding("index: vectors", FAIL, f"{versions} versions but no vector table", BANK_HINT)
+    else:
+        yield Finding("index: vectors", OK, "no vectors yet (empty bank)")
+
+
+def _tables(conn) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _index_finding(name: str, rows: int | None, versions: int) -> Finding:
+    if rows is None:
+        return Finding(name, FAIL, "the index table is missing", BANK_HINT)
+    if rows != versions:
+        return Finding(name, FAIL, f"{rows} index rows for {versions} versions", "rebuild the bank: " + BANK_HINT)
+    return Finding(name, OK, f"{rows} rows, one per version")

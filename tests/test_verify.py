@@ -1,0 +1,112 @@
+"""`Bank.verify()` and bank/verify.py: the bank's self-checks, asked of the bank itself rather than through doctor."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hymem_cli.bank import open_bank
+from hymem_cli.bank.db import open_read_only
+from hymem_cli.bank.verify import Finding, stored_embed_model, verify, verify_path
+
+
+@pytest.fixture
+def bank_path(cli, home, monkeypatch):
+    """Revision 1: raw messages (m1..m12); revision 2: supersede m1 (m13), delete m4, add one (m14)."""
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    ops = [
+        {"op": "supersede", "target": "m1", "text": "Alex lives in Sydney.", "reason": "Alex moved."},
+        {"op": "delete", "target": "m4", "reason": "not a fact"},
+        {"op": "add", "text": "Alex works at Atlassian."},
+    ]
+    done = cli("apply", "-", input="".join(json.dumps(o) + "\n" for o in ops))
+    assert done.exit_code == 0, done.stderr
+    return home / "bank.db"
+
+
+def _verified(path) -> dict[str, Finding]:
+    bank = open_bank(path, create=False)
+    try:
+        findings = bank.verify()
+    finally:
+        bank.close()
+    assert all(isinstance(f, Finding) and f.status in ("ok", "warn", "fail") for f in findings)
+    return {f.check: f for f in findings}
+
+
+def _failed(path) -> dict[str, Finding]:
+    return {name: f for name, f in _verified(path).items() if f.status != "ok"}
+
+
+def _raw_sql(path, *statements: str) -> None:
+    import sqlean
+    import sqlite_vec
+
+    conn = sqlean.connect(str(path), isolation_level=None)
+    conn.enable_load_extension(True)
+    sqlite_vec.load(conn)
+    for sql in statements:
+        conn.execute(sql)
+    conn.close()
+
+
+def test_a_healthy_bank_verifies_clean(bank_path):
+    checks = _verified(bank_path)
+    assert _failed(bank_path) == {}
+    assert list(checks) == ["bank", "bank integrity", "chains: one current version", "chains: successors", "chains: roots",
+                            "index: full-text", "index: vector codes", "index: vector copies", "index: code blocks", "index: vectors"]
+    assert "14 versions, 2 revision(s)" in checks["bank"].detail
+    assert checks["index: full-text"].detail == "14 rows, one per version"
+    assert all(f.hint is None for f in checks.values())
+
+
+def test_two_current_versions_in_a_chain_are_named(bank_path):
+    _raw_sql(bank_path, "DELETE FROM retirements WHERE version = 1")  # m1 was superseded by m13
+    failed = _failed(bank_path)
+    assert list(failed) == ["chains: one current version"]
+    assert "m1 (2)" in failed["chains: one current version"].detail
+    assert "hymem export" in failed["chains: one current version"].hint
+
+
+def test_a_dangling_successor_is_named(bank_path):
+    _raw_sql(bank_path, "PRAGMA foreign_keys = OFF", "UPDATE retirements SET successor = 999 WHERE version = 1")
+    failed = _failed(bank_path)
+    assert list(failed) == ["chains: successors"]
+    assert "m1 -> m999" in failed["chains: successors"].detail
+
+
+def test_a_missing_full_text_row_is_named(bank_path):
+    _raw_sql(bank_path, "INSERT INTO versions_fts (versions_fts, rowid, text) SELECT 'delete', id, text FROM versions WHERE id = 5")
+    failed = _failed(bank_path)
+    assert list(failed) == ["index: full-text"]
+    assert failed["index: full-text"].detail == "13 index rows for 14 versions"
+
+
+def test_verify_on_a_read_only_connection_changes_nothing(bank_path):
+    before = bank_path.read_bytes()
+    conn = open_read_only(bank_path)
+    try:
+        findings = verify(conn, bank_path)
+        with pytest.raises(Exception, match="readonly"):
+            conn.execute("DELETE FROM retirements")
+    finally:
+        conn.close()
+    assert [f.status for f in findings] == ["ok"] * len(findings)
+    assert bank_path.read_bytes() == before
+    assert stored_embed_model(bank_path) == "hash"
+
+
+def test_no_bank_is_a_warning_and_nothing_is_created(tmp_path):
+    path = tmp_path / "none.db"
+    assert [(f.check, f.status) for f in verify_path(path)] == [("bank", "warn")]
+    assert stored_embed_model(path) is None
+    assert not path.exists()
+
+
+def test_a_file_that_is_not_sqlite_fails(tmp_path):
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not sqlite" * 100)
+    (finding,) = verify_path(junk)
+    assert finding.check == "bank" and finding.status == "fail" and "cannot read" in finding.detail
