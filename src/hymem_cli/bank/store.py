@@ -206,7 +206,6 @@ class Bank:
                      chunk.last_line, chunk.start_time, chunk.end_time, chunk.text),
                 )
                 chunk_id = cur.lastrowid
-                self.conn.execute("COMMIT"); self.conn.execute("BEGIN IMMEDIATE")
                 refused = self._apply(draft, chunk_id, ops, vectors, strict=False)
                 for rej in list(rejections) + refused:
                     self.conn.execute(
