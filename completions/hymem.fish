@@ -2,6 +2,11 @@
 # Static: completing never runs Python. Install: copy to ~/.config/fish/completions/hymem.fish
 
 complete -c hymem -f
+function __hymem_models
+    printf '%s\n' smollm2
+    set -l root (set -q HYMEM_HOME; and echo $HYMEM_HOME; or echo (set -q XDG_DATA_HOME; and echo $XDG_DATA_HOME; or echo $HOME/.local/share)/hymem)/models
+    find $root -name '*.gguf' ! -path '*/.cache/*' 2>/dev/null | string replace -- "$root/" ''
+end
 
 # hymem
 complete -c hymem -n '__fish_use_subcommand' -a 'add' -d 'Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.'
@@ -27,7 +32,7 @@ complete -c hymem -n '__fish_seen_subcommand_from add' -l raw -d 'Store each mes
 complete -c hymem -n '__fish_seen_subcommand_from add' -s i -l input-format -x -a 'text speaker json jsonl markdown' -d 'Force the transcript format: text, speaker, json, jsonl, markdown.'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l chunk-tokens -x -d 'Token budget of one chunk.'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l dry-run -d 'Print the operations that would be applied; write nothing.'
-complete -c hymem -n '__fish_seen_subcommand_from add' -s m -l model -r -F -d 'Writer model: a GGUF path or name (llama), or a served model name (openai).'
+complete -c hymem -n '__fish_seen_subcommand_from add' -s m -l model -r -F -a '(__hymem_models)' -d 'Writer model: a GGUF path or name (llama), or a served model name (openai).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l backend -x -a 'llama openai scripted' -d 'Writer backend: llama, openai (or scripted, for tests).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l base-url -x -d 'OpenAI-compatible server, e.g. http://localhost:8000/v1.'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l pipeline -x -a 'single two-pass' -d 'single (one writer call per chunk) or two-pass (extract, then reconcile).'
@@ -105,7 +110,7 @@ complete -c hymem -n '__fish_seen_subcommand_from doctor' -s f -l format -x -a '
 # hymem eval
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l questions -x -d 'Questions JSONL: id, conversation, question, category, evidence (+ stale, updated).'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l raw -d 'Evaluate raw mode (every message stored as it is).'
-complete -c hymem -n '__fish_seen_subcommand_from eval' -s m -l model -r -F -d 'A writer model to evaluate; repeat to compare several side by side.'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -s m -l model -r -F -a '(__hymem_models)' -d 'A writer model to evaluate; repeat to compare several side by side.'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l backend -x -a 'llama openai scripted' -d 'Writer backend: llama, openai (or scripted, for tests).'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l base-url -x -d 'OpenAI-compatible server, e.g. http://localhost:8000/v1.'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l pipeline -x -a 'single two-pass' -d 'single (one writer call per chunk) or two-pass (extract, then reconcile).'
@@ -157,11 +162,12 @@ complete -c hymem -n '__fish_seen_subcommand_from model; and __fish_seen_subcomm
 # hymem model info
 complete -c hymem -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from info' -l no-check -d 'Skip the load check (llama.cpp reads the vocabulary only, never the weights).'
 complete -c hymem -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from info' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
-complete -c hymem -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from info' -F
+complete -c hymem -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from info' -F -a '(__hymem_models)'
 
 # hymem model rm
 complete -c hymem -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from rm' -s y -l yes -d 'Do not ask for confirmation.'
 complete -c hymem -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from rm' -s q -l quiet -d 'No messages on stderr, only records and errors.'
+complete -c hymem -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from rm' -F -a '(__hymem_models)'
 
 # hymem model pull
 complete -c hymem -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from pull' -l file -r -F -d 'Download the file(s) matching this glob (a split model\'s parts all come).'

@@ -148,6 +148,18 @@ def test_bash_completion_commands_options_and_values():
     assert "README.md" in _bash_complete("hymem", "apply", "READ")  # file arguments complete files
 
 
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_bash_completes_model_names_from_the_models_directory(tmp_path, monkeypatch):
+    pulled = tmp_path / "models" / "Hy-Memory-30B-A3B-GGUF" / "Hy-Q4_K_M.gguf"
+    pulled.parent.mkdir(parents=True)
+    pulled.write_bytes(b"GGUF")
+    monkeypatch.setenv("HYMEM_HOME", str(tmp_path))
+    assert _bash_complete("hymem", "add", "--model", "Hy") == ["Hy-Memory-30B-A3B-GGUF/Hy-Q4_K_M.gguf"]
+    assert _bash_complete("hymem", "add", "-m", "sm") == ["smollm2"]
+    assert _bash_complete("hymem", "model", "info", "Hy-M") == ["Hy-Memory-30B-A3B-GGUF/Hy-Q4_K_M.gguf"]
+    assert "README.md" in _bash_complete("hymem", "add", "--model", "READ")  # a path still completes
+
+
 def test_completion_scripts_are_static_and_cover_every_command():
     for shell in ("bash", "zsh", "fish"):
         text = (ROOT / "completions" / f"hymem.{shell}").read_text(encoding="utf-8")

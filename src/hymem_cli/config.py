@@ -11,7 +11,7 @@ from hymem_cli._errors import ConfigError
 
 # Every key, its default and what it means. `hymem config` and the docs are generated from this.
 KEYS: dict[str, tuple[object, str]] = {
-    "bank.path": ("", "path of the bank file (default: bank.db in the data directory; HYMEM_BANK overrides)"),
+    "bank.path": ("", "path of the bank file, as --bank gives it (default: bank.db in the data directory)"),
     "embed.model": ("all-MiniLM-L6-v2", "sentence-transformers model name or path; 'hash' is a non-semantic test embedder"),
     "embed.onnx": (True, "run the embedder from torch-free copies made on first ingest: numpy for queries, ONNX for batches"),
     "search.limit": (10, "results per query"),
@@ -74,7 +74,8 @@ def models_dir() -> Path:
 
 
 def env_name(key: str) -> str:
-    return "HYMEM_" + key.upper().replace(".", "_")
+    """The HYMEM_* variable of a key; bank.path's is HYMEM_BANK, the one --bank reads too."""
+    return "HYMEM_BANK" if key == "bank.path" else "HYMEM_" + key.upper().replace(".", "_")
 
 
 # Values a key admits beyond its type: the same rule whether the value comes from a flag, the
@@ -284,7 +285,7 @@ def load(overrides: dict[str, object] | None = None) -> Settings:
 
 def bank_path(explicit: str | None = None, settings: Settings | None = None) -> Path:
     """--bank, then HYMEM_BANK, then the config's `bank.path`, then bank.db in the data directory."""
-    chosen = explicit or os.environ.get("HYMEM_BANK") or (settings or load()).bank.path
+    chosen = explicit or (settings or load()).bank.path  # HYMEM_BANK is bank.path's variable
     return Path(chosen).expanduser() if chosen else data_dir() / "bank.db"
 
 

@@ -70,6 +70,9 @@ def eval_(
     JSON keys: writer, mode, writer_info, embed_model, embedder, conversations, messages, questions, ks, recall,
     by_category, knowledge_update, cost (and per_question with --details).
 
+    A writer model runs on every chunk of every conversation: on the bundled set, --raw takes
+    seconds and --model smollm2 several minutes on a 2-core CPU.
+
     Examples:
 
       hymem eval bench/data/eval/*.jsonl --questions bench/data/eval/questions.jsonl --raw --model smollm2
