@@ -135,3 +135,16 @@ class Shown:
     memory_id: str
     text: str
     event_time: str | None
+
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One check's result (`hymem doctor`, `Bank.verify()`): what was checked, ok/warn/fail, what was seen, what to try."""
+
+    check: str
+    status: str
+    detail: str
+    hint: str | None = None

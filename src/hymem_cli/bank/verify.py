@@ -7,26 +7,15 @@ bank must never migrate or write it. `Bank.verify()` runs the same checks on an 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from hymem_cli._errors import HymemError
 from hymem_cli.bank import codes, db
 from hymem_cli.bank.migrations import MIGRATIONS
+from hymem_cli.domain import FAIL, OK, WARN, Finding
 
-OK, WARN, FAIL = "ok", "warn", "fail"
 BANK_HINT = "restore from a backup: hymem export > backup.jsonl; hymem import backup.jsonl --bank new.db"
 EDITED_HINT = "the bank was edited outside hymem; " + BANK_HINT
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One check's result: what was checked, ok/warn/fail, what was seen, and what to try when it is not ok."""
-
-    check: str
-    status: str
-    detail: str
-    hint: str | None = None
 
 
 # Each invariant: its check name, a query returning the rows that break it, and how to name those rows.

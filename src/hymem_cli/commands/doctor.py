@@ -16,9 +16,9 @@ from hymem_cli import _output, config
 from hymem_cli._errors import HymemError
 from hymem_cli.bank.verify import stored_embed_model, verify_path
 from hymem_cli.commands._options import BankOpt, FormatOpt
+from hymem_cli.domain import FAIL, OK, WARN
 from hymem_cli.writer.factory import probe
 
-OK, WARN, FAIL = "ok", "warn", "fail"
 COLUMNS = [("check", "check"), ("status", "status"), ("detail", "detail"), ("hint", "hint")]
 CPU_FLAGS = ("avx2", "avx512f", "amx_tile")
 

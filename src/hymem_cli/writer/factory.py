@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from hymem_cli import config
 from hymem_cli._errors import NotFoundError, WriterError
+from hymem_cli.domain import FAIL, OK, WARN, Finding
 from hymem_cli.writer.backend import WriterBackend
 
 BACKENDS = ("llama", "openai", "scripted")
@@ -18,17 +18,6 @@ NO_WRITER_HINT = (
 )
 
 
-OK, WARN, FAIL = "ok", "warn", "fail"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One result of probing the writer: what was checked, ok/warn/fail, what was seen, what to try when not ok."""
-
-    check: str
-    status: str
-    detail: str
-    hint: str | None = None
 
 
 def model_path(name: str):
