@@ -1,35 +1,28 @@
 """Writer backend that runs a local GGUF model in-process through llama-cpp-python.
 
 llama_cpp is imported only when a LlamaBackend is constructed, so hymem works without it
-for every command that does not write memories with a local model.
+for every command that does not write memories with a local model. Whatever this needs beyond
+llama-cpp-python's public API goes through llama_binding.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import hashlib
 import json
 import os
 import threading
 import time
-from collections import deque
 from datetime import datetime
 from typing import Any
-from collections.abc import Iterator
 
 from hymem_cli._errors import WriterError
+from hymem_cli.writer import llama_binding
 from hymem_cli.writer.backend import WriterInfo, WriterReply
 from hymem_cli.writer.gguf import inspect_gguf
 
 DEFAULT_CHAT_TEMPLATE_KWARGS = {"reasoning_effort": "no_think"}
 _HASH_SPAN = 1 << 20  # 1 MiB
-
-# llama.cpp reports load errors only through its log callback; keep the recent lines so
-# a failed load can say *why* (e.g. "unknown model architecture"), and print none of them.
-_LOG_LINES: deque[str] = deque(maxlen=200)
-_LOG_CALLBACK: Any = None  # the ctypes callback must stay referenced while installed
-_LOAD_LOCK = threading.Lock()
 
 
 def model_hash(path: str | os.PathLike) -> str:
@@ -48,60 +41,6 @@ def model_hash(path: str | os.PathLike) -> str:
         fh.seek(max(0, size - _HASH_SPAN))
         h.update(fh.read(_HASH_SPAN))
     return "b2:" + h.hexdigest()
-
-
-def _install_log_capture(llama_cpp: Any) -> None:
-    global _LOG_CALLBACK
-    if _LOG_CALLBACK is not None:
-        return
-
-    @llama_cpp.llama_log_callback
-    def _capture(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
-        try:
-            _LOG_LINES.append(text.decode("utf-8", errors="replace"))
-        except Exception:  # never let an exception cross into C
-            pass
-
-    llama_cpp.llama_log_set(_capture, ctypes.c_void_p(0))
-    _LOG_CALLBACK = _capture
-
-
-def _log_error_line() -> str | None:
-    """The most telling recent llama.cpp log line about a failure, if any."""
-    lines = [ln.strip() for ln in "".join(_LOG_LINES).splitlines() if ln.strip()]
-    for needle in ("error loading model:", "error:", "failed", "unable"):
-        for line in reversed(lines):
-            if needle in line.lower():
-                return line
-    return None
-
-
-@contextlib.contextmanager
-def _model_params_override(llama_cpp_low: Any, **fields: Any) -> Iterator[None]:
-    """Make `llama_model_default_params()` return params with `fields` set, for one load.
-
-    `Llama.__init__` builds its `llama_model_params` from that function and loads the model
-    right away, with no hook in between, so this is the one place to change a field it
-    does not expose as a keyword. Callers hold _LOAD_LOCK.
-    """
-    known = {name for name, _ in llama_cpp_low.llama_model_params._fields_}
-    fields = {k: v for k, v in fields.items() if k in known}
-    if not fields:
-        yield
-        return
-    original = llama_cpp_low.llama_model_default_params
-
-    def patched() -> Any:
-        params = original()
-        for key, value in fields.items():
-            setattr(params, key, value)
-        return params
-
-    llama_cpp_low.llama_model_default_params = patched
-    try:
-        yield
-    finally:
-        llama_cpp_low.llama_model_default_params = original
 
 
 def _raise_exception(message: str) -> None:
@@ -198,17 +137,14 @@ class LlamaBackend:
         name = os.path.basename(self.model_path)
 
         try:
-            import llama_cpp
-            import llama_cpp.llama_cpp as llama_cpp_low
+            self._llama_cpp_version = llama_binding.version()
         except ImportError:
             raise WriterError(
                 "llama-cpp-python is not installed, so local GGUF models cannot be run",
                 hint="pip install llama-cpp-python, or point hymem at an OpenAI-compatible server",
             ) from None
-        self._llama_cpp_version = getattr(llama_cpp, "__version__", "?")
-        _install_log_capture(llama_cpp_low)
 
-        gpu = bool(llama_cpp_low.llama_supports_gpu_offload())
+        gpu = llama_binding.supports_gpu_offload()
         layers = int(n_gpu_layers) if gpu else 0
         if layers < 0:
             layers = -1
@@ -228,12 +164,10 @@ class LlamaBackend:
             kwargs["n_threads"] = int(n_threads)
             kwargs["n_threads_batch"] = int(n_threads)
 
-        _LOG_LINES.clear()
         try:
-            with _LOAD_LOCK, _model_params_override(llama_cpp_low, **overrides):
-                self._llm = llama_cpp.Llama(**kwargs)
-        except (ValueError, RuntimeError, OSError, MemoryError) as exc:
-            raise self._load_error(name, exc) from None
+            self._llm = llama_binding.load_model(overrides, **kwargs)
+        except llama_binding.LoadFailure as failure:
+            raise self._load_error(name, failure) from None
         self._n_gpu_layers = layers
         self._use_extra_bufts = bool(getattr(self._llm.model_params, "use_extra_bufts", True))
 
@@ -290,7 +224,7 @@ class LlamaBackend:
             key = self._state_key(messages)
             if key is not None and key not in self._states_seen:
                 self._restore_state(key)
-            reused = self._reusable_prefix(tokens)
+            reused = llama_binding.cached_prefix(self._llm, tokens)
             grammar = self._grammar(schema)
             try:
                 out = self._llm.create_completion(
@@ -380,8 +314,6 @@ class LlamaBackend:
         File: 4-byte little-endian header length, a JSON header with the evaluated token ids,
         then llama.cpp's own state bytes. A stale or foreign file is ignored and removed.
         """
-        import llama_cpp.llama_cpp as low
-
         path = self._state_path(key)
         try:
             with open(path, "rb") as fh:
@@ -392,37 +324,28 @@ class LlamaBackend:
         try:
             size = int.from_bytes(data[:4], "little")
             ids = json.loads(data[4:4 + size])["input_ids"]
-            blob = data[4 + size:]
-            buffer = (ctypes.c_uint8 * len(blob)).from_buffer_copy(blob)
-            if not ids or len(ids) > self._llm.n_ctx() or low.llama_state_set_data(self._llm._ctx.ctx, buffer, len(blob)) != len(blob):
-                raise ValueError("state does not fit this context")
+            llama_binding.restore_state(self._llm, ids, data[4 + size:])
         except Exception:
             with contextlib.suppress(OSError):
                 os.remove(path)
             self._llm.reset()
-            return
-        self._llm.input_ids[: len(ids)] = ids
-        self._llm.n_tokens = len(ids)
 
     def _save_state(self, key: str) -> None:
         """Keep the KV state after this call (its prefix is the fixed instructions) for later processes."""
-        import llama_cpp.llama_cpp as low
-
+        tmp = None
         try:
-            ctx = self._llm._ctx.ctx
-            size = low.llama_state_get_size(ctx)
-            buffer = (ctypes.c_uint8 * int(size))()
-            written = int(low.llama_state_get_data(ctx, buffer, size))
-            header = json.dumps({"input_ids": self._llm.input_ids[: self._llm.n_tokens].tolist()}).encode()
+            ids, state = llama_binding.save_state(self._llm)
+            header = json.dumps({"input_ids": ids}).encode()
             os.makedirs(self.state_dir, mode=0o700, exist_ok=True)
             tmp = self._state_path(key) + f".{os.getpid()}.tmp"
             # Private: the state also holds the first chunk's tokens, not only the instructions.
             with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:
-                fh.write(len(header).to_bytes(4, "little") + header + bytes(buffer)[:written])
+                fh.write(len(header).to_bytes(4, "little") + header + state)
             os.replace(tmp, self._state_path(key))  # atomic: readers see a whole file or none
         except Exception:  # the cache only saves time; failing to write it changes nothing else
-            with contextlib.suppress(Exception):
-                os.remove(tmp)
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.remove(tmp)
 
     def _token_text(self, token_id: int) -> str:
         if token_id is None or token_id < 0:
@@ -431,26 +354,6 @@ class LlamaBackend:
             return self._llm.detokenize([token_id], special=True).decode("utf-8", errors="replace")
         except Exception:
             return ""
-
-    def _reusable_prefix(self, tokens: list[int]) -> int:
-        """How many leading prompt tokens llama-cpp-python will take from the KV cache.
-
-        Mirrors `Llama.generate`: it keeps the longest common prefix of the tokens it
-        evaluated last time (`input_ids[:n_tokens]`) and the new prompt, and re-evaluates
-        at least the last prompt token unless the whole state is an exact, live match.
-        """
-        llm = self._llm
-        previous = llm.input_ids[: llm.n_tokens].tolist()
-        common = 0
-        for a, b in zip(previous, tokens, strict=False):
-            if a != b:
-                break
-            common += 1
-        if common == len(tokens):
-            if llm.n_tokens == len(tokens) and not getattr(llm, "_requires_eval", True):
-                return len(tokens)
-            return max(0, common - 1)
-        return common
 
     def _grammar(self, schema: dict) -> Any:
         key = json.dumps(schema, sort_keys=True)
@@ -467,17 +370,17 @@ class LlamaBackend:
             self._grammars[key] = grammar
         return grammar
 
-    def _load_error(self, name: str, exc: BaseException) -> WriterError:
+    def _load_error(self, name: str, failure: llama_binding.LoadFailure) -> WriterError:
         arch = self._gguf.get("architecture")
-        log_text = "".join(_LOG_LINES)
-        if "unknown model architecture" in log_text or "unknown architecture" in log_text:
+        exc = failure.cause
+        if "unknown model architecture" in failure.log or "unknown architecture" in failure.log:
             return WriterError(
                 f"llama.cpp (llama-cpp-python {self._llama_cpp_version}) cannot load "
                 f"{name}: unknown model architecture {arch!r}",
                 hint="upgrade llama-cpp-python (pip install -U llama-cpp-python) or serve the "
                 "model with vLLM and use the openai backend",
             )
-        detail = _log_error_line() or str(exc) or type(exc).__name__
+        detail = failure.error_line() or str(exc) or type(exc).__name__
         if "context" in str(exc).lower():
             return WriterError(
                 f"llama.cpp loaded {name} but could not create a context: {detail}",

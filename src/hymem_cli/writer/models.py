@@ -8,7 +8,6 @@ so tests replace them with fakes and never touch the network.
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
 import hashlib
 import re
@@ -20,6 +19,7 @@ from typing import Any
 
 from hymem_cli import config
 from hymem_cli._errors import InputError, NotFoundError, UsageError, WriterError
+from hymem_cli.writer import llama_binding
 from hymem_cli.writer.gguf import GGUF_MAGIC, inspect_gguf
 
 # The repository `hymem model pull` uses when none is given: the config key model.repo.
@@ -184,25 +184,16 @@ def load_check(path: Path) -> tuple[bool | None, str]:
     know, and (None, reason) when llama-cpp-python is missing or the load failed for another reason.
     """
     try:
-        import llama_cpp
-        import llama_cpp.llama_cpp as llama_cpp_low
+        version = llama_binding.version()
     except ImportError:
         return None, "llama-cpp-python is not installed"
-    from hymem_cli.writer import llama_backend
-
-    llama_backend._install_log_capture(llama_cpp_low)  # keep llama.cpp's log off the terminal, and read it
-    version = getattr(llama_cpp, "__version__", "?")
-    with llama_backend._LOAD_LOCK:
-        llama_backend._LOG_LINES.clear()
-        try:
-            llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
-        except (ValueError, RuntimeError, OSError) as exc:
-            reason = llama_backend._log_error_line() or str(exc)
-            if "unknown model architecture" in reason:
-                return False, f"llama-cpp-python {version} does not know this architecture ({reason.split('error loading model:')[-1].strip()})"
-            return None, f"vocabulary load failed: {reason}"
-    with contextlib.suppress(Exception):  # closing a vocab-only model cannot matter to the answer
-        llm.close()
+    try:
+        llama_binding.load_vocab_only(path)
+    except llama_binding.LoadFailure as failure:
+        reason = failure.error_line() or str(failure.cause)
+        if "unknown model architecture" in reason:
+            return False, f"llama-cpp-python {version} does not know this architecture ({reason.split('error loading model:')[-1].strip()})"
+        return None, f"vocabulary load failed: {reason}"
     return True, f"llama-cpp-python {version} loads its architecture and vocabulary"
 
 
@@ -267,6 +258,7 @@ def remove(paths: list[Path]) -> int:
         rel = path.relative_to(root)
         if len(rel.parts) > 1:  # pulled into models/<repo name>/: hf_hub_download keeps metadata there
             top = root / rel.parts[0]
+            # Private layout (huggingface_hub._local_folder): the hub has no public call to forget a local_dir file.
             base = top / ".cache" / "huggingface" / "download" / path.relative_to(top)
             for extra in (".metadata", ".lock"):
                 Path(f"{base}{extra}").unlink(missing_ok=True)
