@@ -199,9 +199,9 @@ def test_apply_unknown_op(cli, bank):
 
 
 def test_apply_unknown_memory_id(cli, bank):
-    # As implemented: a refused operation is an input error (3) naming the operation, not a 4.
+    # One rule for every command: an id that names no memory of the bank exits 4, as `show` does.
     fails(
-        cli, bank, 3, "apply", "-",
+        cli, bank, 4, "apply", "-",
         input=ops_text({"op": "add", "text": "Alex likes tea."}, {"op": "update", "target": "m99", "text": "Alex lives in Oslo."}),
         needles=("operation 2", "no memory m99", "nothing was applied"),
     )
@@ -281,7 +281,7 @@ def test_huge_memory_id(cli, bank, command):
 
 @pytest.mark.parametrize("target", ["m²", "m99999999999999999999"])
 def test_apply_unparseable_target(cli, bank, target):
-    fails(cli, bank, 3, "apply", "-", input=ops_text({"op": "update", "target": target, "text": "Alex lives in Oslo."}),
+    fails(cli, bank, 4, "apply", "-", input=ops_text({"op": "update", "target": target, "text": "Alex lives in Oslo."}),
           needles=("operation 1",))
 
 

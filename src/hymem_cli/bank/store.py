@@ -35,13 +35,17 @@ class RevisionDraft:
     counts: dict = field(default_factory=lambda: dict.fromkeys(COUNTERS, 0))
 
 
+UNKNOWN = object()  # _check_target's row when the target names no memory of this bank
+
+
 class OperationRefused(Exception):
     """An operation the bank's state does not allow (unknown or retired target, two ops on one target)."""
 
-    def __init__(self, index: int, reason: str):
+    def __init__(self, index: int, reason: str, unknown: bool = False):
         super().__init__(reason)
         self.index = index
         self.reason = reason
+        self.unknown = unknown  # the target is no memory of this bank: exit 4, like every unknown id
 
 
 class Bank:
@@ -181,7 +185,8 @@ class Bank:
                 self._apply(draft, None, ops, vectors, strict=True)
                 self._finish(draft)
         except OperationRefused as exc:
-            raise InputError(f"{source} operation {exc.index + 1}: {exc.reason}", hint="nothing was applied; fix the operation and retry") from None
+            error = NotFoundError if exc.unknown else InputError
+            raise error(f"{source} operation {exc.index + 1}: {exc.reason}", hint="nothing was applied; fix the operation and retry") from None
         except Exception as exc:
             raise _db_error(exc, self.path) from None
         return draft
@@ -259,7 +264,7 @@ class Bank:
             why, target_row = self._check_target(op, targeted)
             if why:
                 if strict:
-                    raise OperationRefused(i, why)
+                    raise OperationRefused(i, why, unknown=target_row is UNKNOWN)
                 refused.append(Rejection(op, why))
                 continue
             chain = None
@@ -311,13 +316,13 @@ class Bank:
         try:
             vid = parse_memory_id(op.target or "")
         except NotFoundError:
-            return f"target {op.target!r} is not a memory id", None
+            return f"target {op.target!r} is not a memory id", UNKNOWN
         row = self.conn.execute(
             "SELECT v.id, v.chain, r.how, r.successor FROM versions v LEFT JOIN retirements r ON r.version = v.id WHERE v.id = ?",
             (vid,),
         ).fetchone()
         if row is None:
-            return f"no memory {memory_id(vid)} in this bank", None
+            return f"no memory {memory_id(vid)} in this bank", UNKNOWN
         if vid in targeted:
             return f"{memory_id(vid)} is already the target of another operation here", None
         if row["how"] is not None:
