@@ -13,8 +13,9 @@ from hymem_cli.writer.backend import WriterBackend
 
 BACKENDS = ("llama", "openai", "scripted")
 NO_WRITER_HINT = (
-    "use --raw to store messages as they are, --model PATH.gguf for a local writer, "
-    "or --backend openai --base-url URL for a server (each also a config key: writer.model, writer.backend, writer.base_url)"
+    "use --raw to store messages as they are; --model NAME for a local writer (`hymem model list` shows what is here, "
+    "`--model smollm2` is a tiny packaged one to try the path offline, `hymem model pull` gets Hy-Memory); "
+    "or --backend openai --base-url URL for a server (config keys writer.model, writer.backend, writer.base_url)"
 )
 
 
