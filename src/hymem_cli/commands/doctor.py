@@ -94,15 +94,16 @@ def check_fts5() -> dict:
 
 
 def check_llama_cpp(needed: bool) -> dict:
+    from hymem_cli.writer import llama_binding
+
     try:
-        import llama_cpp
+        version = llama_binding.version()
     except ImportError:
         status = FAIL if needed else WARN
         return _check("llama-cpp", status, "llama-cpp-python is not installed: local GGUF writers cannot run",
                       "pip install llama-cpp-python, or use an OpenAI-compatible server (writer.backend openai)")
-    version = getattr(llama_cpp, "__version__", "?")
     try:
-        gpu = bool(llama_cpp.llama_supports_gpu_offload())
+        gpu = llama_binding.supports_gpu_offload()
     except Exception:  # noqa: BLE001 - an old binding without the function
         gpu = False
     where = "GPU offload supported" if gpu else "CPU only (no GPU offload in this build)"
