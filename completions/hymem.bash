@@ -14,7 +14,7 @@ _hymem_subcommands() {
 _hymem_options() {
     case "$1" in
         "") echo "--version -h --help" ;;
-        "add") echo "--raw -i --input-format --chunk-tokens --dry-run -m --model --backend --base-url --pipeline -b --bank -f --format -q --quiet -h --help" ;;
+        "add") echo "--raw -i --input-format --chunk-tokens --dry-run --again -m --model --backend --base-url --pipeline -b --bank -f --format -q --quiet -h --help" ;;
         "search") echo "-n --limit --all --as-of --source --since --until -b --bank -f --format -q --quiet -h --help" ;;
         "serve") echo "-b --bank -h --help" ;;
         "apply") echo "-b --bank -f --format -q --quiet -h --help" ;;

@@ -32,6 +32,7 @@ complete -c hymem -n '__fish_seen_subcommand_from add' -l raw -d 'Store each mes
 complete -c hymem -n '__fish_seen_subcommand_from add' -s i -l input-format -x -a 'text speaker json jsonl markdown' -d 'Force the transcript format: text, speaker, json, jsonl, markdown.'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l chunk-tokens -x -d 'Token budget of one chunk.'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l dry-run -d 'Print the operations that would be applied; write nothing.'
+complete -c hymem -n '__fish_seen_subcommand_from add' -l again -d 'Process chunks this writer already processed once more (another writer never skips them).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -s m -l model -r -F -a '(__hymem_models)' -d 'Writer model: a GGUF path or name (llama), or a served model name (openai).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l backend -x -a 'llama openai scripted' -d 'Writer backend: llama, openai (or scripted, for tests).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l base-url -x -d 'OpenAI-compatible server, e.g. http://localhost:8000/v1.'

@@ -52,6 +52,7 @@ _hymem_add() {
     '(-i --input-format)'{-i,--input-format}'[Force the transcript format\: text, speaker, json, jsonl, markdown.]:input_format:(text speaker json jsonl markdown)' \
     '--chunk-tokens[Token budget of one chunk.]:chunk_tokens: ' \
     '--dry-run[Print the operations that would be applied; write nothing.]' \
+    '--again[Process chunks this writer already processed once more (another writer never skips them).]' \
     '(-m --model)'{-m,--model}'[Writer model\: a GGUF path or name (llama), or a served model name (openai).]:model:_hymem_models' \
     '--backend[Writer backend\: llama, openai (or scripted, for tests).]:backend:(llama openai scripted)' \
     '--base-url[OpenAI-compatible server, e.g. http\://localhost\:8000/v1.]:base_url: ' \

@@ -217,3 +217,52 @@ def test_the_log_table_names_the_top_rejection_reasons(cli, monkeypatch, tmp_pat
     monkeypatch.setenv("COLUMNS", "300")
     table = cli("log", "-f", "table").stdout
     assert "3: evidence … does not occur in the chunk (2)" in " ".join(table.split()), table
+
+
+def test_trying_a_small_writer_first_does_not_use_the_file_up(cli, home, monkeypatch, tmp_path):
+    """smollm2 first (everything rejected), then the real writer: the file is new to the second writer."""
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    chat = tmp_path / "notes.txt"
+    chat.write_text("Alex: I live in Seattle.\n")
+    junk, good = tmp_path / "small.jsonl", tmp_path / "real.jsonl"
+    junk.write_text(json.dumps({"operations": [{"op": "add", "text": "Alex owns a yacht.", "evidence": "yacht"}]}) + "\n")
+    good.write_text(json.dumps({"operations": [{"op": "add", "text": "Alex lives in Seattle.", "evidence": "I live in Seattle"}]}) + "\n")
+
+    first = cli("add", "--backend", "scripted", "--model", str(junk), str(chat))
+    assert first.exit_code == 0 and "0 added, 0 updated, 0 superseded, 0 deleted, 1 rejected" in first.stderr, first.stderr
+    same = cli("add", "--backend", "scripted", "--model", str(junk), str(chat))
+    assert same.exit_code == 0 and "nothing new: 1 chunk(s) already stored by this writer (small.jsonl" in same.stderr, same.stderr
+    assert "in revision 1; --again processes them anew" in same.stderr
+    other_pipeline = cli("add", "--backend", "scripted", "--model", str(junk), "--pipeline", "two-pass", "--dry-run", str(chat))
+    assert "from 1 new chunk(s)" in other_pipeline.stderr, other_pipeline.stderr  # another protocol is another writer
+
+    second = cli("add", "--backend", "scripted", "--model", str(good), str(chat))
+    assert second.exit_code == 0 and "1 added" in second.stderr, second.stderr
+    assert [r["text"] for r in cli("search", "Alex lives", "-f", "jsonl").jsonl()] == ["Alex lives in Seattle."]
+
+    again = cli("add", "--backend", "scripted", "--model", str(junk), "--again", str(chat))
+    assert again.exit_code == 0 and "revision 3: 1 chunk(s)" in again.stderr, again.stderr
+    raw = cli("add", "--raw", str(chat))
+    assert "revision 4: 1 chunk(s)" in raw.stderr and "nothing new: 1 chunk(s) already stored by raw ingest in revision 4" in cli(
+        "add", "--raw", str(chat)).stderr
+
+
+def test_banks_from_before_writer_keys_keep_their_writer_chunks(tmp_path):
+    """Migration m003: a chunk a writer stored under the old content-only key is still 'already stored' for that writer."""
+    from hymem_cli.bank import open_bank
+    from hymem_cli.domain import Chunk, Message, chunk_key
+
+    path = tmp_path / "bank.db"
+    bank = open_bank(path)
+    writer = {"backend": "llama", "model": "w.gguf", "model_hash": "b2:abc", "prompt_version": "hymem-writer-1", "pipeline": "single"}
+    content = Chunk("chat.txt", [Message("LINE:1", "Alex", "I live in Seattle.", line=1)]).hash("writer")
+    with bank.conn:
+        bank.conn.execute("INSERT INTO revisions (time, command, source, writer, counts, state) VALUES ('t', 'add', 'chat.txt', ?, '{}', 'done')",
+                          (json.dumps(writer),))
+        bank.conn.execute("INSERT INTO chunks (hash, revision, source, message_ids, text) VALUES (?, 1, 'chat.txt', '[]', 'x')", (content,))
+        bank.conn.execute("DELETE FROM migrations WHERE name = 'm003_writer_chunk_keys'")
+    bank.close()
+    upgraded = open_bank(path)  # applies m003 again, as on a bank made before it
+    assert upgraded.chunk_seen(chunk_key(content, writer)) == 1
+    assert upgraded.chunk_seen(content) is None
+    upgraded.close()

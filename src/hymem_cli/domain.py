@@ -66,6 +66,29 @@ class Chunk:
         return (stamps[0], stamps[-1]) if stamps else (None, None)
 
 
+def writer_identity(writer: dict | None) -> str | None:
+    """Which writer processed a chunk, as "already stored" understands it: the model (its file's hash, else its
+    name) and the protocol (protocol, prompt version, pipeline). None for raw ingest and apply."""
+    if not writer:
+        return None
+    keys = ("backend", "protocol", "prompt_version", "pipeline")
+    identity = {k: writer.get(k) for k in keys} | {"model": writer.get("model_hash") or writer.get("model")}
+    return json.dumps(identity, sort_keys=True, separators=(",", ":"))
+
+
+def chunk_key(content_hash: str, writer: dict | None = None, again: str | None = None) -> str:
+    """The key a stored chunk is known by, so that a re-run skips it: the content hash (Chunk.hash) for raw
+    ingest; for a writer, "b2:" + blake2b-128 of the content hash, the writer's identity and `again`, joined by
+    NUL. So a chunk one writer processed is new to another model or protocol, and `add --again` (a fresh
+    `again` each run) processes it anew. Changing this makes every writer chunk new again; migration m003
+    derived the keys of chunks stored before it."""
+    identity = writer_identity(writer)
+    if identity is None and again is None:
+        return content_hash
+    joined = "\0".join((content_hash, identity or "", again or ""))
+    return "b2:" + hashlib.blake2b(joined.encode("utf-8"), digest_size=16).hexdigest()
+
+
 @dataclass
 class Operation:
     """One change to the bank: the public format that `apply` reads and `add --dry-run` prints."""

@@ -116,7 +116,19 @@ def m002_vector_codes(conn) -> None:
         codes.compact(conn)
 
 
-MIGRATIONS = [m001_initial, m002_vector_codes]
+def m003_writer_chunk_keys(conn) -> None:
+    """A chunk a writer processed is keyed by its content and that writer (domain.chunk_key), so another model or
+    protocol is not told "already stored"; raw chunks keep their content hash."""
+    import json
+
+    from hymem_cli.domain import chunk_key
+
+    rows = conn.execute("SELECT c.id, c.hash, r.writer FROM chunks c JOIN revisions r ON r.id = c.revision WHERE r.writer IS NOT NULL")
+    for chunk_id, old, writer in rows.fetchall():
+        conn.execute("UPDATE chunks SET hash = ? WHERE id = ?", (chunk_key(old, json.loads(writer)), chunk_id))
+
+
+MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys]
 
 # The vector table is created when the bank first meets its embedder, since its width is the
 # model's dimension: see Bank.bind_embedder.

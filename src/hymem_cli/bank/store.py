@@ -100,8 +100,10 @@ class Bank:
             self._reader = db.connect(self.path, self.busy_timeout)
         return self._reader
 
-    def chunk_seen(self, chunk_hash: str) -> bool:
-        return self.conn.execute("SELECT 1 FROM chunks WHERE hash = ?", (chunk_hash,)).fetchone() is not None
+    def chunk_seen(self, chunk_key: str) -> int | None:
+        """The revision that stored the chunk known by `chunk_key` (domain.chunk_key), or None."""
+        row = self.conn.execute("SELECT revision FROM chunks WHERE hash = ?", (chunk_key,)).fetchone()
+        return row[0] if row else None
 
     def latest_revision(self) -> int:
         return self.conn.execute("SELECT coalesce(max(id), 0) FROM revisions").fetchone()[0]

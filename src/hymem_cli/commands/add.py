@@ -30,6 +30,7 @@ def add(
     input_format: InputFormatOpt = None,
     chunk_tokens: ChunkTokensOpt = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the operations that would be applied; write nothing.")] = False,
+    again: Annotated[bool, typer.Option("--again", help="Process chunks this writer already processed once more (another writer never skips them).")] = False,
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Writer model: a GGUF path or name (llama), or a served model name (openai).", show_default=False)] = None,
     backend: BackendOpt = None,
     base_url: BaseUrlOpt = None,
@@ -51,6 +52,9 @@ def add(
 
       hymem add --dry-run chat.jsonl | jq -c 'select(.op == "supersede")'
 
+    A chunk is skipped when this writer (the same model and protocol) or raw ingest stored it before;
+    another writer processes it, and --again makes the same writer process it once more.
+
     With --format, the run's summary is printed as a record (revision, chunks, stored, skipped,
     messages, counts); with --dry-run, the proposed operations are.
     """
@@ -64,6 +68,7 @@ def add(
 
     sources = open_sources(files or [], input_format)
     processor = build_processor(ctx.settings, raw=raw, screen=ctx.screen)  # the model loads before the bank is touched
+    writer = processor.writer_info()
     scratch = None
     if dry_run and not ctx.bank_path.exists():  # a dry run leaves no bank behind
         scratch = tempfile.TemporaryDirectory()
@@ -83,6 +88,7 @@ def add(
             processor,
             chunk_tokens=ctx.settings.ingest.chunk_tokens,
             dry_run=dry_run,
+            again=again,
             on_chunk=(lambda r: bar.update(task, completed=r.messages)) if bar else None,
         )
     finally:
@@ -98,18 +104,28 @@ def add(
         _output.emit(ops, fmt or _output.Format.jsonl)
         for r in refused:
             ctx.out.info(f"rejected {r.operation.op}: {r.reason}")
-        ctx.out.info(f"dry run: {len(ops)} operation(s), {len(refused)} rejected, from {len(report.proposals)} new chunk(s); nothing written")
+        ctx.out.info(f"dry run: {len(ops)} operation(s), {len(refused)} rejected, from {len(report.proposals)} new chunk(s); nothing written"
+                     + (f"; {_stored_before(report, writer)}" if report.skipped else ""))
         return
     c = report.counts
     if fmt is not None:  # asked for a format: the run's summary as a record on stdout
         summary = {"revision": report.revision, "chunks": report.chunks, "stored": report.stored, "skipped": report.skipped,
                    "messages": report.messages, "counts": c}
         _output.emit_one(summary, fmt)
+    skipped = _stored_before(report, writer)
     if report.revision is None:
-        ctx.out.info(f"nothing new: {report.chunks} chunk(s) already in {target.path}")
+        ctx.out.info(f"nothing new: {skipped}" if report.skipped else f"nothing new: {report.chunks} chunk(s) read")
     else:
         ctx.out.info(
             f"revision {report.revision}: {report.stored} chunk(s), {report.messages} message(s) read, "
             f"{c['added']} added, {c['updated']} updated, {c['superseded']} superseded, {c['deleted']} deleted, "
-            f"{c['rejected']} rejected; {report.skipped} chunk(s) already stored"
+            f"{c['rejected']} rejected" + (f"; {skipped}" if report.skipped else "")
         )
+
+
+def _stored_before(report, writer: dict | None) -> str:
+    """"2 chunk(s) already processed by this writer (smollm2.gguf, prompt hymem-writer-1) in revision 1; --again ..."."""
+    who = f"this writer ({writer.get('model')}, prompt {writer.get('prompt_version')}, {writer.get('pipeline')})" if writer else "raw ingest"
+    revisions = ", ".join(str(r) for r in sorted(report.stored_by))
+    again = "; --again processes them anew" if writer else ""
+    return f"{report.skipped} chunk(s) already stored by {who} in revision {revisions}{again}"

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from hymem_cli.bank.store import RevisionDraft
-from hymem_cli.domain import Chunk, ChunkRecord, Proposal
+from hymem_cli.domain import Chunk, ChunkRecord, Proposal, chunk_key
 from hymem_cli.ingest.chunker import chunk_messages
 from hymem_cli.ingest.sources import Source
 from hymem_cli.screen import Screen
@@ -18,7 +19,7 @@ class MemoryBank(Protocol):
 
     def related(self, texts: list[str], limit: int) -> list[dict]: ...
 
-    def chunk_seen(self, chunk_hash: str) -> bool: ...
+    def chunk_seen(self, chunk_key: str) -> int | None: ...
 
     def commit_chunk(self, draft: RevisionDraft, chunk: ChunkRecord, proposal: Proposal, messages: int = 0) -> bool: ...
 
@@ -42,6 +43,7 @@ class IngestReport:
     chunks: int = 0  # chunks seen
     stored: int = 0  # chunks stored now
     skipped: int = 0  # chunks already in the bank
+    stored_by: dict[int, int] = field(default_factory=dict)  # revision that stored a skipped chunk -> how many
     messages: int = 0
     counts: dict = field(default_factory=dict)
     proposals: list[tuple[Chunk, Proposal]] = field(default_factory=list)  # dry runs only
@@ -54,23 +56,28 @@ def ingest(
     *,
     chunk_tokens: int = 768,
     dry_run: bool = False,
+    again: bool = False,
     on_chunk: Callable[[IngestReport], None] | None = None,
 ) -> IngestReport:
-    """Feed every chunk of `sources` through `processor` into `bank`; one revision for the whole run."""
+    """Feed every chunk of `sources` through `processor` into `bank`; one revision for the whole run.
+
+    A chunk this writer (or raw ingest) stored before is skipped, unless `again`: then it is processed anew."""
     draft = RevisionDraft(
         command="add --raw" if processor.mode == "raw" else "add",
         source=", ".join(s.name for s in sources),
         writer=processor.writer_info(),
     )
     report = IngestReport()
+    nonce = f"again:{time.time_ns()}" if again else None
     try:
         for source in sources:
             for chunk in chunk_messages(source.messages, source.name, chunk_tokens):
                 report.chunks += 1
                 report.messages += len(chunk.messages)
-                digest = chunk.hash(processor.mode)
-                if bank.chunk_seen(digest):
+                digest = chunk_key(chunk.hash(processor.mode), draft.writer, nonce)
+                if by := bank.chunk_seen(digest):
                     report.skipped += 1
+                    report.stored_by[by] = report.stored_by.get(by, 0) + 1
                 elif dry_run:
                     report.proposals.append((chunk, processor.process(bank, chunk)))
                 else:
