@@ -37,15 +37,15 @@ def test_export_import_export_is_byte_identical(cli, built, tmp_path):
     assert "exported 2 revision(s)" in first.stderr
     records = first.jsonl()
     header = records[0]
-    assert header == {"type": "hymem-export", "format": 1, "embed_model": "all-MiniLM-L6-v2", "embed_dim": 384}
+    assert header == {"type": "hymem-export", "format": 2, "embed_model": "all-MiniLM-L6-v2", "embed_dim": 384}
     kinds = [r["type"] for r in records[1:]]
     assert kinds == sorted(kinds, key=["revision", "chunk", "version", "retirement", "rejection"].index)
     assert kinds.count("revision") == 2 and kinds.count("version") == 13 and kinds.count("retirement") == 2
-    version = next(r for r in records if r["type"] == "version" and r["id"] == 13)
-    assert version["chain"] == 1 and version["op"] == "supersede" and version["source_ids"] == ["s2-1"]
+    version = next(r for r in records if r["type"] == "version" and r["id"] == "m13")  # ids as every command shows them
+    assert version["chain"] == "m1" and version["op"] == "supersede" and version["source_ids"] == ["s2-1"]
     assert set(version) == {"type", "id", "chain", "op", "text", "speaker", "reason", "evidence", "revision", "chunk",
                             "source", "source_ids", "event_time", "created_at"}
-    assert {r["version"]: r["how"] for r in records if r["type"] == "retirement"} == {1: "superseded", 2: "deleted"}
+    assert {r["version"]: r["how"] for r in records if r["type"] == "retirement"} == {"m1": "superseded", "m2": "deleted"}
 
     dump = tmp_path / "bank.jsonl"
     dump.write_text(first.stdout, encoding="utf-8")
@@ -112,7 +112,7 @@ def test_current_export_imports_without_history(cli, built, tmp_path):
     records = current.jsonl()
     versions = [r for r in records if r["type"] == "version"]
     assert len(versions) == 11 and {r["type"] for r in records} == {"hymem-export", "revision", "chunk", "version"}
-    assert 1 not in [v["id"] for v in versions] and 13 in [v["id"] for v in versions]
+    assert "m1" not in [v["id"] for v in versions] and "m13" in [v["id"] for v in versions]
 
     other = tmp_path / "current.db"
     assert cli("import", "-", "--bank", str(other), input=current.stdout).exit_code == 0
@@ -133,23 +133,23 @@ def test_import_needs_an_empty_bank(cli, built, tmp_path):
 
 # A small export written by hand: every record type, a writer, a rejection, unicode and nulls.
 HAND_MADE = [
-    {"type": "hymem-export", "format": 1, "embed_model": "hash", "embed_dim": 384},
+    {"type": "hymem-export", "format": 2, "embed_model": "hash", "embed_dim": 384},
     {"type": "revision", "id": 1, "time": "2024-07-01T10:00:00.000000Z", "command": "add", "source": "chat.jsonl",
      "writer": {"backend": "llama", "model": "qwen.gguf", "prompt_version": 3}, "counts": {"chunks": 1, "added": 2, "seconds": 1.25}, "state": "done"},
     {"type": "revision", "id": 3, "time": "2024-07-02T10:00:00.000000Z", "command": "apply", "source": "<stdin>",
      "writer": None, "counts": {"updated": 1}, "state": "done"},
     {"type": "chunk", "id": 5, "hash": "b2:abc", "revision": 1, "source": "chat.jsonl", "message_ids": ["c1", "c2"],
      "first_line": 1, "last_line": 2, "start_time": "2024-07-01T09:00:00Z", "end_time": None, "text": "Zoë: Ich wohne in Köln.\nBot: 👍"},
-    {"type": "version", "id": 7, "chain": 7, "op": "add", "text": "Zoë lives in Köln.", "speaker": "Zoë", "reason": None,
+    {"type": "version", "id": "m7", "chain": "m7", "op": "add", "text": "Zoë lives in Köln.", "speaker": "Zoë", "reason": None,
      "evidence": "Ich wohne in Köln", "revision": 1, "chunk": 5, "source": "chat.jsonl", "source_ids": ["c1"],
      "event_time": "2024-07-01T09:00:00Z", "created_at": "2024-07-01T10:00:00.000000Z"},
-    {"type": "version", "id": 8, "chain": 8, "op": "add", "text": "Zoë likes \"quoted\" things\tand tabs.", "speaker": None, "reason": None,
+    {"type": "version", "id": "m8", "chain": "m8", "op": "add", "text": "Zoë likes \"quoted\" things\tand tabs.", "speaker": None, "reason": None,
      "evidence": None, "revision": 1, "chunk": 5, "source": "chat.jsonl", "source_ids": [], "event_time": None,
      "created_at": "2024-07-01T10:00:00.000000Z"},
-    {"type": "version", "id": 9, "chain": 7, "op": "update", "text": "Zoë lives in Köln-Ehrenfeld.", "speaker": "Zoë", "reason": "more precise",
+    {"type": "version", "id": "m9", "chain": "m7", "op": "update", "text": "Zoë lives in Köln-Ehrenfeld.", "speaker": "Zoë", "reason": "more precise",
      "evidence": None, "revision": 3, "chunk": None, "source": "<stdin>", "source_ids": ["c9"], "event_time": None,
      "created_at": "2024-07-02T10:00:00.000000Z"},
-    {"type": "retirement", "version": 7, "revision": 3, "how": "updated", "successor": 9, "reason": "more precise"},
+    {"type": "retirement", "version": "m7", "revision": 3, "how": "updated", "successor": "m9", "reason": "more precise"},
     {"type": "rejection", "id": 2, "revision": 1, "chunk": 5, "operation": {"op": "delete", "target": "m99", "reason": "ü"}, "reason": "no memory m99"},
 ]
 
@@ -170,6 +170,22 @@ def test_hand_made_export_round_trips_byte_for_byte(cli, home, monkeypatch):
     assert ids[0] == "m9" and "m7" not in ids  # m7 was updated: retired
 
 
+def test_a_format_1_export_still_imports(cli, home, monkeypatch):
+    """Exports of hymem before format 2: integer memory ids, and writer chunks keyed by their content alone."""
+    from hymem_cli.domain import chunk_key
+
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    numbers = lambda r: {k: int(v[1:]) if k in ("id", "chain", "version", "successor") and isinstance(v, str) and v[:1] == "m" else v  # noqa: E731
+                         for k, v in r.items()}
+    old = [{**HAND_MADE[0], "format": 1}] + [numbers(r) if r["type"] in ("version", "retirement") else r for r in HAND_MADE[1:]]
+    assert old[4]["id"] == 7 and old[7]["successor"] == 9
+    done = cli("import", "-", input=_jsonl(old).encode("utf-8"))
+    assert done.exit_code == 0, done.stderr
+    exported = cli("export").jsonl()
+    rekeyed = chunk_key("b2:abc", HAND_MADE[1]["writer"])  # the chunk a writer stored, keyed by that writer now
+    assert exported == [{**r, "hash": rekeyed} if r["type"] == "chunk" else r for r in HAND_MADE]
+
+
 @pytest.mark.parametrize(
     "line, needles",
     [
@@ -178,7 +194,7 @@ def test_hand_made_export_round_trips_byte_for_byte(cli, home, monkeypatch):
         ('["a list"]', ["line 5", "JSON object"]),
         ('{"type": "version", "id": 9}', ["line 5", "lacks"]),
         (json.dumps({**HAND_MADE[4], "colour": "red"}), ["line 5", "unknown key", "colour"]),
-        (json.dumps({**HAND_MADE[4], "id": "7"}), ["line 5", "id must be integer"]),
+        (json.dumps({**HAND_MADE[4], "id": 7}), ["line 5", "id must be a memory id such as \"m12\""]),
         (json.dumps({**HAND_MADE[4], "op": "merge"}), ["line 5", "merge"]),
         (json.dumps({**HAND_MADE[4], "revision": 2}), ["line 5", "revision 2", "lacks"]),
         (json.dumps(HAND_MADE[5]), ["line 6", "duplicate version 8"]),
@@ -204,7 +220,7 @@ def test_a_bad_line_imports_nothing(cli, home, tmp_path, monkeypatch, line, need
 def test_header_is_required_and_checked(cli, home, monkeypatch):
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
     one_error_line(cli("import", "-", input=_jsonl(HAND_MADE[1:])), 3, "line 1", "header")
-    one_error_line(cli("import", "-", input=_jsonl([{**HAND_MADE[0], "format": 2}, *HAND_MADE[1:]])), 3, "format 2")
+    one_error_line(cli("import", "-", input=_jsonl([{**HAND_MADE[0], "format": 3}, *HAND_MADE[1:]])), 3, "format 3", "reads formats 1, 2")
     one_error_line(cli("import", "-", input=""), 3, "empty")
     one_error_line(cli("import", "missing.jsonl"), 3, "no such file")
     assert snapshot(home / "bank.db") is None

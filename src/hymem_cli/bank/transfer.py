@@ -1,13 +1,16 @@
 """Export a bank as JSON Lines and import such a file into an empty bank, ids and history intact.
 
-The format (version 1), one JSON object a line, in this order:
+The format (version 2), one JSON object a line, in this order:
 
-  {"type": "hymem-export", "format": 1, "embed_model": ..., "embed_dim": ...}
+  {"type": "hymem-export", "format": 2, "embed_model": ..., "embed_dim": ...}
   {"type": "revision", ...}    every table's columns, by id; JSON columns as JSON values
   {"type": "chunk", ...}
-  {"type": "version", ...}
-  {"type": "retirement", ...}  by version id
+  {"type": "version", ...}     its id and chain as every command shows them ("m12")
+  {"type": "retirement", ...}  by version id ("m12"), with its successor ("m13")
   {"type": "rejection", ...}
+
+Format 1 (hymem before 0.2) wrote memory ids as integers and keyed writer chunks by content alone;
+it is still read, and its writer chunks are keyed as this version keys them (domain.chunk_key).
 
 Vectors are not exported: importing recomputes them from the text with the bank's own embedder,
 so an export also moves a bank to another embedding model.
@@ -16,14 +19,19 @@ so an export also moves a bank to another embedding model.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 from hymem_cli._errors import BankError, InputError
 from hymem_cli.bank import db
 from hymem_cli.bank.store import Bank
+from hymem_cli.domain import chunk_key, memory_id
 
-FORMAT = 1
+FORMAT = 2
+READS = (1, 2)
+# Columns holding memory ids, written in their public form ("m12") from format 2 on.
+MEMORY_ID_COLUMNS = {"version": ("id", "chain"), "retirement": ("version", "successor")}
 HEADER_TYPE = "hymem-export"
 EMBED_BATCH = 256  # texts per embedder call while importing; progress is reported per batch
 
@@ -81,6 +89,8 @@ def export_records(bank: Bank, current: bool = False) -> Iterator[dict]:
                 for col in columns:
                     value = row[col]
                     record[col] = json.loads(value) if col in JSON_COLUMNS and value is not None else value
+                for col in MEMORY_ID_COLUMNS.get(kind, ()):
+                    record[col] = memory_id(record[col]) if record[col] is not None else None
                 yield record
     finally:
         bank.conn.execute("COMMIT")
@@ -130,7 +140,7 @@ def parse_export(lines: Iterable[str], name: str) -> ExportFile:
             raise InputError(f"{where}: a second export header", hint="import one export at a time")
         if kind not in TABLES:
             raise InputError(f"{where}: unknown record type {kind!r}", hint=f"known types: {', '.join(TABLES)}")
-        record = _check_record(kind, obj, where)
+        record = _check_record(kind, obj, where, public_ids=header["format"] >= 2)
         key = (kind, record[KEY_COLUMN.get(kind, "id")])
         if key in defined:
             raise InputError(f"{where}: duplicate {kind} {key[1]} (first on line {defined[key]})")
@@ -148,25 +158,44 @@ def parse_export(lines: Iterable[str], name: str) -> ExportFile:
         export.records[kind].append(record)
     for kind, records in export.records.items():
         records.sort(key=lambda r, key=KEY_COLUMN.get(kind, "id"): r[key])
+    if header["format"] == 1:  # writer chunks were keyed by content alone then
+        writers = {r["id"]: r["writer"] for r in export.records["revision"]}
+        for chunk in export.records["chunk"]:
+            chunk["hash"] = chunk_key(chunk["hash"], writers.get(chunk["revision"]))
     return export
+
+
+def _memory_ids_as_numbers(kind: str, obj: dict, where: str) -> dict:
+    """A format-2 record with its memory ids ("m12") as the bank's numbers; anything else is named."""
+    obj = dict(obj)
+    for col in MEMORY_ID_COLUMNS.get(kind, ()):
+        value = obj.get(col)
+        if value is None:
+            continue
+        if not isinstance(value, str) or not re.fullmatch(r"m[0-9]{1,18}", value):
+            raise InputError(f"{where}: {kind} {col} must be a memory id such as \"m12\"", hint="give a file written by `hymem export`")
+        obj[col] = int(value[1:])
+    return obj
 
 
 def _check_header(obj: dict, where: str) -> dict:
     if obj.get("type") != HEADER_TYPE:
         raise InputError(f"{where}: expected the export header {{\"type\": \"{HEADER_TYPE}\", ...}}", hint="give a file written by `hymem export`")
-    if obj.get("format") != FORMAT or isinstance(obj.get("format"), bool):
-        raise InputError(f"{where}: unsupported export format {obj.get('format')!r} (this hymem reads format {FORMAT})",
+    if obj.get("format") not in READS or isinstance(obj.get("format"), bool):
+        raise InputError(f"{where}: unsupported export format {obj.get('format')!r} (this hymem reads formats {', '.join(map(str, READS))})",
                          hint="import it with the hymem that exported it, or upgrade: pip install -U hymem")
     return obj
 
 
-def _check_record(kind: str, obj: dict, where: str) -> dict:
+def _check_record(kind: str, obj: dict, where: str, public_ids: bool = True) -> dict:
     columns = TABLES[kind][1]
     given = set(obj) - {"type"}
     if unknown := given - set(columns):
         raise InputError(f"{where}: unknown key(s) in {kind}: {', '.join(sorted(unknown))}")
     if missing := [c for c in columns if c not in given]:
         raise InputError(f"{where}: {kind} lacks {', '.join(missing)}")
+    if public_ids:
+        obj = _memory_ids_as_numbers(kind, obj, where)
     for col, types in columns.items():
         value = obj[col]
         # bool is an int to Python, never to hymem
