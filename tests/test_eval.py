@@ -167,7 +167,7 @@ def test_cli_json_has_the_documented_keys(cli, fixture_set, monkeypatch, tmp_pat
     raw, scripted = records
     assert raw["knowledge_update"]["stale_current"] == 1.0 and scripted["knowledge_update"]["stale_current"] == 0.0
     assert scripted["cost"]["rejected"] == 1  # the update of a memory never shown
-    assert scripted["cost"]["rejected_by_reason"] == {"target N is not one of the memories shown (…)": 1}
+    assert scripted["cost"]["rejected_by_reason"] == {"an update must name one of the memories shown (…); it named N": 1}
     assert raw["cost"]["rejected_by_reason"] == {}
     assert "evaluating 2 conversation(s), 4 question(s)" in done.stderr
 

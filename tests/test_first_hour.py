@@ -266,3 +266,23 @@ def test_banks_from_before_writer_keys_keep_their_writer_chunks(tmp_path):
     assert upgraded.chunk_seen(chunk_key(content, writer)) == 1
     assert upgraded.chunk_seen(content) is None
     upgraded.close()
+
+
+def test_writer_rejections_say_what_was_wrong_in_words():
+    from hymem_cli.domain import Message, Shown
+    from hymem_cli.ingest.guards import check
+    from hymem_cli.screen import Screen
+
+    shown = {a: Shown(a, f"m{a}", f"fact {a}", None) for a in (1, 2, 3)}
+    msg = [Message("1", "Alex", "I moved to Sydney.")]
+
+    def why(raw, seen=shown):
+        return check(raw, seen, msg, set(), set(), Screen())[1]
+
+    assert why({"op": "update", "text": "Alex lives in Sydney.", "evidence": "moved to Sydney"}) == \
+        "an update must name one of the memories shown (1–3); it named none"
+    assert why({"op": "supersede", "target": 9, "text": "x", "reason": "r", "evidence": "Sydney"}, {}) == \
+        "a supersede must name one of the memories shown, but none were shown; it named 9"
+    assert why({"op": "add", "evidence": "Sydney"}) == "an add needs the text to store; it gave none"
+    assert why({"op": "delete", "target": 1, "evidence": "Sydney"}) == "a delete needs a reason; it gave none"
+    assert why("add Sydney") == "not an object: the writer sent a string where an operation belongs"

@@ -292,8 +292,8 @@ def test_garbage_writer_is_recorded_and_nothing_malformed_is_stored(cli, home, t
     assert c["proposed"] == c["applied"] + c["rejected"]
     reasons = [r["reason"] for r in entry["rejections"]]
     assert reasons.count("writer answer is not the JSON object asked for") == 4  # prose, wrong shape, a list, too deep
-    for needle in ("not an object", "unknown op 'merge'", "target 99 is not one of the memories shown", "target '1' is not one",
-                   "target True is not one", "target 1.0 is not one", "add without text", "longer than 400",
+    for needle in ("not an object: the writer sent a number", "unknown operation 'merge'", "must name one of the memories shown (1); it named 99",
+                   "it named '1'", "it named True", "it named 1.0", "an add needs the text to store; it gave none", "longer than 400",
                    "does not occur in the chunk", "duplicate", "not valid Unicode"):
         assert any(needle in why for why in reasons), (needle, reasons)
     chunk_text = "\n".join(r[0] for r in rows(home / "bank.db", "SELECT text FROM chunks"))

@@ -86,12 +86,12 @@ def test_guards_reject_and_record(bank, tmp_path):
     report, _ = run(bank, tmp_path, "b.txt", SYDNEY, [bad])
     assert report.counts["proposed"] == 7 and report.counts["applied"] == 1 and report.counts["rejected"] == 6
     reasons = [r["reason"] for r in revisions(bank)[0]["rejections"]]
-    assert "not one of the memories shown" in reasons[0]
+    assert "must name one of the memories shown" in reasons[0]
     assert "does not occur in the chunk" in reasons[1]
     assert "instruction to the agent" in reasons[2]
     assert "secret" in reasons[3]
     assert "duplicate" in reasons[4]
-    assert "without a reason" in reasons[5]
+    assert "needs a reason; it gave none" in reasons[5]
     # Evidence matched ignoring case and spacing, and carries the message id and speaker.
     added = search(bank, "Sydney May 2024", 1)[0]
     assert added["text"] == "Alex moved to Sydney in May 2024." and added["source_ids"] == ["LINE:1"]

@@ -66,12 +66,24 @@ def check(
     return op, why
 
 
+ARTICLE = {"add": "an add", "update": "an update", "supersede": "a supersede", "delete": "a delete"}
+JSON_KIND = {dict: "an object", list: "a list", str: "a string", int: "a number", float: "a number", bool: "true or false", type(None): "null"}
+
+
+def _aliases(shown: dict) -> str:
+    """The aliases shown, as "1–8" when they run without gaps."""
+    aliases = sorted(shown)
+    if len(aliases) > 2 and aliases == list(range(aliases[0], aliases[-1] + 1)):
+        return f"{aliases[0]}–{aliases[-1]}"
+    return ", ".join(map(str, aliases))
+
+
 def _check(raw, shown, messages, targeted, added, screen):
     if not isinstance(raw, dict):
-        return None, "not an object"
+        return None, f"not an object: the writer sent {JSON_KIND.get(type(raw), 'something else')} where an operation belongs"
     op_name = raw.get("op")
     if op_name not in OPS:
-        return None, f"unknown op {op_name!r:.60}"
+        return None, f"unknown operation {op_name!r:.60}: expected add, update, supersede or delete"
     text = raw.get("text") if isinstance(raw.get("text"), str) else None
     reason = raw.get("reason") if isinstance(raw.get("reason"), str) else None
     evidence = raw.get("evidence") if isinstance(raw.get("evidence"), str) else ""
@@ -79,17 +91,20 @@ def _check(raw, shown, messages, targeted, added, screen):
     if op_name != "add":
         alias = raw.get("target")
         if not isinstance(alias, int) or isinstance(alias, bool) or alias not in shown:
-            return None, f"target {alias!r:.60} is not one of the memories shown ({', '.join(map(str, shown)) or 'none'})"
+            named = "none" if alias is None else f"{alias!r:.60}"
+            if not shown:
+                return None, f"{ARTICLE[op_name]} must name one of the memories shown, but none were shown; it named {named}"
+            return None, f"{ARTICLE[op_name]} must name one of the memories shown ({_aliases(shown)}); it named {named}"
         if alias in targeted:
             return None, f"memory {alias} is already the target of another operation in this chunk"
         target = shown[alias]
     if op_name != "delete":
         if not text or not text.strip():
-            return None, f"{op_name} without text"
+            return None, f"{ARTICLE[op_name]} needs the text to store; it gave none"
         if len(text) > MAX_FACT_CHARS:
             return None, f"text of {len(text)} characters is longer than {MAX_FACT_CHARS}"
     if op_name in ("supersede", "delete") and not (reason and reason.strip()):
-        return None, f"{op_name} without a reason"
+        return None, f"{ARTICLE[op_name]} needs a reason; it gave none"
     if not all(_encodable(f) for f in (text or "", reason or "", evidence)):
         return None, "text, reason or evidence is not valid Unicode (a lone surrogate)"
     if len(evidence) > MAX_EVIDENCE_GUARD:
