@@ -32,7 +32,7 @@ def apply(
 
       hymem add --dry-run chat.jsonl > ops.jsonl && hymem apply ops.jsonl
 
-      hymem apply ops.jsonl -f json | jq .counts
+      hymem apply ops.jsonl -f jsonl | jq -c '{op, after: .after.text}'
     """
     ctx = Context.start(quiet=quiet, bank=bank)
     name, lines = read_lines(ops_file, "a JSONL file of operations")

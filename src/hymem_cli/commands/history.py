@@ -25,7 +25,7 @@ def history(memory: MemoryArg, bank: BankOpt = None, fmt: FormatOpt = None) -> N
 
       hymem history m12 -f json | jq -r '.[] | "\\(.op): \\(.text) (\\(.reason // ""))"'
 
-      hymem search "Alex lives" --all -f jsonl | jq -r .id | head -1 | xargs hymem history
+      hymem search "Alex lives" --all -f jsonl | jq -r .id | head -1 | xargs -r hymem history
     """
     versions = chain(Context.start(bank=bank).open_bank(), memory)
     columns = [("id", "id"), ("op", "op"), ("status", "status"), ("text", "text"), ("reason", "reason"),

@@ -85,7 +85,7 @@ def rm(
 
       hymem model rm Hy-Memory-30B-A3B-GGUF/Hy-Memory-30B-A3B-Q8_0.gguf
 
-      hymem model list -f jsonl | jq -r 'select(.error != null and .source == "local") | .name' | xargs -n1 hymem model rm --yes
+      hymem model list -f jsonl | jq -r 'select(.error != null and .source == "local") | .name' | xargs -r -n1 hymem model rm --yes
     """
     out = Output(quiet)
     paths = models.removal_targets(name)
