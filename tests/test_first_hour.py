@@ -286,3 +286,54 @@ def test_writer_rejections_say_what_was_wrong_in_words():
     assert why({"op": "add", "evidence": "Sydney"}) == "an add needs the text to store; it gave none"
     assert why({"op": "delete", "target": 1, "evidence": "Sydney"}) == "a delete needs a reason; it gave none"
     assert why("add Sydney") == "not an object: the writer sent a string where an operation belongs"
+
+
+@pytest.mark.slow
+def test_ctrl_c_with_a_terminal_on_stdin_exits_130(tmp_path):
+    """`hymem add --raw` waiting on a terminal, interrupted: the documented code and line, no interpreter abort."""
+    import pty
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([*HYMEM, "add", "--raw"], stdin=follower, stdout=follower, stderr=follower, env=_env(tmp_path / "home"),
+                            close_fds=True)
+    os.close(follower)
+    out = b""
+    deadline = time.monotonic() + 30
+    while b"Ctrl-D to end" not in out and time.monotonic() < deadline:
+        out += os.read(leader, 4096)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=30) == 130
+    try:
+        while data := os.read(leader, 4096):
+            out += data
+    except OSError:
+        pass
+    os.close(leader)
+    assert b"hymem: interrupted; chunks already committed are kept" in out and b"Fatal Python error" not in out, out
+
+
+def test_no_writer_names_the_ways_to_get_one(cli, monkeypatch):
+    from conftest import one_error_line
+
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    one_error_line(cli("add", "-", input="Alex: hi\n"), 6, "no memory writer is configured", "--raw", "hymem model list", "--model smollm2",
+                   "hymem model pull", "--backend openai")
+
+
+def test_one_variable_names_the_bank(cli, home, monkeypatch, tmp_path):
+    from hymem_cli import config
+
+    assert config.env_name("bank.path") == "HYMEM_BANK"
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    monkeypatch.setenv("HYMEM_BANK", str(tmp_path / "elsewhere.db"))
+    assert cli("add", "--raw", "-", input="Alex: hi\n").exit_code == 0
+    assert (tmp_path / "elsewhere.db").exists() and not (home / "bank.db").exists()
+    assert cli("config", "get", "bank.path").stdout.strip() == str(tmp_path / "elsewhere.db")
+    root = Path(__file__).resolve().parents[1]
+    for doc in ("README.md", "man/hymem.1"):
+        assert "HYMEM_BANK_PATH" not in (root / doc).read_text(encoding="utf-8"), doc
+
+
+def test_the_readme_has_one_command_reference_heading():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert readme.count("## Command reference") == 1
