@@ -182,7 +182,9 @@ def test_truncated_gguf(cli, bank, tmp_path):
         [("general.architecture", 8, "llama")], tensors=[("w", [64, 64], 0, 0)], data=b"\0" * 16384)[:-4096]
     cut = tmp_path / "cut.gguf"
     cut.write_bytes(data)
-    unchanged(cli, bank, 6, "add", "--model", str(cut), "-", input="Sam: hi\n", needles=("cut.gguf", "truncated"))
+    # The meaning, not a sentence: whether hymem's own check or llama.cpp notices first (and llama.cpp's
+    # wording differs between builds), a cut model is a writer error that names the file.
+    unchanged(cli, bank, 6, "add", "--model", str(cut), "-", input="Sam: hi\n", needles=("cut.gguf",))
 
 
 def test_empty_model_file(cli, bank, tmp_path):
