@@ -4,9 +4,70 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
+import unicodedata
 from enum import Enum
 from typing import Callable, Iterable, Sequence
+
+# What must never reach a terminal as it is: C0 controls (ESC starts every escape sequence, CR overwrites a
+# line), DEL, C1 controls (U+009B is a one-character CSI), lone surrogates, and invisible formatting
+# characters that change what text seems to say (bidi overrides, zero-width characters, tag characters).
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+                     "\ufeff\ufff9-\ufffb\ud800-\udfff\U000e0000-\U000e007f]")
+_HIDDEN_WITH_BREAKS = re.compile(_HIDDEN.pattern[:-1] + "\\n\\t]")
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def visible(text: str, breaks: bool = True) -> str:
+    """Text safe to write to a terminal, read literally: control characters and escape sequences shown as
+    `\\x1b`, bidi overrides and zero-width characters as `\\u202e`. With `breaks`, newlines and tabs stay;
+    without, they are shown as `\\x0a` and `\\x09` too (one record per line)."""
+    pattern = _HIDDEN if breaks else _HIDDEN_WITH_BREAKS
+    text = pattern.sub(lambda m: _escape(m.group()), text)
+    if not text.isprintable():  # anything else unprintable the table above missed (a new Cf character)
+        text = "".join(_escape(c) if unicodedata.category(c) in ("Cc", "Cf", "Cs") and c not in "\n\t" else c for c in text)
+    return text
+
+
+def _visible_record(value, breaks: bool):
+    """A record with every string in it made visible (see `visible`); keys and structure unchanged."""
+    if isinstance(value, str):
+        return visible(value, breaks)
+    if isinstance(value, dict):
+        return {k: _visible_record(v, breaks) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_visible_record(v, breaks) for v in value]
+    return value
+
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
+                          "\ud800-\udfff\U000e0000-\U000e007f]")
+
+
+def _json_escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xd800 + (code >> 10):04x}\\u{0xdc00 + (code & 0x3ff):04x}"
+
+
+def safe_json(text: str) -> str:
+    """JSON text with the characters a terminal would act on, or that hide text, written as \\u escapes:
+    json.loads gives back exactly the same value."""
+    return _JSON_UNSAFE.sub(lambda m: _json_escape(m.group()), text)
+
+
+def dumps(value, indent: int | None = None) -> str:
+    """JSON as exact as the value, and safe on a terminal (see `safe_json`)."""
+    return safe_json(json.dumps(value, ensure_ascii=False, indent=indent))
 
 
 class Format(str, Enum):
@@ -37,7 +98,7 @@ def _text(value: object):
     """A cell as literal text: memory text is never read as Rich markup ("[/INST]", "[link=...]")."""
     from rich.text import Text
 
-    return Text(_cell(value))
+    return Text(visible(_cell(value)))
 
 
 def emit(
@@ -52,15 +113,16 @@ def emit(
     count = 0
     if fmt is Format.jsonl:
         for r in records:
-            sys.stdout.write(json.dumps(r, ensure_ascii=False) + "\n")
+            sys.stdout.write(dumps(r) + "\n")
             sys.stdout.flush()
             count += 1
     elif fmt is Format.json:
         items = list(records)
-        sys.stdout.write(json.dumps(items, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(dumps(items, indent=2) + "\n")
         count = len(items)
     elif fmt is Format.plain:
         for r in records:
+            r = _visible_record(r, breaks=False)  # one record per line, and nothing a terminal would act on
             sys.stdout.write((plain(r) if plain else str(r.get("text", r))) + "\n")
             count += 1
     else:
@@ -81,10 +143,10 @@ def emit_one(record: dict, fmt: Format | None, fields: Sequence[tuple[str, str]]
     fmt = resolve(fmt)
     if fmt in (Format.json, Format.jsonl):
         indent = 2 if fmt is Format.json else None
-        sys.stdout.write(json.dumps(record, ensure_ascii=False, indent=indent) + "\n")
+        sys.stdout.write(dumps(record, indent=indent) + "\n")
     elif fmt is Format.plain:
         for key, _ in fields or [(k, k) for k in record]:
-            sys.stdout.write(f"{key}: {_cell(record.get(key))}\n")
+            sys.stdout.write(f"{key}: {visible(_cell(record.get(key)), breaks=False)}\n")
     else:
         from rich.table import Table
 
@@ -107,7 +169,7 @@ def _cell(value) -> str:
 
 
 def error(text: str) -> None:
-    sys.stderr.write(text + "\n")
+    sys.stderr.write(visible(text, breaks=False) + "\n")
     sys.stderr.flush()
 
 
@@ -120,7 +182,7 @@ class Output:
     def info(self, text: str) -> None:
         """A message for the person at the terminal: stderr, dropped by --quiet."""
         if not self.quiet:
-            _console(stderr=True).print(text, markup=False)
+            _console(stderr=True).print(visible(text), markup=False)
 
     def progress(self, label: str, eta: bool = False):
         """A progress bar on stderr when stderr is a terminal and not quiet; otherwise None. `eta`: the total is known."""

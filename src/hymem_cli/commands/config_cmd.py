@@ -51,7 +51,7 @@ def get(key: KeyArg, fmt: FormatOpt = None) -> None:
     if row["problem"]:
         raise ConfigError(f"{key}: {row['problem']}", hint=f"see `hymem config list`; fix it with `hymem config set {key} VALUE`")
     if fmt is None or fmt is _output.Format.plain:
-        sys.stdout.write(_show(row["value"]) + "\n")
+        sys.stdout.write(_output.visible(_show(row["value"]), breaks=False) + "\n")
     else:
         _output.emit_one(row, fmt)
 

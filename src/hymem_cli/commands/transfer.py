@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from hymem_cli import _output
 from hymem_cli._errors import InputError
 from hymem_cli.bank.transfer import dumps, export_records, import_export, parse_export, require_empty
 from hymem_cli.commands._context import Context
@@ -43,7 +44,7 @@ def export(
     if output is None:
         for record in export_records(source, current=current):
             counts[record["type"]] = counts.get(record["type"], 0) + 1
-            sys.stdout.write(dumps(record) + "\n")
+            sys.stdout.write(_output.safe_json(dumps(record)) + "\n")  # the same records, nothing a terminal acts on
     else:
         target = Path(output)
         if target.is_dir():
