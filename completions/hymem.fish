@@ -37,6 +37,8 @@ complete -c hymem -n '__fish_seen_subcommand_from add' -s m -l model -r -F -a '(
 complete -c hymem -n '__fish_seen_subcommand_from add' -l backend -x -a 'llama openai scripted' -d 'Writer backend: llama, openai (or scripted, for tests).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l base-url -x -d 'OpenAI-compatible server, e.g. http://localhost:8000/v1.'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l pipeline -x -a 'single two-pass' -d 'single (one writer call per chunk) or two-pass (extract, then reconcile).'
+complete -c hymem -n '__fish_seen_subcommand_from add' -l protocol -x -d 'Writer protocol: hy-memory (the Hy-Memory SDK\'s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).'
+complete -c hymem -n '__fish_seen_subcommand_from add' -l user -x -d 'hy-memory protocol: the speaker who is "the user" (default: the first who is not an assistant).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -s q -l quiet -d 'No messages on stderr, only records and errors.'
@@ -115,6 +117,8 @@ complete -c hymem -n '__fish_seen_subcommand_from eval' -s m -l model -r -F -a '
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l backend -x -a 'llama openai scripted' -d 'Writer backend: llama, openai (or scripted, for tests).'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l base-url -x -d 'OpenAI-compatible server, e.g. http://localhost:8000/v1.'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l pipeline -x -a 'single two-pass' -d 'single (one writer call per chunk) or two-pass (extract, then reconcile).'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -l protocol -x -d 'Writer protocol for every --model: hy-memory, hymem or auto; repeat to compare protocols on the same writer.'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -l user -x -d 'hy-memory protocol: the speaker who is "the user" (default: the first who is not an assistant).'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l k -x -d 'Result depths for recall@k, comma-separated.'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l limit-conversations -x -d 'Evaluate only the first N conversations.'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l chunk-tokens -x -d 'Token budget of one chunk.'
@@ -133,15 +137,15 @@ complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_su
 
 # hymem config get
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
 
 # hymem config set
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -s q -l quiet -d 'No messages on stderr, only records and errors.'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
 
 # hymem config unset
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -s q -l quiet -d 'No messages on stderr, only records and errors.'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
 
 # hymem config list
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from list' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'

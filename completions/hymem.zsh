@@ -57,6 +57,8 @@ _hymem_add() {
     '--backend[Writer backend\: llama, openai (or scripted, for tests).]:backend:(llama openai scripted)' \
     '--base-url[OpenAI-compatible server, e.g. http\://localhost\:8000/v1.]:base_url: ' \
     '--pipeline[single (one writer call per chunk) or two-pass (extract, then reconcile).]:pipeline:(single two-pass)' \
+    '--protocol[Writer protocol\: hy-memory (the Hy-Memory SDK'\''s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).]:protocol: ' \
+    '--user[hy-memory protocol\: the speaker who is "the user" (default\: the first who is not an assistant).]:user: ' \
     '(-b --bank)'{-b,--bank}'[Bank file (default\: bank.db in the data directory; HYMEM_HOME relocates it).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
@@ -220,6 +222,8 @@ _hymem_eval() {
     '--backend[Writer backend\: llama, openai (or scripted, for tests).]:backend:(llama openai scripted)' \
     '--base-url[OpenAI-compatible server, e.g. http\://localhost\:8000/v1.]:base_url: ' \
     '--pipeline[single (one writer call per chunk) or two-pass (extract, then reconcile).]:pipeline:(single two-pass)' \
+    '--protocol[Writer protocol for every --model\: hy-memory, hymem or auto; repeat to compare protocols on the same writer.]:protocol: ' \
+    '--user[hy-memory protocol\: the speaker who is "the user" (default\: the first who is not an assistant).]:user: ' \
     '--k[Result depths for recall@k, comma-separated.]:k: ' \
     '--limit-conversations[Evaluate only the first N conversations.]:limit_conversations: ' \
     '--chunk-tokens[Token budget of one chunk.]:chunk_tokens: ' \
@@ -264,7 +268,7 @@ _hymem_config_get() {
   _arguments -C -s \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
+    ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
   return ret
 }
 
@@ -274,7 +278,7 @@ _hymem_config_set() {
   _arguments -C -s \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' \
+    ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' \
     ':value: ' && ret=0
   return ret
 }
@@ -285,7 +289,7 @@ _hymem_config_unset() {
   _arguments -C -s \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
+    ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
   return ret
 }
 

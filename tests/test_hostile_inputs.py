@@ -232,12 +232,12 @@ def test_writer_server_times_out_mid_ingest_keeps_whole_chunks(cli, home, monkey
     try:
         monkeypatch.setenv("HYMEM_WRITER_TIMEOUT", "0.5")
         server.behaviours = [ok(0), ("sleep", 2.0), ("sleep", 2.0), ("sleep", 2.0)]
-        run = cli("add", "--backend", "openai", "--base-url", server.base_url, str(chat))
+        run = cli("add", "--backend", "openai", "--base-url", server.base_url, "--protocol", "hymem", str(chat))
         one_error_line(run, 6, "timed out")
         assert rows(home / "bank.db", "SELECT text FROM versions") == [("Sam adopted cat number 0.",)]
         assert revisions(open_bank(home / "bank.db", create=False))[0]["state"] == "interrupted"
         server.behaviours = [ok(1), ok(2)]
-        again = cli("add", "--backend", "openai", "--base-url", server.base_url, str(chat))
+        again = cli("add", "--backend", "openai", "--base-url", server.base_url, "--protocol", "hymem", str(chat))
         assert again.exit_code == 0, again.stderr
         assert sorted(r[0] for r in rows(home / "bank.db", "SELECT text FROM versions")) == [
             f"Sam adopted cat number {i}." for i in range(3)]

@@ -42,7 +42,7 @@ def test_openai_backend_over_http(cli, home, monkeypatch):
         answer = json.dumps({"operations": [{"op": "add", "text": "Alex lives in Seattle.", "evidence": "I live in Seattle"}]})
         server.behaviours = [("ok", answer, {"prompt_tokens": 300, "completion_tokens": 25})]
         monkeypatch.setenv("HYMEM_API_KEY", "test-key-123")
-        run = cli("add", "--backend", "openai", "--base-url", server.base_url, "-", input=CHAT)
+        run = cli("add", "--backend", "openai", "--base-url", server.base_url, "--protocol", "hymem", "-", input=CHAT)
         assert run.exit_code == 0, run.stderr
         body = server.requests[0]["body"]
         assert body["model"] == "hy-memory" and body["temperature"] == 0

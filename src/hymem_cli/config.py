@@ -22,7 +22,10 @@ KEYS: dict[str, tuple[object, str]] = {
     "writer.backend": ("", "llama or openai; empty means no writer is configured"),
     "writer.model": ("", "GGUF path or name in the models directory (llama), or served model name (openai)"),
     "writer.base_url": ("", "OpenAI-compatible base URL, e.g. http://localhost:8000/v1"),
-    "writer.pipeline": ("single", "single (one call per chunk) or two-pass (extract, then reconcile)"),
+    "writer.pipeline": ("single", "hymem protocol only: single (one call per chunk) or two-pass (extract, then reconcile)"),
+    "writer.protocol": ("auto", "hy-memory (the Hy-Memory SDK's own prompts), hymem (hymem's one-call prompt), or auto: hy-memory for a Hy-Memory model"),
+    "writer.user": ("", "hy-memory protocol: the speaker who is \"the user\" (empty: the first speaker who is not an assistant)"),
+    "writer.intentions": (True, "hy-memory protocol: extract intentions (plans with a deadline) apart from memories"),
     "writer.n_ctx": (8192, "llama.cpp context size"),
     "writer.n_gpu_layers": (-1, "layers offloaded to the GPU (-1: all, 0: CPU only)"),
     "writer.threads": (0, "llama.cpp threads (0: automatic)"),
@@ -83,6 +86,7 @@ def env_name(key: str) -> str:
 CHOICES: dict[str, tuple[str, ...]] = {
     "writer.backend": ("", "llama", "openai", "scripted"),
     "writer.pipeline": ("single", "two-pass"),
+    "writer.protocol": ("auto", "hy-memory", "hymem"),
 }
 MINIMUM: dict[str, float] = {
     "search.limit": 1, "ingest.chunk_tokens": 16, "writer.n_ctx": 256, "writer.n_gpu_layers": -1, "writer.threads": 0,
@@ -190,6 +194,9 @@ class WriterSettings:
     model: str
     base_url: str
     pipeline: str
+    protocol: str
+    user: str
+    intentions: bool
     n_ctx: int
     n_gpu_layers: int
     threads: int

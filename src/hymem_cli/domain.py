@@ -71,8 +71,10 @@ def writer_identity(writer: dict | None) -> str | None:
     name) and the protocol (protocol, prompt version, pipeline). None for raw ingest and apply."""
     if not writer:
         return None
-    keys = ("backend", "protocol", "prompt_version", "pipeline")
-    identity = {k: writer.get(k) for k in keys} | {"model": writer.get("model_hash") or writer.get("model")}
+    keys = ("backend", "prompt_version", "pipeline")
+    protocol = writer.get("protocol") if writer.get("protocol") != "hymem" else None  # hymem's own was recorded without a name first
+    identity = {k: writer.get(k) for k in keys} | {"model": writer.get("model_hash") or writer.get("model"), "protocol": protocol,
+                                                   "prompts": writer.get("prompts")}
     return json.dumps(identity, sort_keys=True, separators=(",", ":"))
 
 
@@ -101,6 +103,11 @@ class Operation:
     source_ids: list[str] = field(default_factory=list)
     event_time: str | None = None
     speaker: str | None = None
+    merges: list[str] = field(default_factory=list)  # more memory ids this supersede folds into its new version
+    tags: list[str] = field(default_factory=list)
+    owner: str | None = None  # "user" or "agent": whose fact it is (Hy-Memory's protocol)
+    kind: str | None = None  # "memory", "intention" or "profile" (Hy-Memory's protocol)
+    valid_until: str | None = None  # an intention's deadline
 
     def to_json(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v not in (None, [])}

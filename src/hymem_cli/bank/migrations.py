@@ -128,7 +128,14 @@ def m003_writer_chunk_keys(conn) -> None:
         conn.execute("UPDATE chunks SET hash = ? WHERE id = ?", (chunk_key(old, json.loads(writer)), chunk_id))
 
 
-MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys]
+def m005_version_details(conn) -> None:
+    """What Hy-Memory's protocol says of a memory besides its text: tags (JSON list), whose fact it is (owner:
+    user|agent), its kind (memory|intention|profile) and an intention's deadline. NULL for older versions."""
+    for column in ("tags TEXT", "owner TEXT", "kind TEXT", "valid_until TEXT"):
+        conn.execute(f"ALTER TABLE versions ADD COLUMN {column}")
+
+
+MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys, m005_version_details]
 
 # The vector table is created when the bank first meets its embedder, since its width is the
 # model's dimension: see Bank.bind_embedder.

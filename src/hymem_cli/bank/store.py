@@ -264,11 +264,19 @@ class Bank:
         for i, op in enumerate(ops):
             blob = next(vec) if op.op != "delete" else None
             why, target_row = self._check_target(op, targeted)
+            merged_rows = []
+            for ref in op.merges if not why else []:
+                more_why, row = self._check_target(Operation("supersede", target=ref), targeted | {target_row["id"]} | {r["id"] for r in merged_rows})
+                if more_why:
+                    why, target_row = more_why, row
+                    break
+                merged_rows.append(row)
             if why:
                 if strict:
                     raise OperationRefused(i, why, unknown=target_row is UNKNOWN)
                 refused.append(Rejection(op, why))
                 continue
+            targeted.update(r["id"] for r in merged_rows)
             chain = None
             if target_row is not None:
                 targeted.add(target_row["id"])
@@ -278,24 +286,33 @@ class Bank:
                 new_id = self.insert_version(
                     chain, op.op, op.text.strip(), blob, speaker=op.speaker, reason=op.reason, evidence=op.evidence,
                     revision=draft.id, chunk=chunk_id, source=draft.source, source_ids=op.source_ids,
-                    event_time=op.event_time, created_at=created,
+                    event_time=op.event_time, created_at=created, details=op,
                 )
             if target_row is not None:
                 self.conn.execute(
                     "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (?, ?, ?, ?, ?)",
                     (target_row["id"], draft.id, RETIRED_AS[op.op], new_id, op.reason),
                 )
+            for row in merged_rows:  # a fold: the other chains end here; their successor is named in the reason
+                self.conn.execute(
+                    "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (?, ?, 'superseded', NULL, ?)",
+                    (row["id"], draft.id, f"{op.reason} (folded into {memory_id(new_id)})"),
+                )
             draft.counts["applied"] += 1
             draft.counts[{"add": "added", **RETIRED_AS}[op.op]] += 1
         return refused
 
     def insert_version(self, chain: int | None, op: str, text: str, blob: bytes, *, revision: int, speaker=None, reason=None,
-                       evidence=None, chunk=None, source=None, source_ids=(), event_time=None, created_at=None) -> int:
-        """Insert one version and its search entries (inside the caller's transaction); chain None starts a chain."""
+                       evidence=None, chunk=None, source=None, source_ids=(), event_time=None, created_at=None, details=None) -> int:
+        """Insert one version and its search entries (inside the caller's transaction); chain None starts a chain.
+
+        `details` (an Operation, or a version row) carries tags, owner, kind and valid_until."""
+        tags = list(_detail(details, "tags") or [])
         cur = self.conn.execute(
-            "INSERT INTO versions (chain, op, text, speaker, reason, evidence, revision, chunk, source, source_ids, event_time, created_at) "
-            "VALUES (coalesce(?, -1), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (chain, op, text, speaker, reason, evidence, revision, chunk, source, json.dumps(list(source_ids)), event_time, created_at or now()),
+            "INSERT INTO versions (chain, op, text, speaker, reason, evidence, revision, chunk, source, source_ids, event_time, created_at, "
+            "tags, owner, kind, valid_until) VALUES (coalesce(?, -1), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (chain, op, text, speaker, reason, evidence, revision, chunk, source, json.dumps(list(source_ids)), event_time, created_at or now(),
+             json.dumps(tags, ensure_ascii=False) if tags else None, _detail(details, "owner"), _detail(details, "kind"), _detail(details, "valid_until")),
         )
         vid = cur.lastrowid
         if chain is None:
@@ -332,6 +349,16 @@ class Bank:
             current = f"; the current version is {memory_id(head)}" if head else ""
             return f"{memory_id(vid)} was already {row['how']}{current}", None
         return None, row
+
+
+def _detail(details, name: str):
+    """A version detail from an Operation or a row; None when absent (versions written before m005)."""
+    if details is None:
+        return None
+    if isinstance(details, Operation):
+        return getattr(details, name)
+    value = details[name] if name in details.keys() else None
+    return json.loads(value) if name == "tags" and value else value
 
 
 def _db_error(exc: Exception, path: Path) -> Exception:
@@ -375,6 +402,10 @@ def version_dict(row, as_of: int | None = None) -> dict:
         "retired_revision": row["retired_revision"] if retired else None,
         "retired_reason": row["retired_reason"] if retired else None,
         "successor": memory_id(row["successor"]) if retired and row["successor"] else None,
+        "tags": json.loads(row["tags"]) if row["tags"] else [],
+        "owner": row["owner"],
+        "kind": row["kind"],
+        "valid_until": row["valid_until"],
     }
 
 

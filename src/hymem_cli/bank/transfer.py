@@ -36,7 +36,7 @@ HEADER_TYPE = "hymem-export"
 EMBED_BATCH = 256  # texts per embedder call while importing; progress is reported per batch
 
 _INT, _STR, _OPT_INT, _OPT_STR = (int,), (str,), (int, type(None)), (str, type(None))
-_LIST, _DICT, _OPT_DICT = (list,), (dict,), (dict, type(None))
+_LIST, _DICT, _OPT_DICT, _OPT_LIST = (list,), (dict,), (dict, type(None)), (list, type(None))
 
 # Every record type: its table, and each column with the JSON types it may hold. A column listed in
 # JSON_COLUMNS is stored as JSON text and exported as the JSON value itself.
@@ -51,6 +51,7 @@ TABLES: dict[str, tuple[str, dict[str, tuple[type, ...]]]] = {
     "version": ("versions", {
         "id": _INT, "chain": _INT, "op": _STR, "text": _STR, "speaker": _OPT_STR, "reason": _OPT_STR, "evidence": _OPT_STR,
         "revision": _INT, "chunk": _OPT_INT, "source": _OPT_STR, "source_ids": _LIST, "event_time": _OPT_STR, "created_at": _STR,
+        "tags": _OPT_LIST, "owner": _OPT_STR, "kind": _OPT_STR, "valid_until": _OPT_STR,
     }),
     "retirement": ("retirements", {
         "version": _INT, "revision": _INT, "how": _STR, "successor": _OPT_INT, "reason": _OPT_STR,
@@ -59,7 +60,9 @@ TABLES: dict[str, tuple[str, dict[str, tuple[type, ...]]]] = {
         "id": _INT, "revision": _INT, "chunk": _OPT_INT, "operation": _DICT, "reason": _STR,
     }),
 }
-JSON_COLUMNS = {"writer", "counts", "message_ids", "source_ids", "operation"}
+JSON_COLUMNS = {"writer", "counts", "message_ids", "source_ids", "operation", "tags"}
+# Columns a record may leave out (written only when set; files from before they existed lack them).
+OPTIONAL_COLUMNS = {"version": ("tags", "owner", "kind", "valid_until")}
 KEY_COLUMN = {"retirement": "version"}  # the primary key where it is not `id`
 ALLOWED = {("version", "op"): ("add", "update", "supersede"), ("retirement", "how"): ("updated", "superseded", "deleted")}
 
@@ -91,6 +94,9 @@ def export_records(bank: Bank, current: bool = False) -> Iterator[dict]:
                     record[col] = json.loads(value) if col in JSON_COLUMNS and value is not None else value
                 for col in MEMORY_ID_COLUMNS.get(kind, ()):
                     record[col] = memory_id(record[col]) if record[col] is not None else None
+                for col in OPTIONAL_COLUMNS.get(kind, ()):
+                    if record[col] is None:
+                        del record[col]
                 yield record
     finally:
         bank.conn.execute("COMMIT")
@@ -192,8 +198,9 @@ def _check_record(kind: str, obj: dict, where: str, public_ids: bool = True) -> 
     given = set(obj) - {"type"}
     if unknown := given - set(columns):
         raise InputError(f"{where}: unknown key(s) in {kind}: {', '.join(sorted(unknown))}")
-    if missing := [c for c in columns if c not in given]:
+    if missing := [c for c in columns if c not in given and c not in OPTIONAL_COLUMNS.get(kind, ())]:
         raise InputError(f"{where}: {kind} lacks {', '.join(missing)}")
+    obj = {**{c: None for c in OPTIONAL_COLUMNS.get(kind, ())}, **obj}
     if public_ids:
         obj = _memory_ids_as_numbers(kind, obj, where)
     for col, types in columns.items():

@@ -27,6 +27,13 @@ BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-co
 PipelineOpt = Annotated[
     Optional[str], typer.Option("--pipeline", help="single (one writer call per chunk) or two-pass (extract, then reconcile).", show_default=False)
 ]
+ProtocolOpt = Annotated[
+    Optional[str],
+    typer.Option("--protocol", help="Writer protocol: hy-memory (the Hy-Memory SDK's own prompts), hymem, or auto (hy-memory for a Hy-Memory model).",
+                 show_default=False),
+]
+UserOpt = Annotated[Optional[str], typer.Option("--user", help="hy-memory protocol: the speaker who is \"the user\" (default: the first who is not an assistant).",
+                                                show_default=False)]
 ChunkTokensOpt = Annotated[Optional[int], typer.Option("--chunk-tokens", min=16, help="Token budget of one chunk.", show_default=False)]
 InputFormatOpt = Annotated[
     Optional[str], typer.Option("--input-format", "-i", help=f"Force the transcript format: {', '.join(FORMATS)}.", show_default=False)

@@ -19,7 +19,9 @@ from hymem_cli.commands._options import (
     FormatOpt,
     InputFormatOpt,
     PipelineOpt,
+    ProtocolOpt,
     QuietOpt,
+    UserOpt,
     check_input_format,
 )
 
@@ -35,6 +37,8 @@ def add(
     backend: BackendOpt = None,
     base_url: BaseUrlOpt = None,
     pipeline: PipelineOpt = None,
+    protocol: ProtocolOpt = None,
+    user: UserOpt = None,
     bank: BankOpt = None,
     fmt: FormatOpt = None,
     quiet: QuietOpt = False,
@@ -60,7 +64,7 @@ def add(
     """
     check_input_format(input_format)
     ctx = Context.start(quiet=quiet, bank=bank, ingest__chunk_tokens=chunk_tokens, writer__model=model, writer__backend=backend,
-                        writer__base_url=base_url, writer__pipeline=pipeline)
+                        writer__base_url=base_url, writer__pipeline=pipeline, writer__protocol=protocol, writer__user=user)
     # Imported here: the ingest and writer machinery is not needed to start every other command.
     from hymem_cli.ingest.pipeline import ingest
     from hymem_cli.ingest.processors import build_processor

@@ -19,6 +19,7 @@ from hymem_cli.commands._options import (
     InputFormatOpt,
     PipelineOpt,
     QuietOpt,
+    UserOpt,
     check_input_format,
 )
 from hymem_cli.eval import CATEGORIES, DEFAULT_KS, Progress, evaluate_writer, load_conversations, load_questions, match_questions
@@ -52,6 +53,9 @@ def eval_(
     backend: BackendOpt = None,
     base_url: BaseUrlOpt = None,
     pipeline: PipelineOpt = None,
+    protocol: Annotated[Optional[list[str]], typer.Option("--protocol", help="Writer protocol for every --model: hy-memory, hymem or auto; repeat to compare protocols on the same writer.",
+                                                          show_default=False)] = None,
+    user: UserOpt = None,
     k: Annotated[str, typer.Option("--k", help="Result depths for recall@k, comma-separated.")] = ",".join(map(str, DEFAULT_KS)),
     limit_conversations: Annotated[Optional[int], typer.Option("--limit-conversations", min=1, help="Evaluate only the first N conversations.", show_default=False)] = None,
     chunk_tokens: ChunkTokensOpt = None,
@@ -83,7 +87,8 @@ def eval_(
     """
     ks = parse_ks(k)
     check_input_format(input_format)
-    ctx = Context.start(quiet=quiet, ingest__chunk_tokens=chunk_tokens, writer__backend=backend, writer__base_url=base_url, writer__pipeline=pipeline)
+    ctx = Context.start(quiet=quiet, ingest__chunk_tokens=chunk_tokens, writer__backend=backend, writer__base_url=base_url, writer__pipeline=pipeline,
+                        writer__user=user)
     # The question file lies beside the conversations in a shell glob: leave it out rather than read it as a chat.
     qpath = Path(questions).resolve()
     paths = [p for p in conversations if p == "-" or Path(p).resolve() != qpath]
@@ -115,13 +120,18 @@ def eval_(
     if raw:
         records.append(evaluate_writer("raw", build_processor(settings, raw=True), convs, asked, embedder, **options))
     taken = {"raw"}
+    protocols = list(protocol or [settings.writer.protocol])
     for m in models:
-        writer_settings = settings.replace(**{"writer.model": m or None})
-        processor = build_processor(writer_settings)  # loads the model once for every conversation
-        try:
-            records.append(evaluate_writer(_label(m or writer_settings.writer.kind, taken), processor, convs, asked, embedder, **options))
-        finally:
-            processor.close()
+        for proto in protocols:
+            writer_settings = settings.replace(**{"writer.model": m or None, "writer.protocol": proto})
+            processor = build_processor(writer_settings)  # loads the model once for every conversation
+            label = m or writer_settings.writer.kind
+            try:
+                spoken = processor.writer_info().get("protocol", "hymem")
+                records.append(evaluate_writer(_label(f"{label} ({spoken})" if len(protocols) > 1 else label, taken), processor, convs, asked,
+                                               embedder, **options))
+            finally:
+                processor.close()
     render(records, fmt)
 
 

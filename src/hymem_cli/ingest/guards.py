@@ -51,15 +51,17 @@ def check(
     targeted: set[int],
     added: set[str],
     screen: Screen,
+    provenance: list[Message] | None = None,
 ) -> tuple[Operation | None, str | None]:
     """Turn one proposed operation into a bank operation with real ids, or say why it is refused.
 
     `targeted` and `added` carry state across the operations of one chunk (one op per target,
-    no duplicate adds). `screen` says which content screens are on (config screen.*).
+    no duplicate adds). `screen` says which content screens are on (config screen.*). A protocol
+    without evidence quotes gives `provenance` instead: the messages every operation comes from.
     Never raises: anything the writer can send is either an operation or a reason. A reason is
     stored with the rejection, so it is short, one line, and holds no secret the screen knows.
     """
-    op, why = _check(raw, shown, messages, targeted, added, screen)
+    op, why = _check(raw, shown, messages, targeted, added, screen, provenance)
     if why is not None:
         why = screen.scrub(why).replace("\n", " ").replace("\r", " ")
         why = why if len(why) <= 300 else why[:297] + "..."
@@ -78,7 +80,7 @@ def _aliases(shown: dict) -> str:
     return ", ".join(map(str, aliases))
 
 
-def _check(raw, shown, messages, targeted, added, screen):
+def _check(raw, shown, messages, targeted, added, screen, provenance=None):
     if not isinstance(raw, dict):
         return None, f"not an object: the writer sent {JSON_KIND.get(type(raw), 'something else')} where an operation belongs"
     op_name = raw.get("op")
@@ -98,6 +100,12 @@ def _check(raw, shown, messages, targeted, added, screen):
         if alias in targeted:
             return None, f"memory {alias} is already the target of another operation in this chunk"
         target = shown[alias]
+    merged = raw.get("merges") if op_name == "supersede" and isinstance(raw.get("merges"), list) else []
+    for alias in merged:
+        if not isinstance(alias, int) or isinstance(alias, bool) or alias not in shown:
+            return None, f"a fold must name memories that were shown ({_aliases(shown)}); it named {alias!r:.60}"
+        if alias in targeted or alias == raw.get("target") or merged.count(alias) > 1:
+            return None, f"memory {alias} is already the target of another operation in this chunk"
     if op_name != "delete":
         if not text or not text.strip():
             return None, f"{ARTICLE[op_name]} needs the text to store; it gave none"
@@ -111,8 +119,8 @@ def _check(raw, shown, messages, targeted, added, screen):
         return None, f"evidence of {len(evidence)} characters is longer than {MAX_EVIDENCE_GUARD}"
     if why := screen_fields({"text": text, "reason": reason, "evidence": evidence}, screen):
         return None, why
-    sources = evidence_messages(evidence, messages)
-    if not sources:
+    sources = provenance if provenance is not None else evidence_messages(evidence, messages)
+    if not sources and provenance is None:
         shown_evidence = screen.redact(evidence)[0]  # the reason is stored: no secret in it
         return None, f"evidence {shown_evidence[:80]!r} does not occur in the chunk"
     times = sorted(m.timestamp for m in sources if m.timestamp)
@@ -128,6 +136,7 @@ def _check(raw, shown, messages, targeted, added, screen):
         return None, f"{op_name} leaves memory {target.alias} unchanged"
     if target:
         targeted.add(target.alias)
+    targeted.update(merged)
     speakers = {m.speaker for m in sources if m.speaker}
     return (
         Operation(
@@ -135,10 +144,11 @@ def _check(raw, shown, messages, targeted, added, screen):
             target=target.memory_id if target else None,
             text=text.strip() if text else None,
             reason=reason.strip() if reason else None,
-            evidence=evidence,
+            evidence=evidence or None,
             source_ids=[m.id for m in sources],
             event_time=event_time,
             speaker=speakers.pop() if len(speakers) == 1 else None,
+            merges=[shown[a].memory_id for a in merged],
         ),
         None,
     )

@@ -88,6 +88,7 @@ class WriterProcessor:
             "backend": info.backend,
             "model": info.model,
             "model_hash": info.model_hash,
+            "protocol": "hymem",
             "prompt_version": prompt.PROMPT_VERSION,
             "pipeline": self.pipeline,
             **({"settings": info.extra} if info.extra else {}),
@@ -168,4 +169,22 @@ def build_processor(settings: Settings, *, raw: bool = False, screen: Screen | N
     from hymem_cli.writer.factory import build_backend
 
     w = settings.writer
-    return WriterProcessor(build_backend(w), screen, pipeline=w.pipeline, related=w.related)
+    backend = build_backend(w)
+    if protocol_for(w.protocol, backend.info()) == "hy-memory":
+        from hymem_cli.ingest.native import NativeWriterProcessor
+
+        try:
+            return NativeWriterProcessor(backend, screen, related=w.related, user=w.user or None, intentions=w.intentions)
+        except BaseException:
+            backend.close()
+            raise
+    return WriterProcessor(backend, screen, pipeline=w.pipeline, related=w.related)
+
+
+def protocol_for(setting: str, info) -> str:
+    """The protocol a writer speaks: the setting, or for "auto" Hy-Memory's own when the model is Hy-Memory."""
+    from hymem_cli.writer.hy_memory import names_hy_memory
+
+    if setting != "auto":
+        return setting
+    return "hy-memory" if names_hy_memory(info) else "hymem"

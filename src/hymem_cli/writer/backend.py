@@ -26,8 +26,8 @@ class WriterInfo:
 class WriterBackend(Protocol):
     def info(self) -> WriterInfo: ...
 
-    def complete(self, messages: list[dict], schema: dict) -> WriterReply:
-        """Answer the chat `messages` ([{role, content}]) with JSON constrained by `schema`."""
+    def complete(self, messages: list[dict], schema: dict, fence: bool = False) -> WriterReply:
+        """Answer the chat `messages` ([{role, content}]) with JSON constrained by `schema` (inside a ```json fence with `fence`)."""
         ...
 
     def close(self) -> None: ...

@@ -197,6 +197,7 @@ class LlamaBackend:
             "template": self._template_source,
             "chat_template_kwargs": dict(self.chat_template_kwargs),
             "architecture": self._gguf.get("architecture"),
+            "gguf_name": self._gguf.get("name"),
             "quantization": self._gguf.get("quantization"),
             "llama_cpp": self._llama_cpp_version,
         }
@@ -207,7 +208,7 @@ class LlamaBackend:
             extra=extra,
         )
 
-    def complete(self, messages: list[dict], schema: dict) -> WriterReply:
+    def complete(self, messages: list[dict], schema: dict, fence: bool = False) -> WriterReply:
         if self._llm is None:
             raise WriterError("the local model was closed", hint="create a new writer backend")
         with self._lock:
@@ -225,7 +226,7 @@ class LlamaBackend:
             if key is not None and key not in self._states_seen:
                 self._restore_state(key)
             reused = llama_binding.cached_prefix(self._llm, tokens)
-            grammar = self._grammar(schema)
+            grammar = self._grammar(schema, fence)
             try:
                 out = self._llm.create_completion(
                     tokens,
@@ -355,14 +356,20 @@ class LlamaBackend:
         except Exception:
             return ""
 
-    def _grammar(self, schema: dict) -> Any:
-        key = json.dumps(schema, sort_keys=True)
+    def _grammar(self, schema: dict, fence: bool = False) -> Any:
+        """A GBNF grammar for `schema`; with `fence`, the JSON sits in a ```json block, as the Hy-Memory harness asks."""
+        key = json.dumps([schema, fence], sort_keys=True)
         grammar = self._grammars.get(key)
         if grammar is None:
             from llama_cpp import LlamaGrammar
+            from llama_cpp.llama_grammar import json_schema_to_gbnf
 
             try:
-                grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+                if fence:
+                    body = json_schema_to_gbnf(json.dumps(schema)).replace("root ::=", "fenced-json ::=", 1)
+                    grammar = LlamaGrammar.from_string('root ::= "```json\\n" fenced-json "\\n```"\n' + body, verbose=False)
+                else:
+                    grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
             except Exception as exc:
                 raise WriterError(
                     f"cannot turn the operation schema into a llama.cpp grammar: {exc}"

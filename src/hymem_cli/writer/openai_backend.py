@@ -109,10 +109,12 @@ class OpenAIBackend:
             },
         )
 
-    def complete(self, messages: list[dict], schema: dict) -> WriterReply:
+    def complete(self, messages: list[dict], schema: dict, fence: bool = False) -> WriterReply:
+        """With `fence` (the Hy-Memory harness's replies sit in a ```json block) no schema is sent: a server's
+        `json_schema` would forbid the fence the model was trained to write; the reply is parsed leniently instead."""
         start = time.perf_counter()
         while True:
-            use_schema = self._json_schema_supported is not False
+            use_schema = self._json_schema_supported is not False and not fence
             body = self._body(messages, schema, use_schema)
             try:
                 data = self._post_with_retries(body)

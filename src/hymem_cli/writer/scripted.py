@@ -29,14 +29,16 @@ class ScriptedBackend:
     def info(self) -> WriterInfo:
         return WriterInfo(backend="scripted", model=self.name)
 
-    def complete(self, messages: list[dict], schema: dict) -> WriterReply:
+    def complete(self, messages: list[dict], schema: dict, fence: bool = False) -> WriterReply:
         self.requests.append(messages)
-        reply = self.replies.pop(0) if self.replies else {"operations": []}
+        reply = self.replies.pop(0) if self.replies else ([] if fence and schema.get("type") == "array" else {"operations": []})
         if callable(reply):
             reply = reply(messages)
         if isinstance(reply, BaseException):
             raise reply
         text = reply if isinstance(reply, str) else json.dumps(reply)
+        if fence and not isinstance(reply, str):  # a reply given as JSON comes back as the model would write it
+            text = f"```json\n{text}\n```"
         return WriterReply(text=text, prompt_tokens=sum(len(m["content"]) // 4 for m in messages))
 
     def close(self) -> None:
