@@ -193,3 +193,20 @@ def test_model_info_says_it_loads(cli, model_path, llama_cpp):
     assert info["architecture"] == ARCH
     assert info["expert_count"] == EXPERTS and info["expert_used_count"] == EXPERTS_USED
     assert info["loadable"] is True, info["load_detail"]
+
+
+@pytest.mark.llama
+@pytest.mark.parametrize("fence", [False, True], ids=["bare", "fenced"])
+def test_hymem_grammars_keep_control_characters_out_and_the_fence_in(backend, llm, fence):
+    """hymem's own grammars (the writer's) forbid what the binding's converter lets through, and hold the harness's fence."""
+    from hymem_cli.writer.hy_memory import fenced_json
+
+    schema = {"type": "object", "properties": {"text": {"type": "string", "maxLength": 4}}, "required": ["text"]}
+    (control,) = llm.tokenize(b"\x01", add_bos=False)
+    out = llm.create_completion("x", max_tokens=64, temperature=0.0, grammar=backend._grammar(schema, fence), logit_bias={control: 50.0})
+    text = out["choices"][0]["text"]
+    if fence:
+        assert text.startswith("```json\n") and text.endswith("\n```"), text
+        assert isinstance(fenced_json(text)["text"], str)
+    else:
+        assert isinstance(json.loads(text)["text"], str)

@@ -177,3 +177,28 @@ def test_a_missing_sdk_is_a_writer_error_with_the_install_line(cli, monkeypatch,
         one_error_line(add(cli, write_replies(tmp_path / "r.jsonl", extraction("x")), chats[0]), 6, "Hy-Memory SDK", "pip install --no-deps hy-memory")
     finally:
         hy_memory.load_prompts.cache_clear()
+
+
+@pytest.mark.llama
+def test_a_hy_v3_model_speaks_the_native_protocol_without_a_flag(cli, home, monkeypatch, tmp_path):
+    """The synthetic hy_v3 GGUF through `hymem add --model`: recognised as Hy-Memory, loaded by llama.cpp, the template
+    told no_think, decoding held to the fenced grammar, and the run recorded (a random model's answer parses or is a rejection)."""
+    from hy_v3_gguf import build_hy_v3_gguf
+
+    model = build_hy_v3_gguf(tmp_path / "Hy-Memory-30B-A3B-tiny.gguf")
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    monkeypatch.setenv("HYMEM_WRITER_N_CTX", "16384")  # the tiny vocabulary spends a token per byte of the SDK's 8 KB prompt
+    monkeypatch.setenv("HYMEM_WRITER_MAX_TOKENS", "96")
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Alex: I moved to Sydney last month.\n")
+    done = cli("add", "--model", str(model), str(chat))
+    assert done.exit_code == 0, done.stderr
+    (entry,) = cli("log", "-f", "json").json()
+    writer = entry["writer"]
+    assert writer["protocol"] == "hy-memory" and writer["settings"]["architecture"] == "hy_v3"
+    assert writer["settings"]["chat_template_kwargs"] == {"reasoning_effort": "no_think"} and writer["settings"]["template"] == "gguf"
+    c = entry["counts"]
+    assert c["writer_calls"] >= 1 and c["proposed"] == c["applied"] + c["rejected"]
+    for rejection in entry["rejections"]:
+        text = rejection["operation"].get("text") or ""
+        assert text.startswith("```json\n") or rejection["operation"]["op"] != "invalid", text  # the grammar held the fence

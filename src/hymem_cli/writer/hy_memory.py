@@ -234,18 +234,20 @@ def fenced_json(text: str):
         return None
 
 
-# What decoding is held to: the trained reply shapes, inside their fence (writer/schema.py's fenced grammars).
+# What decoding is held to: the trained reply shapes, inside their fence; bounded where the prompt says so
+# (1-3 tags), so a small model cannot run on inside the grammar until max_tokens.
+TAGS = {"type": "array", "items": {"type": "string", "maxLength": 40}, "maxItems": 3}
 EXTRACTION_SCHEMA = {
     "type": "object",
     "properties": {
         "memory": {"type": "array", "items": {"type": "object", "properties": {
-            "content": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}, "owner": {"type": "string", "enum": ["user", "agent"]},
+            "content": {"type": "string", "maxLength": 400}, "tags": TAGS, "owner": {"type": "string", "enum": ["user", "agent"]},
         }, "required": ["content", "tags", "owner"]}},
         "intentions": {"type": "array", "items": {"type": "object", "properties": {
-            "content": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}},
+            "content": {"type": "string", "maxLength": 400}, "tags": TAGS,
             "valid_until": {"type": ["string", "null"]}, "owner": {"type": "string", "enum": ["user", "agent"]},
         }, "required": ["content", "tags", "valid_until", "owner"]}},
-        "basic_info": {"type": "object", "additionalProperties": {"type": ["string", "number", "null"]}},
+        "basic_info": {"type": "object", "additionalProperties": {"type": ["string", "number", "null"], "maxLength": 200}},
     },
     "required": ["memory", "intentions", "basic_info"],
 }
@@ -255,9 +257,9 @@ RECONCILE_SCHEMA = {
         "op": {"type": "string", "enum": ["ADD", "UPDATE", "SUPERSEDE", "DELETE"]},
         "memory_id": {"type": "string"},
         "memory_ids": {"type": "array", "items": {"type": "string"}},
-        "content": {"type": "string"},
-        "supersede_reason": {"type": "string"},
+        "content": {"type": "string", "maxLength": 400},
+        "supersede_reason": {"type": "string", "maxLength": 400},
         "owner": {"type": "string", "enum": ["user", "agent"]},
-        "tags": {"type": "array", "items": {"type": "string"}},
+        "tags": TAGS,
     }, "required": ["op"]},
 }

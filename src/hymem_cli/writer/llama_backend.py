@@ -365,11 +365,11 @@ class LlamaBackend:
             from llama_cpp.llama_grammar import json_schema_to_gbnf
 
             try:
+                # Strings may not hold raw control characters (JSON forbids them; the binding's converter allows them).
+                body = json_schema_to_gbnf(json.dumps(schema)).replace('char ::= [^"\\\\] |', 'char ::= [^"\\\\\\x7F\\x00-\\x1F] |', 1)
                 if fence:
-                    body = json_schema_to_gbnf(json.dumps(schema)).replace("root ::=", "fenced-json ::=", 1)
-                    grammar = LlamaGrammar.from_string('root ::= "```json\\n" fenced-json "\\n```"\n' + body, verbose=False)
-                else:
-                    grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+                    body = 'root ::= "```json\\n" fenced-json "\\n```"\n' + body.replace("root ::=", "fenced-json ::=", 1)
+                grammar = LlamaGrammar.from_string(body, verbose=False)
             except Exception as exc:
                 raise WriterError(
                     f"cannot turn the operation schema into a llama.cpp grammar: {exc}"
