@@ -17,7 +17,7 @@ from hymem_cli._errors import HymemError
 from hymem_cli.bank.verify import stored_embed_model, verify_path
 from hymem_cli.commands._options import BankOpt, FormatOpt
 from hymem_cli.domain import FAIL, OK, WARN
-from hymem_cli.writer.factory import probe
+from hymem_cli.writer.factory import probe, probe_protocol
 
 COLUMNS = [("check", "check"), ("status", "status"), ("detail", "detail"), ("hint", "hint")]
 CPU_FLAGS = ("avx2", "avx512f", "amx_tile")
@@ -159,6 +159,7 @@ def check_embedder(settings: config.Settings, bank_model: str | None) -> dict:
 def check_writer(settings: config.Settings, load: bool) -> Iterator[dict]:
     for finding in probe(settings.writer, load):
         yield _record(finding)
+    yield _record(probe_protocol(settings.writer))
 
 
 # -- the bank ------------------------------------------------------------------------------------

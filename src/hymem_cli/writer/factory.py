@@ -72,6 +72,19 @@ def probe(writer: config.WriterSettings, load: bool = False) -> Iterator[Finding
                       "hymem config set writer.backend llama")
 
 
+def probe_protocol(writer: config.WriterSettings) -> Finding:
+    """Whether Hy-Memory's own protocol can be spoken: the SDK installed and its prompts found."""
+    from hymem_cli.writer import hy_memory
+
+    try:
+        prompts = hy_memory.load_prompts()
+    except WriterError as exc:
+        status = FAIL if writer.protocol == "hy-memory" else WARN
+        return Finding("writer protocol", status, f"{exc.message}; a Hy-Memory model would be spoken to in hymem's own protocol", exc.hint)
+    return Finding("writer protocol", OK, f"{writer.protocol}: the Hy-Memory SDK {prompts.version} is installed and its {len(prompts.texts)} prompts "
+                   f"were found ({prompts.digest[:15]}…)")
+
+
 def _probe_llama(writer: config.WriterSettings, load: bool) -> Iterator[Finding]:
     from hymem_cli.writer.gguf import inspect_gguf
 
