@@ -4,6 +4,7 @@ and the bundled evaluation set (well-formed, and raw recall on it)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -245,3 +246,44 @@ def test_cli_honours_the_screen_settings(cli, fixture_set, monkeypatch, tmp_path
     assert any("instruction to the agent" in reason for reason in rejected())
     monkeypatch.setenv("HYMEM_SCREEN_INSTRUCTIONS", "false")
     assert rejected() == {}
+
+
+def native_writer(messages: list[dict]):
+    """The same writer as `scripted_writer`, answering in Hy-Memory's protocol: extraction, then reconciliation."""
+    prompt = messages[-1]["content"]
+    if "## New Messages" in prompt:
+        chunk = prompt.split("## New Messages", 1)[1].split("\n---", 1)[0]
+        facts = [("I live in Seattle", "Alex lives in Seattle."), ("I moved to Sydney", "Alex lives in Sydney."),
+                 ("My dog Rex", "Alex has a dog named Rex."), ("penicillin", "Bea is allergic to penicillin."),
+                 ("parrot named Kiwi", "Bea adopted a parrot named Kiwi.")]
+        return {"memory": [{"content": fact, "tags": ["life"], "owner": "user"} for needle, fact in facts if needle in chunk],
+                "intentions": [], "basic_info": {}}
+    blocks = [json.loads(b) for b in re.findall(r"(\[\n  \{.*?\n\])", prompt, re.S)]
+    existing = next(b for b in blocks if b and "memory_id" in b[0])
+    new = next(b for b in blocks if b and "memory_id" not in b[0])
+    seattle = next((m["memory_id"] for m in existing if "Seattle" in m["content"]), None)
+    ops = []
+    for m in new:
+        if m["content"] == "Alex lives in Sydney." and seattle:
+            ops.append({"op": "SUPERSEDE", "memory_id": seattle, "content": m["content"], "supersede_reason": "Alex moved from Seattle to Sydney.",
+                        "owner": "user", "tags": ["life"]})
+        else:
+            ops.append({"op": "ADD", "content": m["content"], "owner": "user", "tags": ["life"]})
+    return ops
+
+
+def test_both_protocols_store_the_same_facts_and_chains(fixture_set):
+    """The mapping of Hy-Memory's protocol loses nothing: the same writer, in each protocol, leaves the same bank."""
+    from hymem_cli.ingest.native import NativeWriterProcessor
+
+    ours = WriterProcessor(ScriptedBackend([scripted_writer] * 4), Screen())
+    theirs = NativeWriterProcessor(ScriptedBackend([native_writer] * 8), Screen())
+    hymem_run, native_run = run(fixture_set, [("hymem", ours), ("hy-memory", theirs)], ks=(1, 2, 3))
+    assert native_run["writer_info"]["protocol"] == "hy-memory" and hymem_run["writer_info"]["protocol"] == "hymem"
+    assert native_run["knowledge_update"] == hymem_run["knowledge_update"] == {
+        "questions": 1, "updated_in_top5": 1.0, "updated_above_stale": 1.0, "stale_current": 0.0}
+    for key in ("memories", "chunks", "rejected"):
+        assert native_run["cost"][key] == hymem_run["cost"][key], key
+    assert native_run["cost"]["applied"] == hymem_run["cost"]["applied"] == 5  # four facts added, one superseded
+    # The native protocol calls twice where stored memories relate to what was extracted, once elsewhere.
+    assert hymem_run["cost"]["writer_calls"] == 4 and 4 <= native_run["cost"]["writer_calls"] <= 8
