@@ -5,7 +5,7 @@
 
 _hymem_subcommands() {
     case "$1" in
-        "") echo "add search serve apply history show log diff export import revert forget doctor eval config model" ;;
+        "") echo "add search serve apply history show log diff export import revert forget init doctor eval config model" ;;
         "config") echo "get set unset list path edit" ;;
         "model") echo "list info rm pull" ;;
     esac
@@ -26,14 +26,15 @@ _hymem_options() {
         "import") echo "-b --bank -q --quiet -h --help" ;;
         "revert") echo "--force -b --bank -f --format -q --quiet -h --help" ;;
         "forget") echo "-r --reason -b --bank -f --format -q --quiet -h --help" ;;
+        "init") echo "-f --format -q --quiet -h --help" ;;
         "doctor") echo "--load -b --bank -f --format -h --help" ;;
         "eval") echo "--questions --raw -m --model --backend --base-url --pipeline --protocol --user --k --limit-conversations --chunk-tokens -i --input-format --details -f --format -q --quiet -h --help" ;;
         "config") echo " -h --help" ;;
         "config get") echo "-f --format -h --help" ;;
-        "config set") echo "-q --quiet -h --help" ;;
-        "config unset") echo "-q --quiet -h --help" ;;
+        "config set") echo "--project -q --quiet -h --help" ;;
+        "config unset") echo "--project -q --quiet -h --help" ;;
         "config list") echo "-f --format -h --help" ;;
-        "config path") echo " -h --help" ;;
+        "config path") echo "--bank --project -f --format -q --quiet -h --help" ;;
         "config edit") echo "-q --quiet -h --help" ;;
         "model") echo " -h --help" ;;
         "model list") echo "-f --format -h --help" ;;
@@ -57,10 +58,12 @@ _hymem_value_options() {
         "import") echo "-b --bank" ;;
         "revert") echo "-b --bank -f --format" ;;
         "forget") echo "-r --reason -b --bank -f --format" ;;
+        "init") echo "-f --format" ;;
         "doctor") echo "-b --bank -f --format" ;;
         "eval") echo "--questions -m --model --backend --base-url --pipeline --protocol --user --k --limit-conversations --chunk-tokens -i --input-format -f --format" ;;
         "config get") echo "-f --format" ;;
         "config list") echo "-f --format" ;;
+        "config path") echo "-f --format" ;;
         "model list") echo "-f --format" ;;
         "model info") echo "-f --format" ;;
         "model pull") echo "--file --quant --revision -f --format" ;;
@@ -106,6 +109,7 @@ _hymem_option_values() {
         "forget:-r"|"forget:--reason") echo "none" ;;
         "forget:-b"|"forget:--bank") echo "files" ;;
         "forget:-f"|"forget:--format") echo "words table json jsonl plain" ;;
+        "init:-f"|"init:--format") echo "words table json jsonl plain" ;;
         "doctor:-b"|"doctor:--bank") echo "files" ;;
         "doctor:-f"|"doctor:--format") echo "words table json jsonl plain" ;;
         "eval:--questions") echo "none" ;;
@@ -122,6 +126,7 @@ _hymem_option_values() {
         "eval:-f"|"eval:--format") echo "words table json jsonl plain" ;;
         "config get:-f"|"config get:--format") echo "words table json jsonl plain" ;;
         "config list:-f"|"config list:--format") echo "words table json jsonl plain" ;;
+        "config path:-f"|"config path:--format") echo "words table json jsonl plain" ;;
         "model list:-f"|"model list:--format") echo "words table json jsonl plain" ;;
         "model info:-f"|"model info:--format") echo "words table json jsonl plain" ;;
         "model pull:--file") echo "files" ;;

@@ -21,9 +21,10 @@ complete -c hymem -n '__fish_use_subcommand' -a 'export' -d 'Export the bank as 
 complete -c hymem -n '__fish_use_subcommand' -a 'import' -d 'Import an export into an EMPTY bank, keeping every id, in one transaction: all of it or nothing.'
 complete -c hymem -n '__fish_use_subcommand' -a 'revert' -d 'Undo revision REV by adding a new revision ("revert REV"); nothing is erased.'
 complete -c hymem -n '__fish_use_subcommand' -a 'forget' -d 'Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.'
+complete -c hymem -n '__fish_use_subcommand' -a 'init' -d 'Make a directory a hymem project: .hymem/ with a bank and a project config.'
 complete -c hymem -n '__fish_use_subcommand' -a 'doctor' -d 'Check that hymem can work here: SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank\'s integrity and invariants. Exits 1 when a check fails.'
 complete -c hymem -n '__fish_use_subcommand' -a 'eval' -d 'Evaluate writers: each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.'
-complete -c hymem -n '__fish_use_subcommand' -a 'config' -d 'Read and change settings. Precedence: defaults < config file < HYMEM_* variables < flags.'
+complete -c hymem -n '__fish_use_subcommand' -a 'config' -d 'Read and change settings. Precedence: defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.'
 complete -c hymem -n '__fish_use_subcommand' -a 'model' -d 'Manage writer models: GGUF files in the models directory, and models that packages ship.'
 complete -c hymem -n '__fish_use_subcommand' -l version -d 'Show the version and exit.'
 
@@ -39,7 +40,7 @@ complete -c hymem -n '__fish_seen_subcommand_from add' -l base-url -x -d 'OpenAI
 complete -c hymem -n '__fish_seen_subcommand_from add' -l pipeline -x -a 'single two-pass' -d 'single (one writer call per chunk) or two-pass (extract, then reconcile).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l protocol -x -d 'Writer protocol: hy-memory (the Hy-Memory SDK\'s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l user -x -d 'hy-memory protocol: the speaker who is "the user" (default: the first who is not an assistant).'
-complete -c hymem -n '__fish_seen_subcommand_from add' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
+complete -c hymem -n '__fish_seen_subcommand_from add' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 complete -c hymem -n '__fish_seen_subcommand_from add' -F
@@ -51,63 +52,67 @@ complete -c hymem -n '__fish_seen_subcommand_from search' -l as-of -x -d 'Search
 complete -c hymem -n '__fish_seen_subcommand_from search' -l source -x -d 'Only memories from sources matching this glob or substring.'
 complete -c hymem -n '__fish_seen_subcommand_from search' -l since -x -d 'Only memories whose event time is at or after this.'
 complete -c hymem -n '__fish_seen_subcommand_from search' -l until -x -d 'Only memories whose event time is at or before this.'
-complete -c hymem -n '__fish_seen_subcommand_from search' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
+complete -c hymem -n '__fish_seen_subcommand_from search' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from search' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from search' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 
 # hymem serve
-complete -c hymem -n '__fish_seen_subcommand_from serve' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
+complete -c hymem -n '__fish_seen_subcommand_from serve' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 
 # hymem apply
-complete -c hymem -n '__fish_seen_subcommand_from apply' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
+complete -c hymem -n '__fish_seen_subcommand_from apply' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from apply' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from apply' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 complete -c hymem -n '__fish_seen_subcommand_from apply' -F
 
 # hymem history
-complete -c hymem -n '__fish_seen_subcommand_from history' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
+complete -c hymem -n '__fish_seen_subcommand_from history' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from history' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 
 # hymem show
-complete -c hymem -n '__fish_seen_subcommand_from show' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
+complete -c hymem -n '__fish_seen_subcommand_from show' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from show' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 
 # hymem log
 complete -c hymem -n '__fish_seen_subcommand_from log' -s n -l limit -x -d 'Maximum number of results.'
-complete -c hymem -n '__fish_seen_subcommand_from log' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
+complete -c hymem -n '__fish_seen_subcommand_from log' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from log' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 
 # hymem diff
 complete -c hymem -n '__fish_seen_subcommand_from diff' -l exit-code -d 'Exit with 1 when there are differences, 0 when none.'
-complete -c hymem -n '__fish_seen_subcommand_from diff' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
+complete -c hymem -n '__fish_seen_subcommand_from diff' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from diff' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 
 # hymem export
 complete -c hymem -n '__fish_seen_subcommand_from export' -l current -d 'Only current memories: no retired versions, retirements or rejections (history is lost).'
 complete -c hymem -n '__fish_seen_subcommand_from export' -s o -l output -r -F -d 'Write to FILE instead of stdout.'
-complete -c hymem -n '__fish_seen_subcommand_from export' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
+complete -c hymem -n '__fish_seen_subcommand_from export' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from export' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 
 # hymem import
-complete -c hymem -n '__fish_seen_subcommand_from import' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
+complete -c hymem -n '__fish_seen_subcommand_from import' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from import' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 complete -c hymem -n '__fish_seen_subcommand_from import' -F
 
 # hymem revert
 complete -c hymem -n '__fish_seen_subcommand_from revert' -l force -d 'Skip facts a later revision changed again, instead of refusing.'
-complete -c hymem -n '__fish_seen_subcommand_from revert' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
+complete -c hymem -n '__fish_seen_subcommand_from revert' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from revert' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from revert' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 
 # hymem forget
 complete -c hymem -n '__fish_seen_subcommand_from forget' -s r -l reason -x -d 'Why it should be forgotten (required; kept in the history).'
-complete -c hymem -n '__fish_seen_subcommand_from forget' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
+complete -c hymem -n '__fish_seen_subcommand_from forget' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from forget' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from forget' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 
+# hymem init
+complete -c hymem -n '__fish_seen_subcommand_from init' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
+complete -c hymem -n '__fish_seen_subcommand_from init' -s q -l quiet -d 'No messages on stderr, only records and errors.'
+
 # hymem doctor
 complete -c hymem -n '__fish_seen_subcommand_from doctor' -l load -d 'Also load the writer model with llama.cpp and time it (slow for large models).'
-complete -c hymem -n '__fish_seen_subcommand_from doctor' -s b -l bank -r -F -d 'Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).'
+complete -c hymem -n '__fish_seen_subcommand_from doctor' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from doctor' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 
 # hymem eval
@@ -132,7 +137,7 @@ complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_su
 complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'set' -d 'Store KEY = VALUE in the config file. Unknown keys and values of the wrong type are refused.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'unset' -d 'Remove KEY from the config file, so its default (or HYMEM_* variable) applies again.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'list' -d 'List every setting: its effective value, where it comes from (default, file, env) and what it does.'
-complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'path' -d 'Print the config file\'s path (it may not exist yet).'
+complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'path' -d 'Print the config file\'s path (it may not exist yet), and say on stderr which bank commands here use and why.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'edit' -d 'Open the config file in $VISUAL or $EDITOR (default vi), then check what was saved.'
 
 # hymem config get
@@ -140,10 +145,12 @@ complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcom
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
 
 # hymem config set
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -l project -d 'Change the project\'s config (.hymem/config.toml) instead of the user\'s.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
 
 # hymem config unset
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -l project -d 'Change the project\'s config (.hymem/config.toml) instead of the user\'s.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -a 'bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
 
@@ -151,6 +158,10 @@ complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcom
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from list' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 
 # hymem config path
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from path' -l bank -d 'Print the bank\'s path instead: the one commands here use.'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from path' -l project -d 'Print the project\'s config file instead (exit 1 outside a project).'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from path' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from path' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 
 # hymem config edit
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from edit' -s q -l quiet -d 'No messages on stderr, only records and errors.'

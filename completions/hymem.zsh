@@ -17,7 +17,7 @@ _hymem() {
     '*:: :->args' && ret=0
   case $state in
     command)
-      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'search:Search memories - full-text (BM25) and vector similarity, fused. Current memories only by default.' 'serve:Keep the bank, its vector codes and the embedder loaded, and answer searches from them.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'eval:Evaluate writers - each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.' 'config:Read and change settings. Precedence - defaults < config file < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
+      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'search:Search memories - full-text (BM25) and vector similarity, fused. Current memories only by default.' 'serve:Keep the bank, its vector codes and the embedder loaded, and answer searches from them.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.' 'init:Make a directory a hymem project - .hymem/ with a bank and a project config.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'eval:Evaluate writers - each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.' 'config:Read and change settings. Precedence - defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
       _describe -t commands 'hymem command' commands && ret=0
       ;;
     args)
@@ -34,6 +34,7 @@ _hymem() {
         import) _hymem_import && ret=0 ;;
         revert) _hymem_revert && ret=0 ;;
         forget) _hymem_forget && ret=0 ;;
+        init) _hymem_init && ret=0 ;;
         doctor) _hymem_doctor && ret=0 ;;
         eval) _hymem_eval && ret=0 ;;
         config) _hymem_config && ret=0 ;;
@@ -59,7 +60,7 @@ _hymem_add() {
     '--pipeline[single (one writer call per chunk) or two-pass (extract, then reconcile).]:pipeline:(single two-pass)' \
     '--protocol[Writer protocol\: hy-memory (the Hy-Memory SDK'\''s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).]:protocol: ' \
     '--user[hy-memory protocol\: the speaker who is "the user" (default\: the first who is not an assistant).]:user: ' \
-    '(-b --bank)'{-b,--bank}'[Bank file (default\: bank.db in the data directory; HYMEM_HOME relocates it).]:bank:_files' \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
@@ -77,7 +78,7 @@ _hymem_search() {
     '--source[Only memories from sources matching this glob or substring.]:source: ' \
     '--since[Only memories whose event time is at or after this.]:since: ' \
     '--until[Only memories whose event time is at or before this.]:until: ' \
-    '(-b --bank)'{-b,--bank}'[Bank file (default\: bank.db in the data directory; HYMEM_HOME relocates it).]:bank:_files' \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
@@ -89,7 +90,7 @@ _hymem_serve() {
   local curcontext="$curcontext" state line ret=1
   typeset -A opt_args
   _arguments -C -s \
-    '(-b --bank)'{-b,--bank}'[Bank file (default\: bank.db in the data directory; HYMEM_HOME relocates it).]:bank:_files' \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(- *)'{-h,--help}'[Show help and exit.]' && ret=0
   return ret
 }
@@ -98,7 +99,7 @@ _hymem_apply() {
   local curcontext="$curcontext" state line ret=1
   typeset -A opt_args
   _arguments -C -s \
-    '(-b --bank)'{-b,--bank}'[Bank file (default\: bank.db in the data directory; HYMEM_HOME relocates it).]:bank:_files' \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
@@ -110,7 +111,7 @@ _hymem_history() {
   local curcontext="$curcontext" state line ret=1
   typeset -A opt_args
   _arguments -C -s \
-    '(-b --bank)'{-b,--bank}'[Bank file (default\: bank.db in the data directory; HYMEM_HOME relocates it).]:bank:_files' \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
     ':id: ' && ret=0
@@ -121,7 +122,7 @@ _hymem_show() {
   local curcontext="$curcontext" state line ret=1
   typeset -A opt_args
   _arguments -C -s \
-    '(-b --bank)'{-b,--bank}'[Bank file (default\: bank.db in the data directory; HYMEM_HOME relocates it).]:bank:_files' \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
     ':id: ' && ret=0
@@ -133,7 +134,7 @@ _hymem_log() {
   typeset -A opt_args
   _arguments -C -s \
     '(-n --limit)'{-n,--limit}'[Maximum number of results.]:limit: ' \
-    '(-b --bank)'{-b,--bank}'[Bank file (default\: bank.db in the data directory; HYMEM_HOME relocates it).]:bank:_files' \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(- *)'{-h,--help}'[Show help and exit.]' && ret=0
   return ret
@@ -144,7 +145,7 @@ _hymem_diff() {
   typeset -A opt_args
   _arguments -C -s \
     '--exit-code[Exit with 1 when there are differences, 0 when none.]' \
-    '(-b --bank)'{-b,--bank}'[Bank file (default\: bank.db in the data directory; HYMEM_HOME relocates it).]:bank:_files' \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
     '::rev_a: ' \
@@ -158,7 +159,7 @@ _hymem_export() {
   _arguments -C -s \
     '--current[Only current memories\: no retired versions, retirements or rejections (history is lost).]' \
     '(-o --output)'{-o,--output}'[Write to FILE instead of stdout.]:file:_files' \
-    '(-b --bank)'{-b,--bank}'[Bank file (default\: bank.db in the data directory; HYMEM_HOME relocates it).]:bank:_files' \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' && ret=0
   return ret
@@ -168,7 +169,7 @@ _hymem_import() {
   local curcontext="$curcontext" state line ret=1
   typeset -A opt_args
   _arguments -C -s \
-    '(-b --bank)'{-b,--bank}'[Bank file (default\: bank.db in the data directory; HYMEM_HOME relocates it).]:bank:_files' \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
     '::file:_files' && ret=0
@@ -180,7 +181,7 @@ _hymem_revert() {
   typeset -A opt_args
   _arguments -C -s \
     '--force[Skip facts a later revision changed again, instead of refusing.]' \
-    '(-b --bank)'{-b,--bank}'[Bank file (default\: bank.db in the data directory; HYMEM_HOME relocates it).]:bank:_files' \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
@@ -193,11 +194,22 @@ _hymem_forget() {
   typeset -A opt_args
   _arguments -C -s \
     '(-r --reason)'{-r,--reason}'[Why it should be forgotten (required; kept in the history).]:reason: ' \
-    '(-b --bank)'{-b,--bank}'[Bank file (default\: bank.db in the data directory; HYMEM_HOME relocates it).]:bank:_files' \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
     ':id: ' && ret=0
+  return ret
+}
+
+_hymem_init() {
+  local curcontext="$curcontext" state line ret=1
+  typeset -A opt_args
+  _arguments -C -s \
+    '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
+    '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
+    '(- *)'{-h,--help}'[Show help and exit.]' \
+    '::directory: ' && ret=0
   return ret
 }
 
@@ -206,7 +218,7 @@ _hymem_doctor() {
   typeset -A opt_args
   _arguments -C -s \
     '--load[Also load the writer model with llama.cpp and time it (slow for large models).]' \
-    '(-b --bank)'{-b,--bank}'[Bank file (default\: bank.db in the data directory; HYMEM_HOME relocates it).]:bank:_files' \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(- *)'{-h,--help}'[Show help and exit.]' && ret=0
   return ret
@@ -245,7 +257,7 @@ _hymem_config() {
     '*:: :->args' && ret=0
   case $state in
     command)
-      local -a commands=('get:Print the effective value of KEY - the config file'\''s, overridden by its HYMEM_* variable.' 'set:Store KEY = VALUE in the config file. Unknown keys and values of the wrong type are refused.' 'unset:Remove KEY from the config file, so its default (or HYMEM_* variable) applies again.' 'list:List every setting - its effective value, where it comes from (default, file, env) and what it does.' 'path:Print the config file'\''s path (it may not exist yet).' 'edit:Open the config file in $VISUAL or $EDITOR (default vi), then check what was saved.')
+      local -a commands=('get:Print the effective value of KEY - the config file'\''s, overridden by its HYMEM_* variable.' 'set:Store KEY = VALUE in the config file. Unknown keys and values of the wrong type are refused.' 'unset:Remove KEY from the config file, so its default (or HYMEM_* variable) applies again.' 'list:List every setting - its effective value, where it comes from (default, file, env) and what it does.' 'path:Print the config file'\''s path (it may not exist yet), and say on stderr which bank commands here use and why.' 'edit:Open the config file in $VISUAL or $EDITOR (default vi), then check what was saved.')
       _describe -t commands 'hymem command' commands && ret=0
       ;;
     args)
@@ -276,6 +288,7 @@ _hymem_config_set() {
   local curcontext="$curcontext" state line ret=1
   typeset -A opt_args
   _arguments -C -s \
+    '--project[Change the project'\''s config (.hymem/config.toml) instead of the user'\''s.]' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
     ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' \
@@ -287,6 +300,7 @@ _hymem_config_unset() {
   local curcontext="$curcontext" state line ret=1
   typeset -A opt_args
   _arguments -C -s \
+    '--project[Change the project'\''s config (.hymem/config.toml) instead of the user'\''s.]' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
     ':key:(bank.path embed.model embed.onnx search.limit search.vector_weight search.server search.text_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
@@ -306,6 +320,10 @@ _hymem_config_path() {
   local curcontext="$curcontext" state line ret=1
   typeset -A opt_args
   _arguments -C -s \
+    '--bank[Print the bank'\''s path instead\: the one commands here use.]' \
+    '--project[Print the project'\''s config file instead (exit 1 outside a project).]' \
+    '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
+    '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' && ret=0
   return ret
 }

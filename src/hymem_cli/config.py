@@ -1,4 +1,4 @@
-"""Where hymem keeps things, and the settings it reads: defaults < config file < HYMEM_* env < flags."""
+"""Where hymem keeps things, and the settings it reads: defaults < config file < project config < HYMEM_* env < flags."""
 
 from __future__ import annotations
 
@@ -276,13 +276,12 @@ def _fix_hint(key: str, origin: str) -> str:
 
 
 def load(overrides: dict[str, object] | None = None) -> Settings:
-    """Resolve and validate every key once: defaults, then the config file, then HYMEM_* variables, then `overrides` (flags)."""
+    """Resolve and validate every key once: defaults, then the user's config file, then the project's
+    (.hymem/config.toml), then HYMEM_* variables, then `overrides` (flags)."""
     values = {k: d for k, (d, _) in KEYS.items()}
-    path = config_path()
-    for k, v in read_file(path).items():
-        if k not in KEYS:
-            raise ConfigError(f"unknown key {k!r} in {path}", hint=_unknown_hint(k))
-        values[k] = _checked(k, v, str(path))
+    for path in config_files():
+        for k, v in check_file(path).items():
+            values[k] = v
     for k in KEYS:
         if (v := os.environ.get(env_name(k))) is not None:
             values[k] = _checked(k, v, env_name(k))
@@ -291,9 +290,64 @@ def load(overrides: dict[str, object] | None = None) -> Settings:
 
 
 def bank_path(explicit: str | None = None, settings: Settings | None = None) -> Path:
-    """--bank, then HYMEM_BANK, then the config's `bank.path`, then bank.db in the data directory."""
-    chosen = explicit or (settings or load()).bank.path  # HYMEM_BANK is bank.path's variable
-    return Path(chosen).expanduser() if chosen else data_dir() / "bank.db"
+    """The bank a command uses; `locate_bank` says why."""
+    return locate_bank(explicit, settings).path
+
+
+# -- project banks: the nearest .hymem/ directory, found like git finds .git -------------------
+
+PROJECT_DIR = ".hymem"
+
+
+def find_project(start: Path | None = None) -> Path | None:
+    """The nearest `.hymem/` directory in `start` (default: the working directory) or above it; None if there is none.
+
+    The data directory itself never counts: HYMEM_HOME=~/.hymem is a home, not a project of ~."""
+    here = Path(start if start is not None else os.getcwd()).absolute()
+    data = data_dir().absolute()
+    for folder in (here, *here.parents):
+        candidate = folder / PROJECT_DIR
+        if candidate.is_dir() and candidate != data:
+            return candidate
+    return None
+
+
+def project_config_path(project: Path | None = None) -> Path | None:
+    """The project's config file (.hymem/config.toml), or None outside a project."""
+    project = project if project is not None else find_project()
+    return project / "config.toml" if project is not None else None
+
+
+def config_files() -> list[Path]:
+    """The config files `load` reads, lowest precedence first: the user's, then the nearest project's."""
+    project = project_config_path()
+    return [config_path()] + ([project] if project is not None else [])
+
+
+@dataclass(frozen=True)
+class BankChoice:
+    """Which bank a command uses and why: `source` is flag, env, project, config or default; `detail` says it in words."""
+
+    path: Path
+    source: str
+    detail: str
+
+
+def locate_bank(explicit: str | None = None, settings: Settings | None = None, start: Path | None = None) -> BankChoice:
+    """--bank, then HYMEM_BANK, then the nearest .hymem/ (its bank.db), then the user config's `bank.path`, then
+    bank.db in the data directory. `explicit` is --bank, which Typer also fills from HYMEM_BANK."""
+    env = os.environ.get("HYMEM_BANK") or None
+    if explicit:
+        source, detail = ("env", "HYMEM_BANK is set") if explicit == env else ("flag", "--bank was given")
+        return BankChoice(Path(explicit).expanduser(), source, detail)
+    if env:
+        return BankChoice(Path(env).expanduser(), "env", "HYMEM_BANK is set")
+    if (project := find_project(start)) is not None:
+        return BankChoice(project / "bank.db", "project", f"the nearest project directory is {project}")
+    if chosen := (settings or load()).bank.path:
+        return BankChoice(Path(chosen).expanduser(), "config", f"bank.path is set in {config_path()}")
+    where = "HYMEM_HOME" if home() is not None else "the data directory"
+    return BankChoice(data_dir() / "bank.db", "default", f"no --bank, HYMEM_BANK, project or bank.path: bank.db in {where}")
 
 
 # -- writing the config file (`hymem config set|unset|edit`) ---------------------------------
@@ -324,13 +378,18 @@ def parse_value(key: str, value: str) -> object:
 
 
 def check_file(path: Path | None = None) -> dict[str, object]:
-    """The file's keys, each known and of the right type; raises ConfigError naming the first bad one."""
+    """The file's keys, each known and of the right type (values typed); raises ConfigError naming the first bad one.
+
+    A project's config cannot set bank.path: a project's bank is its .hymem/bank.db."""
     path = path or config_path()
     flat = read_file(path)
     for k, v in flat.items():
         if k not in KEYS:
             raise ConfigError(f"unknown key {k!r} in {path}", hint=_unknown_hint(k))
-        _checked(k, v, str(path))
+        if k == "bank.path" and path.parent.name == PROJECT_DIR:
+            raise ConfigError(f"bank.path cannot be set in a project's config ({path})",
+                              hint="a project's bank is .hymem/bank.db; use --bank or HYMEM_BANK for another")
+        flat[k] = _checked(k, v, str(path))
     return flat
 
 
@@ -380,24 +439,28 @@ def unset_value(key: str, path: Path | None = None) -> bool:
 
 
 def describe() -> list[dict]:
-    """Every key with its effective value, where it comes from (default|file|env), default, doc and `problem`.
+    """Every key with its effective value, where it comes from (default|file|project|env), default, doc and `problem`.
 
     Unlike `load`, a bad value does not stop the listing: the row shows the value as written and what
     is wrong with it, so `hymem config list` can be used to find and fix it. Unknown keys in the file
     get rows of their own."""
     in_file = read_file()
+    project = project_config_path()
+    in_project = read_file(project) if project is not None else {}
     rows = []
     for key, (default, doc) in KEYS.items():
         env = os.environ.get(env_name(key))
-        source, raw = ("env", env) if env is not None else ("file", in_file[key]) if key in in_file else ("default", default)
+        source, raw = (("env", env) if env is not None else ("project", in_project[key]) if key in in_project
+                       else ("file", in_file[key]) if key in in_file else ("default", default))
         value, problem = raw, None
         try:
             value = coerce(key, raw)
         except ValueError as exc:
-            where = env_name(key) if source == "env" else str(config_path())
+            where = env_name(key) if source == "env" else str(project if source == "project" else config_path())
             problem = f"invalid value {raw!r} in {where}: expected {exc}"
         rows.append({"key": key, "value": value, "source": source, "default": default, "env": env_name(key), "doc": doc, "problem": problem})
-    for key in in_file.keys() - KEYS.keys():
-        rows.append({"key": key, "value": in_file[key], "source": "file", "default": None, "env": None, "doc": "",
-                     "problem": f"unknown key in {config_path()}; " + _unknown_hint(key)})
+    for source, flat, path in (("file", in_file, config_path()), ("project", in_project, project)):
+        for key in flat.keys() - KEYS.keys():
+            rows.append({"key": key, "value": flat[key], "source": source, "default": None, "env": None, "doc": "",
+                         "problem": f"unknown key in {path}; " + _unknown_hint(key)})
     return rows

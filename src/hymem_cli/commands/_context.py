@@ -26,8 +26,13 @@ class Context:
         return cls(config.load(flags), quiet=quiet, bank=bank)
 
     @property
+    def bank_choice(self) -> config.BankChoice:
+        """The bank this command uses and why: --bank, HYMEM_BANK, the nearest .hymem/, bank.path, or the default."""
+        return config.locate_bank(self.bank_opt, self.settings)
+
+    @property
     def bank_path(self) -> Path:
-        return config.bank_path(self.bank_opt, self.settings)
+        return self.bank_choice.path
 
     @property
     def screen(self):
@@ -52,7 +57,7 @@ class Context:
         return self._embedder
 
     def open_bank(self, *, embed: bool = False, create: bool = False, path: Path | None = None) -> Bank:
-        """The bank chosen by --bank / HYMEM_BANK / config; `embed` binds the configured embedder."""
+        """The bank chosen by --bank / HYMEM_BANK / the nearest .hymem/ / config; `embed` binds the configured embedder."""
         path = path or self.bank_path
 
         def upgrading(names: list[str]) -> None:

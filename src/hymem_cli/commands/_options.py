@@ -12,7 +12,7 @@ from hymem_cli.ingest.readers import FORMATS
 
 BankOpt = Annotated[
     Optional[str],
-    typer.Option("--bank", "-b", envvar="HYMEM_BANK", help="Bank file (default: bank.db in the data directory; HYMEM_HOME relocates it).", show_default=False),
+    typer.Option("--bank", "-b", envvar="HYMEM_BANK", help="Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).", show_default=False),
 ]
 FormatOpt = Annotated[
     Optional[Format],

@@ -6,16 +6,17 @@ import os
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from hymem_cli import _output, config
-from hymem_cli._errors import ConfigError, HymemError
+from hymem_cli._errors import ConfigError, HymemError, UsageError
 from hymem_cli._output import Output
 from hymem_cli.commands._options import FormatOpt, QuietOpt
 
-HELP = """Read and change settings. Precedence: defaults < config file < HYMEM_* variables < flags.
+HELP = """Read and change settings. Precedence: defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.
 
 Examples:
 
@@ -56,7 +57,21 @@ def get(key: KeyArg, fmt: FormatOpt = None) -> None:
         _output.emit_one(row, fmt)
 
 
-def set_(key: KeyArg, value: Annotated[str, typer.Argument(help="The new value, of the key's type (int, float, text).", metavar="VALUE")], quiet: QuietOpt = False) -> None:
+ProjectOpt = Annotated[bool, typer.Option("--project", help="Change the project's config (.hymem/config.toml) instead of the user's.")]
+
+
+def _target(project: bool) -> Path:
+    """The config file `set` and `unset` change: the user's, or with --project the nearest project's."""
+    if not project:
+        return config.config_path()
+    file = config.project_config_path()
+    if file is None:
+        raise UsageError("--project: not in a hymem project (no .hymem/ here or above)", hint="run `hymem init` in the project's directory")
+    return file
+
+
+def set_(key: KeyArg, value: Annotated[str, typer.Argument(help="The new value, of the key's type (int, float, text).", metavar="VALUE")],
+         project: ProjectOpt = False, quiet: QuietOpt = False) -> None:
     """Store KEY = VALUE in the config file. Unknown keys and values of the wrong type are refused.
 
     The file is rewritten (comments are not kept). A negative number goes after `--`.
@@ -70,13 +85,18 @@ def set_(key: KeyArg, value: Annotated[str, typer.Argument(help="The new value, 
       hymem config set writer.n_gpu_layers -- -1
     """
     out = Output(quiet)
-    typed = config.set_value(key, value)
-    out.info(f"{key} = {_show(typed)} in {config.config_path()}")
+    file = _target(project)
+    if project and key == "bank.path":
+        raise ConfigError("bank.path cannot be set in a project's config", hint="a project's bank is .hymem/bank.db; use --bank or HYMEM_BANK for another")
+    typed = config.set_value(key, value, file)
+    out.info(f"{key} = {_show(typed)} in {file}")
+    if not project and (project_file := config.project_config_path()) is not None and key in config.read_file(project_file):
+        out.info(f"note: {project_file} sets {key} too and overrides the user's config in this project")
     if os.environ.get(config.env_name(key)) is not None:
         out.info(f"note: {config.env_name(key)} is set and overrides the file")
 
 
-def unset(key: KeyArg, quiet: QuietOpt = False) -> None:
+def unset(key: KeyArg, project: ProjectOpt = False, quiet: QuietOpt = False) -> None:
     """Remove KEY from the config file, so its default (or HYMEM_* variable) applies again.
 
     Examples:
@@ -86,10 +106,11 @@ def unset(key: KeyArg, quiet: QuietOpt = False) -> None:
       hymem config unset search.limit && hymem config get search.limit
     """
     out = Output(quiet)
-    if config.unset_value(key):
-        out.info(f"{key} removed from {config.config_path()}")
+    file = _target(project)
+    if config.unset_value(key, file):
+        out.info(f"{key} removed from {file}")
     else:
-        out.info(f"{key} was not set in {config.config_path()}")
+        out.info(f"{key} was not set in {file}")
 
 
 def list_(fmt: FormatOpt = None) -> None:
@@ -111,16 +132,53 @@ def list_(fmt: FormatOpt = None) -> None:
         Output().info(f"{r['key']}: {r['problem']}")
 
 
-def path() -> None:
-    """Print the config file's path (it may not exist yet).
+def path(
+    bank: Annotated[bool, typer.Option("--bank", help="Print the bank's path instead: the one commands here use.")] = False,
+    project: Annotated[bool, typer.Option("--project", help="Print the project's config file instead (exit 1 outside a project).")] = False,
+    fmt: FormatOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Print the config file's path (it may not exist yet), and say on stderr which bank commands here use and why.
+
+    The bank is chosen by --bank, then HYMEM_BANK, then the nearest .hymem/ directory at or above
+    the working directory (`hymem init` makes one), then bank.path, then bank.db in the data
+    directory. With --format, one record each for the config, the project config and the bank:
+    {what, path, exists, why}.
 
     Examples:
 
       hymem config path
 
       cat "$(hymem config path)"
+
+      hymem config path --bank
+
+      hymem config path -f jsonl | jq -r 'select(.what == "bank") | .why'
     """
-    sys.stdout.write(f"{config.config_path()}\n")
+    out = Output(quiet)
+    if bank and project:
+        raise UsageError("give --bank or --project, not both")
+    choice = config.locate_bank()
+    project_file = config.project_config_path()
+    records = [
+        {"what": "config", "path": str(config.config_path()), "exists": config.config_path().exists(), "why": "the user's settings"},
+        {"what": "project config", "path": str(project_file) if project_file else None, "exists": bool(project_file and project_file.exists()),
+         "why": "overrides the user's settings in this project" if project_file else "not in a project (no .hymem/ here or above)"},
+        {"what": "bank", "path": str(choice.path), "exists": choice.path.exists(), "why": choice.detail, "source": choice.source},
+    ]
+    if fmt is not None:
+        _output.emit(records, fmt, [("what", "what"), ("path", "path"), ("exists", "exists"), ("why", "why")])
+        return
+    if project:
+        if project_file is None:
+            out.info("not in a hymem project: no .hymem/ here or above (`hymem init` makes one)")
+            raise typer.Exit(1)
+        sys.stdout.write(f"{project_file}\n")
+        return
+    sys.stdout.write(f"{choice.path if bank else config.config_path()}\n")
+    if project_file is not None and not bank:
+        out.info(f"project config: {project_file} (overrides it)")
+    out.info(f"bank: {choice.path} ({choice.detail})")
 
 
 def edit(quiet: QuietOpt = False) -> None:

@@ -183,11 +183,15 @@ def run_checks(bank_opt: str | None, load: bool = False) -> Iterator[dict]:
     yield check_fts5()
     try:
         settings = config.load()
-        bank = config.bank_path(bank_opt, settings)
+        choice = config.locate_bank(bank_opt, settings)
     except HymemError as exc:
         yield _check("config", FAIL, exc.message, exc.hint)
         return
+    bank = choice.path
     yield _check("config", OK, f"{config.config_path()}" + ("" if config.config_path().exists() else " (not created; defaults apply)"))
+    if (project := config.project_config_path()) is not None:
+        yield _check("project config", OK, f"{project} overrides the user's settings" + ("" if project.exists() else " (not created)"))
+    yield _check("bank path", OK, f"{bank}: {choice.detail}")
     yield check_llama_cpp(needed=settings.writer.kind == "llama")
     yield check_cpu()
     yield check_embedder(settings, stored_embed_model(bank))

@@ -1,0 +1,74 @@
+"""`hymem init`: make the working directory a project with its own bank (.hymem/bank.db) and settings (.hymem/config.toml)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from hymem_cli import _output, config
+from hymem_cli._errors import UsageError
+from hymem_cli.commands._context import Context
+from hymem_cli.commands._options import FormatOpt, QuietOpt
+
+PROJECT_CONFIG = """\
+# Settings of this project's hymem bank. They override your user config ({user}) and are
+# overridden by HYMEM_* variables and flags. `hymem config list` shows where each value comes from.
+# The bank of this project is .hymem/bank.db (bank.path cannot be set here).
+#
+# [writer]
+# backend = "openai"
+# base_url = "http://localhost:8000/v1"
+"""
+
+# The bank holds what was said in this project's conversations: kept out of git unless the team decides otherwise.
+GITIGNORE = """\
+# The bank and its SQLite side files stay private; delete these lines to share the bank through git.
+bank.db
+bank.db-*
+"""
+
+
+def init(
+    directory: Annotated[Optional[Path], typer.Argument(help="The project directory, created if missing (default: the working directory).", show_default=False)] = None,
+    fmt: FormatOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Make a directory a hymem project: .hymem/ with a bank and a project config.
+
+    Every hymem command run in the directory or below it then uses .hymem/bank.db, as git finds .git
+    (unless --bank or HYMEM_BANK says otherwise), and .hymem/config.toml overrides your user config.
+    `hymem mcp` started there serves this bank. .hymem/.gitignore keeps the bank out of git.
+
+    Examples:
+
+      hymem init && hymem config path --bank
+
+      hymem init shop && mkdir shop/src && cd shop/src && hymem config path -f jsonl | jq -r 'select(.what == "bank") | .why'
+
+      hymem init -f json | jq -r .bank
+    """
+    ctx = Context.start(quiet=quiet)
+    root = (directory or Path.cwd()).expanduser().absolute()
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"{root} is not a directory", hint="give a directory, or run hymem init inside one")
+    root.mkdir(parents=True, exist_ok=True)  # like `git init DIR`
+    project = root / config.PROJECT_DIR
+    if project.exists():
+        raise UsageError(f"{project} already exists", hint=f"this is a hymem project already; its bank is {project / 'bank.db'}")
+    if project.absolute() == config.data_dir().absolute():
+        raise UsageError(f"{project} is hymem's data directory (HYMEM_HOME)", hint="run hymem init in another directory")
+    project.mkdir(mode=0o700)
+    (project / "config.toml").write_text(PROJECT_CONFIG.format(user=config.config_path()), encoding="utf-8")
+    (project / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
+    bank = ctx.open_bank(create=True, path=project / "bank.db")  # the schema now; the embedder is recorded by the first add
+    bank.close()
+    record = {"project": str(project), "bank": str(project / "bank.db"), "config": str(project / "config.toml")}
+    if fmt is not None:
+        _output.emit_one(record, fmt)
+    shown = os.path.relpath(project) if root == Path.cwd().absolute() else str(project)
+    ctx.out.info(f"initialised {shown}/: bank.db, config.toml; commands in {root} and below now use this bank")
+    if os.environ.get("HYMEM_BANK"):
+        ctx.out.info("note: HYMEM_BANK is set and overrides the project's bank while it is")
