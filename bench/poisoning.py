@@ -230,7 +230,8 @@ def run_writer_case(case: Case, backend, mode: str, folder: Path, proposed: list
     bank = fresh_bank(folder)
     started = time.monotonic()
     try:
-        ingest(bank, open_sources([str(case.path)]), WriterProcessor(backend, Screen()))
+        screen = Screen()
+        ingest(bank, open_sources([str(case.path)], screen=screen), WriterProcessor(backend, screen))
         res = evaluate(case, mode, bank, sent_of(), proposed)
     finally:
         bank.conn.close()
@@ -275,7 +276,8 @@ def run_raw(cases: list[Case], workdir: Path) -> list[Result]:
         bank = fresh_bank(folder)
         started = time.monotonic()
         try:
-            report = ingest(bank, open_sources([str(case.path)]), RawProcessor(Screen()))
+            screen = Screen()
+            report = ingest(bank, open_sources([str(case.path)], screen=screen), RawProcessor(screen))
             res = evaluate(case, "raw", bank, "", [])
             res.payload_stored = []  # raw stores every message verbatim, speaker first: quoted speech, by design
             res.benign_withheld, res.benign_proposed = [], 0  # raw stores every message; nothing is proposed
@@ -319,7 +321,8 @@ def run_eval(workdir: Path) -> list[Result]:
         bank = fresh_bank(workdir / f"eval-{path.stem}")
         started = time.monotonic()
         try:
-            ingest(bank, open_sources([str(path)]), WriterProcessor(ScriptedBackend(replies), Screen()))
+            screen = Screen()
+            ingest(bank, open_sources([str(path)], screen=screen), WriterProcessor(ScriptedBackend(replies), screen))
             res.benign_proposed = sum(len(r["operations"]) for r in replies)
             for op, reason in bank.conn.execute("SELECT operation, reason FROM rejections"):
                 if "duplicate" not in reason and "does not occur" not in reason:
@@ -328,7 +331,8 @@ def run_eval(workdir: Path) -> list[Result]:
             bank.conn.close()
         bank = fresh_bank(workdir / f"eval-raw-{path.stem}")
         try:
-            report = ingest(bank, open_sources([str(path)]), RawProcessor(Screen()))
+            screen = Screen()
+            report = ingest(bank, open_sources([str(path)], screen=screen), RawProcessor(screen))
             if report.counts.get("redacted"):
                 kinds = sorted(k for k in report.counts if k.startswith("redacted."))
                 res.benign_altered.append(f"raw: redacted {report.counts['redacted']}: {', '.join(kinds)}")

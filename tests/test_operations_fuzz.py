@@ -370,6 +370,16 @@ def _one(kind: str, before: str, value, after: str = ""):
 
 
 words = st.text(string.ascii_lowercase, min_size=5, max_size=9)
+_pw = st.tuples(_run(string.ascii_letters, 3, 10), _run(string.digits, 1, 4)).map("".join)  # letters then digits, as people choose them
+
+
+def _random_token(lo: int, hi: int):
+    """Random letters and digits, as credentials are made (a shrunk "aaaa..." would be no credential)."""
+    return st.randoms(use_true_random=True).map(lambda r: "".join(
+        [r.choice(string.ascii_lowercase), r.choice(string.ascii_uppercase), r.choice(string.digits)]
+        + [r.choice(ALNUM) for _ in range(r.randint(lo - 3, hi - 3))]))
+
+
 GENERATED = {
     "private-key": _one("private-key", "", st.lists(_run(ALNUM + "+/", 64), min_size=1, max_size=3).map(
         lambda lines: "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(lines) + "\n-----END RSA PRIVATE KEY-----")),
@@ -417,6 +427,22 @@ GENERATED = {
         lambda p: _grouped(_luhn_complete("4" + p[0]), p[1]))),
     "iban": _one("iban", "IBAN ", st.tuples(_run(string.digits, 18), st.sampled_from([" ", ""])).map(
         lambda p: _grouped(_iban("DE", p[0]), p[1]))),
+    # secrets known only by their context: a name, a keyword or a card word beside them
+    "password-field": _one("password-field", "PGPASSWORD=", _pw),
+    "secret-field": _one("secret-field", "API_TOKEN=", _random_token(16, 40)),
+    "password-flag": _one("password-flag", "docker login -u alex -p ", _pw),
+    "password-bare": _one("password-bare", "ssh in with password ", _pw),
+    "key-phrase": _one("key-phrase", "the key is ", st.tuples(_run(string.ascii_letters, 3, 10), _run(string.digits, 1, 4)).map("-".join)),
+    "card-cvv": _one("card-cvv", "CVV ", _run(string.digits, 3)),
+    "card-context": _one("card-context", "my visa ", st.randoms(use_true_random=True).map(
+        lambda r: "453" + "".join(r.choice(string.digits) for _ in range(13)))),
+    "seed-phrase": _one("seed-phrase", "my seed phrase is ", st.lists(_run(string.ascii_lowercase, 5, 8), min_size=12, max_size=12).map(" ".join), "."),
+    "login-pair": _one("login-pair", "router login: admin / ", _pw),
+    "security-answer": _one("security-answer", "my security answer is ", _run(string.ascii_letters, 5, 12).map(lambda w: w + "-Ridge")),
+    "url-secret": _one("url-secret", "https://nas.example.com/login?user=alex&token=", _pw),
+    "secret-token": _one("secret-token", "my 2FA secret is ", _random_token(16, 32)),
+    "backup-code": _one("backup-code", "backup codes: ", st.lists(st.tuples(_run("abcdefghjk", 2), _run(string.digits, 2)).map("".join),
+                                                                  min_size=1, max_size=4).map(", ".join), "\n"),
     # a long run of random letters and digits, as credentials are made (a shrunk "aaaa..." would be no credential)
     "token": _one("token", "export ", st.randoms(use_true_random=True).map(lambda r: "".join(
         [r.choice(string.ascii_lowercase), r.choice(string.ascii_uppercase), r.choice(string.digits)]
@@ -476,6 +502,19 @@ KIND_SAMPLES = {
     "card-number": "4111 1111 1111 1111",
     "iban": "DE89 3704 0044 0532 0130 00",
     "token": "abcDEF123ghiJKL456mnoPQR789stuVWX",
+    "password-field": "PGPASSWORD=Ferr0us-Lantern",
+    "secret-field": "API_TOKEN=q8Zr2LmX0vT7pK4w",
+    "password-flag": "mysql -u root -pHunter2Db",
+    "password-bare": "with password Blue-Falcon-12",
+    "key-phrase": "the key is Otter-Lamp-496",
+    "card-cvv": "cvv 375",
+    "card-context": "card 4532 7788 1234 5678",
+    "seed-phrase": "seed phrase is orbit velvet canyon tribe maple hollow ember quartz sail rugby lantern fossil",
+    "login-pair": "router login: admin / Mar1gold&Sky",
+    "security-answer": "my security answer is Kowalczyk",
+    "url-secret": "https://nas.example.com/login?user=alex&sig=Kx9mq22Zeta",
+    "secret-token": "secret Zq8vR2pLx7eTb4Nw",
+    "backup-code": "backup codes: 8f3k-2jd9, 7hq1-0pz4",
 }
 
 

@@ -92,7 +92,7 @@ def _one_message_bank(tmp_path, text: str, processor) -> list[str]:
     path.write_text(f"Alex: {text}\n")
     bank = open_bank(tmp_path / "bank.db")
     bank.bind_embedder(HashEmbedder())
-    ingest(bank, open_sources([str(path)]), processor)
+    ingest(bank, open_sources([str(path)], screen=processor.screen), processor)  # a screen switched off is switched off for reading too
     rows = [r[0] for r in bank.conn.execute("SELECT text FROM versions")] + [r[0] for r in bank.conn.execute("SELECT text FROM chunks")]
     bank.conn.close()
     return rows

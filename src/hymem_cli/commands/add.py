@@ -70,7 +70,7 @@ def add(
     from hymem_cli.ingest.processors import build_processor
     from hymem_cli.ingest.sources import open_sources
 
-    sources = open_sources(files or [], input_format)
+    sources = open_sources(files or [], input_format, screen=ctx.screen)
     processor = build_processor(ctx.settings, raw=raw, screen=ctx.screen)  # the model loads before the bank is touched
     writer = processor.writer_info()
     scratch = None

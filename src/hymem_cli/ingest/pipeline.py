@@ -11,7 +11,7 @@ from hymem_cli.bank.store import RevisionDraft
 from hymem_cli.domain import Chunk, ChunkRecord, Proposal, chunk_key
 from hymem_cli.ingest.chunker import chunk_messages
 from hymem_cli.ingest.sources import Source
-from hymem_cli.screen import Screen
+from hymem_cli.screen import Screen, kind_counts
 
 
 class MemoryBank(Protocol):
@@ -82,6 +82,9 @@ def ingest(
                     report.proposals.append((chunk, processor.process(bank, chunk)))
                 else:
                     proposal = processor.process(bank, chunk)
+                    for key, n in kind_counts((source.screen or processor.screen).take_read_kinds()).items():  # redacted as lines were read
+                        if n:
+                            proposal.stats[key] = proposal.stats.get(key, 0) + n
                     first, last = chunk.lines
                     start, end = chunk.times
                     kept = processor.screen.redact_chunk(chunk).render()  # provenance keeps no secret either

@@ -56,19 +56,24 @@ _LINE_BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
 # ---------------------------------------------------------------------------- public API
 
 
-def read_messages(lines: Iterable[str], fmt: str | None = None, *, name: str = "<stdin>") -> Iterator[Message]:
+def read_messages(lines: Iterable[str], fmt: str | None = None, *, name: str = "<stdin>",
+                  redact_line: Callable[[str], str] | None = None) -> Iterator[Message]:
     """Yield messages from decoded text lines (each line may or may not end with '\\n').
 
     fmt=None (or "auto") detects the format from the first lines (up to 50 non-blank ones, or
     just the first when it starts with "{"), then keeps streaming. `name` is used in error
     messages ("chat.jsonl line 7: ..."). Input without any non-blank line raises InputError.
+
+    `redact_line` (a screen's redaction) is applied to each line that opens a message in the
+    speaker and Markdown formats before the speaker is split off: "Password: hunter2" is one
+    secret on one line, not a speaker named Password saying "hunter2".
     """
     if fmt == "auto":
         fmt = None
     # Checked now, not on the first next(): a bad --format is a usage error, not a bad input.
     if fmt is not None and fmt not in FORMATS:
         raise ConfigError(f"unknown transcript format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}")
-    return _read(iter(lines), fmt, name)
+    return _read(iter(lines), fmt, name, redact_line)
 
 
 def detect_format(sample_lines: list[str], *, name: str = "<stdin>") -> str:
@@ -143,17 +148,51 @@ def decode_lines(raw: Iterable[bytes], *, name: str) -> Iterator[str]:
 # ---------------------------------------------------------------------------- driver
 
 
-def _read(it: Iterator[str], fmt: str | None, name: str) -> Iterator[Message]:
+def _read(it: Iterator[str], fmt: str | None, name: str, redact_line: Callable[[str], str] | None = None) -> Iterator[Message]:
     label = _one_line(name)
     if fmt is None:
         sample = _peek(it)
         fmt = detect_format(sample, name=label)
         it = itertools.chain(sample, it)
+    if redact_line is not None and fmt in _OPENS_MESSAGE:
+        it = _redacting(it, _OPENS_MESSAGE[fmt], redact_line)
     numbered = _NumberedLines(it)
     yield from _READERS[fmt](numbered, label)
     # Reached only with an explicit format: detection already rejected empty input.
     if not numbered.saw_content:
         raise InputError(f"{label} is empty", hint=_EMPTY_HINT)
+
+
+def _speaker_opening(line: str) -> tuple[str, str] | None:
+    m = _SPEAKER_PREFIX.match(line)
+    return (m["speaker"], line[m.end():]) if m else None
+
+
+def _markdown_opening(line: str) -> tuple[str, str] | None:
+    marker = _markdown_marker(_chomp(line))
+    return (marker[0], marker[2]) if marker else None
+
+
+# format -> (speaker, rest of the line) when a line opens a message with a speaker
+_OPENS_MESSAGE: dict[str, Callable[[str], tuple[str, str] | None]] = {"speaker": _speaker_opening, "markdown": _markdown_opening}
+
+
+def _redacting(lines: Iterator[str], opening: Callable[[str], tuple[str, str] | None], redact_line: Callable[[str], str]) -> Iterator[str]:
+    """Lines with secrets redacted where a speaker is split off: the opening line whole ("Password: hunter2"), and
+    when it holds nothing after the speaker ("## Password"), the next line read as if it followed the label."""
+    label = None
+    for line in lines:
+        if not isinstance(line, str):
+            yield line
+            continue
+        if (opened := opening(line)) is not None:
+            line = redact_line(line)
+            label = opened[0] if not opened[1].strip() else None
+        elif label is not None and line.strip():
+            prefix = f"{label}: "
+            line = redact_line(prefix + line).removeprefix(prefix)
+            label = None
+        yield line
 
 
 def _peek(it: Iterator[str]) -> list[str]:

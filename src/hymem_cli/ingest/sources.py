@@ -12,12 +12,14 @@ from typing import BinaryIO, Iterable, Iterator
 from hymem_cli._errors import InputError
 from hymem_cli.domain import Message
 from hymem_cli.ingest.readers import decode_lines, read_messages
+from hymem_cli.screen import Screen
 
 
 @dataclass
 class Source:
     name: str  # the path as given, or "<stdin>"
     messages: Iterable[Message]
+    screen: Screen | None = None  # what redacted its lines as they were read (and holds the kinds, until counted)
 
 
 def _check_path(path: Path, expected: str = "transcript files, e.g. hymem add DIR/*.jsonl") -> None:
@@ -60,9 +62,14 @@ def _descriptor_lines(fd: int) -> Iterator[bytes]:
         yield pending
 
 
-def open_sources(paths: list[str], fmt: str | None = None, stdin: BinaryIO | None = None) -> list[Source]:
-    """Sources for `paths` ("-" or none: stdin). Every file is parsed now, so a bad file stores nothing."""
+def open_sources(paths: list[str], fmt: str | None = None, stdin: BinaryIO | None = None, screen: Screen | None = None) -> list[Source]:
+    """Sources for `paths` ("-" or none: stdin). Every file is parsed now, so a bad file stores nothing.
+
+    Secrets are redacted from each line that opens a message before the reader splits off its speaker
+    (`screen`: the command's; without one, a default screen, so a caller that forgets still redacts)."""
     paths = paths or ["-"]
+    screen = screen if screen is not None else Screen()
+    redact_line = screen.redact_line if screen.secrets else None
     if paths.count("-") > 1:
         raise InputError("stdin (-) was given more than once", hint="give - once")
     for p in paths:
@@ -73,18 +80,19 @@ def open_sources(paths: list[str], fmt: str | None = None, stdin: BinaryIO | Non
         if p == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
             if _is_regular(stream):
-                messages = read_messages(decode_lines(_byte_lines(stream), name="<stdin>"), fmt, name="<stdin>")
-                sources.append(Source("<stdin>", list(messages)))
+                messages = read_messages(decode_lines(_byte_lines(stream), name="<stdin>"), fmt, name="<stdin>", redact_line=redact_line)
+                sources.append(Source("<stdin>", list(messages), screen))
             else:  # a pipe or a terminal: read on a thread, straight from the descriptor
-                messages = read_messages(decode_lines(_descriptor_lines(stream.fileno()), name="<stdin>"), fmt, name="<stdin>")
-                sources.append(Source("<stdin>", idle_flush(messages)))
+                messages = read_messages(decode_lines(_descriptor_lines(stream.fileno()), name="<stdin>"), fmt, name="<stdin>",
+                                         redact_line=redact_line)
+                sources.append(Source("<stdin>", idle_flush(messages), screen))
         else:
             try:
                 with open(p, "rb") as f:
-                    messages = list(read_messages(decode_lines(_byte_lines(f), name=p), fmt, name=p))
+                    messages = list(read_messages(decode_lines(_byte_lines(f), name=p), fmt, name=p, redact_line=redact_line))
             except PermissionError:
                 raise InputError(f"{p}: permission denied", hint="check the file's permissions") from None
-            sources.append(Source(p, messages))
+            sources.append(Source(p, messages, screen))
     return sources
 
 

@@ -44,6 +44,7 @@ class Screen:
     instructions: bool = True
     secrets: bool = True
     redactor: Redactor = field(default_factory=Redactor, repr=False, compare=False)
+    read_kinds: list[str] = field(default_factory=list, repr=False, compare=False)  # redacted from raw lines, not yet counted
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Screen:
@@ -51,6 +52,17 @@ class Screen:
 
     def redact(self, text: str, seen: bool = False) -> tuple[str, list[str]]:
         return self.redactor.redact(text, seen) if self.secrets else (text, [])
+
+    def redact_line(self, line: str) -> str:
+        """A raw transcript line with its secrets redacted, before any reader splits it; the kinds wait in
+        `read_kinds` until the chunk that holds them is counted (`take_read_kinds`)."""
+        clean, kinds = self.redact(line)
+        self.read_kinds += kinds
+        return clean
+
+    def take_read_kinds(self) -> list[str]:
+        kinds, self.read_kinds = self.read_kinds, []
+        return kinds
 
     def secret_kind(self, text: str, seen: bool = True) -> str | None:
         return self.redactor.secret_kind(text, seen) if self.secrets else None

@@ -7,6 +7,7 @@ import base64
 import binascii
 import math
 import re
+import threading
 from collections.abc import Callable
 
 # ---------------------------------------------------------------------------------- secrets
@@ -14,6 +15,9 @@ from collections.abc import Callable
 _RUN = r"A-Za-z0-9_\-"  # characters of a token run
 _B = rf"(?<![{_RUN}])"  # a token starts a run: each run is scanned once per pattern (no quadratic rescans)
 _E = rf"(?![{_RUN}])"
+
+# How card numbers are written: one run of 13-19 digits, four groups of four, or Amex's 4-6-5.
+_CARD_SHAPE = r"[2-6]\d{12,18}|[2-6]\d{3}(?:[ \-]\d{4}){3}|3\d{3}[ \-]\d{6}[ \-]\d{5}"
 
 # kind -> pattern; where a pattern has a group, only that group is the secret (the label stays).
 SECRET_PATTERNS: dict[str, re.Pattern] = {
@@ -53,16 +57,94 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
         r"(?:account|shared[\s_\-]?access|storage|master|signing|encryption|private|secret)[\s_\-]?key|"
         r"client[\s_\-]?secret|shared\s+secret|access[\s_\-]?token|auth[\s_\-]?token|refresh[\s_\-]?token|"
         r"api[\s_\-]?token|token|(?:door|gate|alarm|garage|safe|lock|lockbox|entry|security|unlock|keypad|building)[\s_\-]?code|"
-        r"contrase(?:ñ|n)a|mot\s+de\s+passe|senha|пароль)\b[\"']?"
+        r"contrase(?:ñ|n)a|mot\s+de\s+passe|senha|пароль)\b[\"']?(?:\*\*|__)?"
         r"(?:[ \t]{1,3}(?:for|to|of|on|at)[ \t]{1,3}(?:the[ \t]{1,3}|my[ \t]{1,3}|our[ \t]{1,3}|his[ \t]{1,3}|her[ \t]{1,3})?[\w.@\-]{1,40})?"
-        r"(?:[ \t]{0,3}(?:is[ \t]{1,3}now|is|was|will[ \t]{1,3}be|(?:was[ \t]{1,3})?(?:changed|set)[ \t]{1,3}to|ist|est|es|é|=>|->|=|:)[ \t]{0,2}:?"
+        r"(?:[ \t]{0,3}(?:is[ \t]{1,3}now|is|was|will[ \t]{1,3}be|(?:was[ \t]{1,3})?(?:changed|set)[ \t]{1,3}to|ist|lautet|hei(?:ß|ss)t|est|es|é|=>|->|=|:)[ \t]{0,2}:?(?:\*\*|__)?"
         r"[ \t]{0,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`|(?:(?!\[REDACTED:)[^\s\"'“`]){3,128})"
         r"|[ \t]{1,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`))",
         re.I,
     ),
     # a multi-word passphrase after ':' or '=' ("Passphrase: correct horse battery staple"); "is" takes one word, above
     "passphrase": re.compile(r"\bpass[ \t]?phrase\b[\"']?[ \t]{0,3}[=:][ \t]{0,3}([^\n.,;()\"'“”]{3,128})", re.I),
-    "pin": re.compile(r"\bpin(?:[ \t]?(?:code|number))?[ \t]{0,3}(?:is|was|=|:|-)?[ \t]{0,3}(\d{4,8})(?!\d)", re.I),
+    "pin": re.compile(r"\bpin(?:[ \t]?(?:code|number))?(?:'s|’s)?[ \t]{0,3}(?:is|was|=|:|-)?[ \t]{0,3}(\d{4,8})(?!\d)", re.I),
+    # --- secrets found by context: a name, a keyword or a card word beside a value no vendor pattern knows
+    # NAME=value, NAME: value, "NAME": "value" where the name says secret (PGPASSWORD=, db_pass:, API_TOKEN=)
+    "password-field": re.compile(
+        r"(?<![A-Za-z0-9_])(?:[A-Za-z0-9]{1,30}[_.\-]){0,4}[A-Za-z0-9]{0,12}?(?:pass(?:word|wd|wort|code|phrase)?|pwd|secret)"
+        r"(?:[_.\-][A-Za-z0-9]{1,20}){0,3}[\"']?[ \t]{0,3}(?:=|:)[ \t]{0,3}(\"[^\"\n]{3,256}\"|'[^'\n]{3,256}'|[^\s\"',;]{3,256})",
+        re.I,
+    ),
+    "secret-field": re.compile(
+        r"(?<![A-Za-z0-9_])(?:[A-Za-z0-9]{1,30}[_.\-]){0,4}(?:api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|secret[_\-]?key|"
+        r"signing[_\-]?key|auth(?:[_\-]?token)?|access[_\-]?token|refresh[_\-]?token|token|credentials?)(?:[_.\-][A-Za-z0-9]{1,20}){0,3}"
+        r"[\"']?[ \t]{0,3}(?:=|:)[ \t]{0,3}(\"[^\"\n]{8,256}\"|'[^'\n]{8,256}'|[^\s\"',;]{8,256})",
+        re.I,
+    ),
+    # a password in a command line: mysql -pSECRET, docker login -u alex -p SECRET, --password SECRET
+    "password-flag": re.compile(
+        r"\bmysql\w{0,6}\b[^\n]{0,120}?[ \t]-p([^\s\"'\-][^\s\"']{2,127})"
+        r"|(?:\blogin\b|\bsshpass\b|[ \t]-u[ \t]{1,3}\S{1,64})[^\n]{0,80}?[ \t]-p[ \t]{1,3}([\"']?[^\s\"'\-][^\s\"']{2,127})"
+        r"|(?<![\w\-])--pass(?:word|wd)?(?:[ \t]{1,3}|=)([\"']?[^\s\"'\-][^\s\"']{2,127})",
+        re.I,
+    ),
+    # a keyword straight before a value that looks like a secret ("with password Blue-Falcon-12", "passcode 482913")
+    "password-bare": re.compile(
+        r"\b(?:password|passwort|passwd|pwd|pass[ \t]?code|passphrase|master[ \t]+key)[ \t]{1,3}([^\s\"'`]{4,128})",
+        re.I,
+    ),
+    # "the key is Otter-Lamp-496", "the code is 7731", "combination 12-34-56"
+    "key-phrase": re.compile(
+        r"\b(?<!zip )(?<!postal )(?<!area )(?<!error )(?<!status )(?<!country )(?<!source )(?<!exit )(?<!return )(?<!dress )"
+        r"(?:key|code|combination|combo|passcode|unlock\s+pattern)[ \t]{1,3}(?:is|was|=|:|'s|’s)[ \t]{1,3}(?:now[ \t]{1,3})?([^\s\"'`]{4,128})",
+        re.I,
+    ),
+    # a card's security code, and a card-like run of digits beside a card word even when the checksum fails
+    "card-cvv": re.compile(
+        r"\b(?:cvv2?|cvc2?|csc|cvn|security[ \t]+code|card[ \t]+code)\b[^\w\n]{0,3}(?:(?:is|was|number|no)\b[^\w\n]{0,3})?(\d{3,4})(?!\d)",
+        re.I,
+    ),
+    "card-context": re.compile(
+        r"\b(?:card|visa|master[ \t]?card|amex|american[ \t]+express|discover|diners|jcb|credit|debit|cc)\b[^\n\d]{0,40}"
+        r"(?<![0-9])(" + _CARD_SHAPE + r")(?![0-9])"
+        r"|(?<![0-9])(" + _CARD_SHAPE + r")(?![0-9])[^\n\d]{0,30}\b(?:cvv|cvc|exp|expires|expiry|valid[ \t]+thru)\b",
+        re.I,
+    ),
+    # a wallet's recovery words: 12 to 24 short lowercase words after the phrase's name
+    "seed-phrase": re.compile(
+        r"\b(?:seed|recovery|mnemonic|backup|secret|wallet)[ \t]+(?:phrase|words|sentence)\b[^\w\n]{0,4}"
+        r"(?:(?:is|are|was|were|reads?)\b[^\w\n]{0,4})?((?:[a-z]{3,8}[ \t,]{1,3}){11,23}[a-z]{3,8})\b",
+        re.I,
+    ),
+    # a user and a password side by side: "admin / Mar1gold&Sky", "login alex.k / pw", "'alex:pw' | chpasswd"
+    "login-pair": re.compile(
+        r"\b(?:login|log-in|logins|user(?:name)?|account|creds|credentials|sign[ \t-]?in)\b[^\n]{0,24}?[ \t:]"
+        r"[\w.@+\-]{2,40}[ \t]{0,2}/[ \t]{0,2}([^\s/]{4,64})"
+        r"|(?<![\w.\-])[\w.\-]{1,32}:([^\s:'\"]{3,64})['\"]?[ \t]{0,3}\|[ \t]{0,3}(?:sudo[ \t]{1,3})?chpasswd\b",
+        re.I,
+    ),
+    # the answer to a security question
+    "security-answer": re.compile(
+        r"\b(?:security|secret)[ \t]+(?:question|answer)s?\b[^\n.]{0,40}?\banswer(?:[ \t]+is|[ \t]+was|[ \t]*[:=])[ \t]{1,3}([^\s,.;]{3,64})"
+        r"|\bsecurity[ \t]+answer[ \t]{0,3}(?:is|was|:|=)[ \t]{0,3}([^\s,.;]{3,64})"
+        r"|\bmaiden[ \t]+name[ \t]{1,3}(?:is|was|:)[ \t]{1,3}([A-Z][\w'\-]{2,40})",
+        re.I,
+    ),
+    # a secret in a URL's query: ?pass=..., &token=..., &api_key=...
+    "url-secret": re.compile(
+        r"[?&;](?:pass|passwd|password|pwd|token|access_token|auth|auth_token|api_key|apikey|key|secret|client_secret|sig|signature)=([^&\s#'\"]{3,256})",
+        re.I,
+    ),
+    # a random-looking token after a secret word, shorter than the generic rule needs ("secret Zq8v...", "Token 9f8e...")
+    "secret-token": re.compile(
+        r"\b(?:secret|token|key|apikey|auth|authorization|credential|2fa|mfa|totp|otp)s?\b[^\w\n]{0,3}"
+        r"(?:(?:is|was|=|:|token|bearer)\b[^\w\n]{0,3}){0,2}([A-Za-z0-9+/_\-]{12,256}={0,2})",
+        re.I,
+    ),
+    # 2FA backup codes: handled in find_secrets (every code-like piece of the rest of the line)
+    "backup-code": re.compile(
+        r"\b(?:backup|recovery|2fa|mfa|one[ -]time|otp|scratch)[ \t]+codes?\b([^\n]{1,300})",
+        re.I,
+    ),
     "ssn": re.compile(
         r"\b(?:ssn|social\s+security(?:\s+number)?)\W{0,5}(?:(?:is|was|number|no|nr)\W{1,5})?(\d{3}[- ]?\d{2}[- ]?\d{4})(?!\d)"
         r"|(?<![\d\-])((?!000|666|9)\d{3}-(?!00)\d{2}-(?!0000)\d{4})(?![\d\-])",
@@ -189,7 +271,7 @@ def _password_value(value: str) -> bool:
     if value[0] in "\"'“`":
         return value.strip("\"'“”`").strip() != "" and not value.startswith(("'[REDACTED", '"[REDACTED'))
     word = value.rstrip(".,;:!?)]}")
-    if len(word) < 3 or word.startswith("[REDACTED"):
+    if len(word) < 3 or word.startswith(("[REDACTED", "${", "$(")):  # a placeholder, or a reference to a variable
         return False
     low = word.lower()
     if low in _NOT_A_VALUE:
@@ -217,7 +299,77 @@ def _passphrase(value: str) -> bool:
     return bool(words) and not all(w in _NOT_A_VALUE for w in words)
 
 
+def _value_word(value: str) -> str:
+    return value.strip("\"'“”`").rstrip(".,;:!?)]}")
+
+
+def _secretish(value: str) -> bool:
+    """A bare value that reads like a password or code, not a word: digits with letters or symbols, or 4-12 digits."""
+    word = _value_word(value)
+    if len(word) < 4 or word.lower() in _NOT_A_VALUE or word.startswith(("[REDACTED", "$", "http", "/", "<", "{", "%")):
+        return False
+    if word.isdigit():
+        return 4 <= len(word) <= 12
+    letters, digits = any(c.isalpha() for c in word), any(c.isdigit() for c in word)
+    symbols = {c for c in word if not c.isalnum()} - {"-", "_", ".", "'"}
+    return letters and (digits or (bool(symbols) and any(c.isupper() for c in word)))
+
+
+def _field_value(value: str) -> bool:
+    """The value of NAME=value where the name says password: anything but a placeholder, a reference or a plain no."""
+    word = _value_word(value)
+    if len(word) < 3 or word.lower() in _NOT_A_VALUE or word.lower() in _PLACEHOLDERS:
+        return False
+    if word.startswith(("[REDACTED", "$", "<", "{{", "%(", "/", "~/", "./", "http://", "https://")) or set(word) <= set("*x.•#-_"):
+        return False
+    return True
+
+
+_PLACEHOLDERS = frozenset("true false null none nil yes no on off required optional changeme_later redacted hidden env secret password".split())
+
+
+def _short_random(value: str) -> bool:
+    """A token after a secret word: shorter than the generic rule needs, still random-looking (hex counts here)."""
+    core = _value_word(value).rstrip("=")
+    if len(core) < 12 or core.startswith("[REDACTED") or not (re.search(r"[0-9]", core) and re.search(r"[A-Za-z]", core)):
+        return False
+    parts = re.split(r"[/_\-+.]", core)
+    if len(parts) >= 2 and all(p.isdigit() or (p.isalpha() and (p.islower() or p.isupper() or p.istitle())) for p in parts if p):
+        return False  # words and numbers joined: an identifier, a file name, a date
+    counts: dict[str, int] = {}
+    for c in core[:512]:
+        counts[c] = counts.get(c, 0) + 1
+    n = min(len(core), 512)
+    entropy = -sum(k / n * math.log2(k / n) for k in counts.values())
+    return entropy >= 3.0
+
+
+def _secret_field(value: str) -> bool:
+    return _field_value(value) and (_short_random(value) or _secretish(value))
+
+
+def _seed_words(value: str) -> bool:
+    words = value.lower().replace(",", " ").split()
+    return sum(w in _NOT_A_VALUE for w in words) * 4 < len(words)
+
+
+def _card_digits(value: str) -> bool:
+    digits = re.sub(r"\D", "", value)
+    return 13 <= len(digits) <= 19 and len(set(digits)) > 2
+
+
 _CHECKS: dict[str, Callable[[str], bool]] = {
+    "password-field": _field_value,
+    "secret-field": _secret_field,
+    "password-flag": _field_value,
+    "password-bare": _secretish,
+    "key-phrase": _secretish,
+    "card-context": _card_digits,
+    "seed-phrase": _seed_words,
+    "login-pair": lambda v: _secretish(v) and not _value_word(v).isdigit(),
+    "security-answer": lambda v: _value_word(v).lower() not in _NOT_A_VALUE,
+    "url-secret": _field_value,
+    "secret-token": _short_random,
     "password": _password_value,
     "passphrase": _passphrase,
     "basic-auth": _basic_auth,
@@ -225,6 +377,11 @@ _CHECKS: dict[str, Callable[[str], bool]] = {
     "token": _looks_random,
     "url-credentials": lambda v: not v.startswith("[REDACTED"),
 }
+
+
+# Kinds whose value may be quoted (the quotes stay) or followed by punctuation (which stays too).
+_VALUE_KINDS = frozenset({"password", "password-field", "secret-field", "password-flag", "password-bare", "key-phrase", "login-pair",
+                          "security-answer", "url-secret", "secret-token"})
 
 
 # kind -> a literal every match contains: patterns whose literal is absent are not run at all
@@ -239,6 +396,13 @@ _NEEDS = {
 # kind -> words one of which every match contains, in lower case (keyword patterns are the slow ones)
 _NEEDS_WORD = {
     "password": ("pass", "pw", "key", "token", "secret", "code", "contrase", "senha", "пароль"),
+    "password-field": ("pass", "pwd", "secret"), "secret-field": ("key", "token", "auth", "credential"),
+    "password-flag": ("mysql", "-p", "--pass"), "password-bare": ("pass", "pwd", "master"),
+    "key-phrase": ("key", "code", "combination", "combo", "unlock"), "card-cvv": ("cv", "csc", "code"),
+    "card-context": ("card", "visa", "amex", "discover", "diners", "jcb", "credit", "debit", "cc", "exp", "valid"),
+    "seed-phrase": ("phrase", "words", "sentence"), "login-pair": ("login", "log-in", "user", "account", "cred", "sign", "chpasswd"),
+    "security-answer": ("answer", "maiden"), "url-secret": ("=",),
+    "secret-token": ("secret", "token", "key", "auth", "credential", "2fa", "mfa", "otp"), "backup-code": ("code",),
     "passphrase": ("phrase",),
     "aws-secret-key": ("aws",), "bearer": ("bearer",), "basic-auth": ("basic",), "pin": ("pin",),
 }
@@ -252,6 +416,7 @@ _TOKEN_KINDS = frozenset({
     "mailgun-key", "digitalocean-token", "shopify-token", "discord-token", "telegram-token", "jwt", "token",
 })
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-.+/=:]{12,}")
+_CODE_PIECE = re.compile(r"(?<![A-Za-z0-9\-])[A-Za-z0-9]{3,8}(?:-[A-Za-z0-9]{3,8})?(?![A-Za-z0-9\-])")
 
 
 def find_secrets(text: str) -> list[tuple[str, int, int]]:
@@ -272,6 +437,11 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
             if kind == "card-number":
                 found += [(kind, s, e) for s, e in _cards_in_run(m.group(), m.start())]
                 continue
+            if kind == "backup-code":  # every code-like piece, with a digit, of the rest of the line
+                start = m.start(1)
+                found += [(kind, start + c.start(), start + c.end()) for c in _CODE_PIECE.finditer(m.group(1))
+                          if re.search(r"[0-9]", c.group()) and not c.group().startswith("REDACTED")]
+                continue
             if kind == "iban":
                 end = _iban_span(m.group())
                 if end is not None:
@@ -287,7 +457,7 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
                 continue
             if kind == "passphrase":
                 end = start + len(value.rstrip())
-            if kind == "password":
+            if kind in _VALUE_KINDS:
                 if value[:1] in "\"'“`":  # redact the quoted value, keep the quotes
                     start, end = start + 1, end - 1
                 else:  # "is hunter2." -> the full stop is not part of it
@@ -312,6 +482,7 @@ class Redactor:
         # The last results by string identity: ingest redacts a message, then the chunk it belongs to
         # (for the record it keeps), and the writer step does the same; the second time costs nothing.
         self._results: dict[int, tuple[str, tuple[str, list[str]]]] = {}
+        self._lock = threading.RLock()  # a stream's lines are redacted on its reading thread, messages on the main one
 
     def forget(self) -> None:
         """Drop the remembered values (a long-lived process between unrelated inputs)."""
@@ -344,10 +515,15 @@ class Redactor:
 
     def secret_kind(self, text: str, seen: bool = True) -> str | None:
         """The kind of the first secret in `text`; with `seen`, a value redacted earlier by this redactor counts too."""
-        hits = find_secrets(text) + (self.seen_in(text) if seen else [])
+        with self._lock:
+            hits = find_secrets(text) + (self.seen_in(text) if seen else [])
         return min(hits, key=lambda h: h[1])[0] if hits else None
 
     def redact(self, text: str, seen: bool = False) -> tuple[str, list[str]]:
+        with self._lock:
+            return self._redact(text, seen)
+
+    def _redact(self, text: str, seen: bool = False) -> tuple[str, list[str]]:
         """Replace secret spans with [REDACTED:kind]; returns the new text and the kinds replaced.
 
         Overlapping spans are merged into one redaction (named after the first, or the longest). The
