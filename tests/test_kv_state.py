@@ -52,3 +52,20 @@ def test_a_corrupt_state_file_is_ignored_and_removed(tmp_path):
     again.close()
     assert reply.evaluated_tokens == reply.prompt_tokens
     assert reply.text  # still answers
+
+
+def test_alternating_fixed_prefixes_both_stay_warm():
+    """Hy-Memory's extraction and reconciliation alternate in one context: each call starts from its own prefix's state."""
+    extract = lambda chunk: [{"role": "system", "content": "Extract durable facts. " * 60}, {"role": "user", "content": chunk}]  # noqa: E731
+    reconcile = lambda chunk: [{"role": "system", "content": ""}, {"role": "user", "content": "Reconcile memories. " * 120 + chunk}]  # noqa: E731
+    writer = _backend(None)
+    try:
+        first = [writer.complete(extract("Alex: I live in Seattle."), OPERATIONS_SCHEMA),
+                 writer.complete(reconcile("Alex lives in Seattle."), OPERATIONS_SCHEMA)]
+        later = [writer.complete(extract("Alex: I moved to Sydney."), OPERATIONS_SCHEMA),
+                 writer.complete(reconcile("Alex lives in Sydney."), OPERATIONS_SCHEMA)]
+    finally:
+        writer.close()
+    assert all(r.evaluated_tokens == r.prompt_tokens or r.evaluated_tokens > r.prompt_tokens / 2 for r in first)
+    for reply in later:  # only the new part of each prompt is evaluated, though the other prompt ran in between
+        assert reply.evaluated_tokens < reply.prompt_tokens / 4, (reply.evaluated_tokens, reply.prompt_tokens)

@@ -22,6 +22,9 @@ from hymem_cli.writer.backend import WriterInfo, WriterReply
 from hymem_cli.writer.gguf import inspect_gguf
 
 DEFAULT_CHAT_TEMPLATE_KWARGS = {"reasoning_effort": "no_think"}
+# Fixed prompt prefixes whose KV state is kept in memory, so calls that alternate between them (Hy-Memory's
+# extraction and reconciliation) each start warm; one state is the KV cache of one prompt (MBs to hundreds of MB).
+WARM_PREFIXES = 2
 _HASH_SPAN = 1 << 20  # 1 MiB
 
 
@@ -41,6 +44,14 @@ def model_hash(path: str | os.PathLike) -> str:
         fh.seek(max(0, size - _HASH_SPAN))
         h.update(fh.read(_HASH_SPAN))
     return "b2:" + h.hexdigest()
+
+
+def _prefix_key(messages: list[dict]) -> str:
+    """What a call's fixed prefix is: its system message, or with an empty one the start of the first user message."""
+    first = messages[0].get("content", "") if messages else ""
+    if not first and len(messages) > 1:
+        first = "\0" + str(messages[1].get("content", ""))[:2000]
+    return hashlib.blake2b(str(first).encode("utf-8"), digest_size=12).hexdigest()
 
 
 def _raise_exception(message: str) -> None:
@@ -115,6 +126,8 @@ class LlamaBackend:
         # Where the KV state after the fixed instructions is kept between processes (None: not kept).
         self.state_dir = None if state_dir is None else os.fspath(state_dir)
         self._states_seen: set[str] = set()
+        self._warm: dict[str, tuple] = {}  # fixed prompt prefix -> KV state after it, kept in memory
+        self._last_prefix: str | None = None
         self.max_tokens = int(max_tokens)
         self.seed = int(seed)
         self.chat_template_kwargs = (
@@ -223,7 +236,14 @@ class LlamaBackend:
                     hint="lower --chunk-tokens, or raise writer.n_ctx",
                 )
             key = self._state_key(messages)
-            if key is not None and key not in self._states_seen:
+            prefix = _prefix_key(messages)
+            if prefix != self._last_prefix and prefix in self._warm:
+                # Another fixed prefix was evaluated last (extraction and reconciliation alternate): bring this one back.
+                try:
+                    llama_binding.restore_state(self._llm, *self._warm[prefix])
+                except ValueError:
+                    self._llm.reset()
+            elif key is not None and key not in self._states_seen:
                 self._restore_state(key)
             reused = llama_binding.cached_prefix(self._llm, tokens)
             grammar = self._grammar(schema, fence)
@@ -246,6 +266,9 @@ class LlamaBackend:
             if key is not None and key not in self._states_seen:
                 self._states_seen.add(key)
                 self._save_state(key)
+            if prefix not in self._warm and len(self._warm) < WARM_PREFIXES:
+                self._warm[prefix] = llama_binding.save_state(self._llm)
+            self._last_prefix = prefix
             return WriterReply(
                 text=choice.get("text") or "",
                 prompt_tokens=n_prompt,
