@@ -72,7 +72,7 @@ _hymem_value_options() {
 
 _hymem_option_values() {
     case "$1:$2" in
-        "add:-i"|"add:--input-format") echo "words text speaker json jsonl markdown" ;;
+        "add:-i"|"add:--input-format") echo "words text speaker json jsonl markdown claude-code codex" ;;
         "add:--chunk-tokens") echo "none" ;;
         "add:-m"|"add:--model") echo "models" ;;
         "add:--backend") echo "words llama openai scripted" ;;
@@ -122,7 +122,7 @@ _hymem_option_values() {
         "eval:--k") echo "none" ;;
         "eval:--limit-conversations") echo "none" ;;
         "eval:--chunk-tokens") echo "none" ;;
-        "eval:-i"|"eval:--input-format") echo "words text speaker json jsonl markdown" ;;
+        "eval:-i"|"eval:--input-format") echo "words text speaker json jsonl markdown claude-code codex" ;;
         "eval:-f"|"eval:--format") echo "words table json jsonl plain" ;;
         "config get:-f"|"config get:--format") echo "words table json jsonl plain" ;;
         "config list:-f"|"config list:--format") echo "words table json jsonl plain" ;;

@@ -30,7 +30,7 @@ complete -c hymem -n '__fish_use_subcommand' -l version -d 'Show the version and
 
 # hymem add
 complete -c hymem -n '__fish_seen_subcommand_from add' -l raw -d 'Store each message as it is; no writer model.'
-complete -c hymem -n '__fish_seen_subcommand_from add' -s i -l input-format -x -a 'text speaker json jsonl markdown' -d 'Force the transcript format: text, speaker, json, jsonl, markdown.'
+complete -c hymem -n '__fish_seen_subcommand_from add' -s i -l input-format -x -a 'text speaker json jsonl markdown claude-code codex' -d 'Force the transcript format: text, speaker, json, jsonl, markdown, claude-code, codex.'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l chunk-tokens -x -d 'Token budget of one chunk.'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l dry-run -d 'Print the operations that would be applied; write nothing.'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l again -d 'Process chunks this writer already processed once more (another writer never skips them).'
@@ -127,7 +127,7 @@ complete -c hymem -n '__fish_seen_subcommand_from eval' -l user -x -d 'hy-memory
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l k -x -d 'Result depths for recall@k, comma-separated.'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l limit-conversations -x -d 'Evaluate only the first N conversations.'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l chunk-tokens -x -d 'Token budget of one chunk.'
-complete -c hymem -n '__fish_seen_subcommand_from eval' -s i -l input-format -x -a 'text speaker json jsonl markdown' -d 'Force the transcript format: text, speaker, json, jsonl, markdown.'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -s i -l input-format -x -a 'text speaker json jsonl markdown claude-code codex' -d 'Force the transcript format: text, speaker, json, jsonl, markdown, claude-code, codex.'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l details -d 'Add per-question ranks to JSON output.'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -s q -l quiet -d 'No messages on stderr, only records and errors.'

@@ -50,7 +50,7 @@ _hymem_add() {
   typeset -A opt_args
   _arguments -C -s \
     '--raw[Store each message as it is; no writer model.]' \
-    '(-i --input-format)'{-i,--input-format}'[Force the transcript format\: text, speaker, json, jsonl, markdown.]:input_format:(text speaker json jsonl markdown)' \
+    '(-i --input-format)'{-i,--input-format}'[Force the transcript format\: text, speaker, json, jsonl, markdown, claude-code, codex.]:input_format:(text speaker json jsonl markdown claude-code codex)' \
     '--chunk-tokens[Token budget of one chunk.]:chunk_tokens: ' \
     '--dry-run[Print the operations that would be applied; write nothing.]' \
     '--again[Process chunks this writer already processed once more (another writer never skips them).]' \
@@ -239,7 +239,7 @@ _hymem_eval() {
     '--k[Result depths for recall@k, comma-separated.]:k: ' \
     '--limit-conversations[Evaluate only the first N conversations.]:limit_conversations: ' \
     '--chunk-tokens[Token budget of one chunk.]:chunk_tokens: ' \
-    '(-i --input-format)'{-i,--input-format}'[Force the transcript format\: text, speaker, json, jsonl, markdown.]:input_format:(text speaker json jsonl markdown)' \
+    '(-i --input-format)'{-i,--input-format}'[Force the transcript format\: text, speaker, json, jsonl, markdown, claude-code, codex.]:input_format:(text speaker json jsonl markdown claude-code codex)' \
     '--details[Add per-question ranks to JSON output.]' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \

@@ -46,7 +46,10 @@ def add(
     """Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.
 
     Formats are detected: plain text, `Speaker: text` lines, JSON or JSONL chat messages
-    (OpenAI {role, content} or {id, speaker, text, timestamp, session}), Markdown chat exports.
+    (OpenAI {role, content} or {id, speaker, text, timestamp, session}), Markdown chat exports,
+    and coding-agent session logs (Claude Code's ~/.claude/projects/*/*.jsonl, Codex CLI's
+    ~/.codex/sessions/**/rollout-*.jsonl), of which only what the user and the assistant said is
+    kept (no tool calls or tool output). A log that grew since it was added adds only its new messages.
 
     Examples:
 

@@ -61,7 +61,8 @@ def ingest(
 ) -> IngestReport:
     """Feed every chunk of `sources` through `processor` into `bank`; one revision for the whole run.
 
-    A chunk this writer (or raw ingest) stored before is skipped, unless `again`: then it is processed anew."""
+    A chunk this writer (or raw ingest) stored before is skipped, unless `again`: then it is processed anew; so
+    is the stored beginning of a chunk that has grown since (see _unstored_part)."""
     draft = RevisionDraft(
         command="add --raw" if processor.mode == "raw" else "add",
         source=", ".join(s.name for s in sources),
@@ -74,8 +75,8 @@ def ingest(
             for chunk in chunk_messages(source.messages, source.name, chunk_tokens):
                 report.chunks += 1
                 report.messages += len(chunk.messages)
-                digest = chunk_key(chunk.hash(processor.mode), draft.writer, nonce)
-                if by := bank.chunk_seen(digest):
+                chunk, digest, by = _unstored_part(bank, chunk, lambda c: chunk_key(c.hash(processor.mode), draft.writer, nonce), report)
+                if by:
                     report.skipped += 1
                     report.stored_by[by] = report.stored_by.get(by, 0) + 1
                 elif dry_run:
@@ -107,3 +108,23 @@ def ingest(
     report.revision = draft.id
     report.counts = draft.counts
     return report
+
+
+def _unstored_part(bank: MemoryBank, chunk: Chunk, key: Callable[[Chunk], str], report: IngestReport) -> tuple[Chunk, str, int | None]:
+    """(the part of `chunk` still to process, its key, None), or (chunk, key, the revision that stored it) when it is stored whole.
+
+    A transcript that grew since it was stored (a session log, appended to) chunks the same up to its old
+    end, but its last stored chunk now goes on: that chunk's stored beginning is skipped (counted in
+    `report`), and only the messages after it are processed, so appending never stores a message twice."""
+    while True:
+        digest = key(chunk)
+        if by := bank.chunk_seen(digest):
+            return chunk, digest, by
+        for n in range(len(chunk.messages) - 1, 0, -1):  # the longest stored beginning first
+            if by := bank.chunk_seen(key(Chunk(chunk.source, chunk.messages[:n]))):
+                report.skipped += 1
+                report.stored_by[by] = report.stored_by.get(by, 0) + 1
+                chunk = Chunk(chunk.source, chunk.messages[n:])
+                break
+        else:
+            return chunk, digest, None
