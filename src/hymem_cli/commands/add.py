@@ -32,6 +32,7 @@ def add(
     input_format: InputFormatOpt = None,
     chunk_tokens: ChunkTokensOpt = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the operations that would be applied; write nothing.")] = False,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Process up to N files side by side (writer calls overlap; each file's chunks stay in order). For a server backend.")] = 1,
     again: Annotated[bool, typer.Option("--again", help="Process chunks this writer already processed once more (another writer never skips them).")] = False,
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Writer model: a GGUF path or name (llama), or a served model name (openai).", show_default=False)] = None,
     backend: BackendOpt = None,
@@ -96,6 +97,7 @@ def add(
             chunk_tokens=ctx.settings.ingest.chunk_tokens,
             dry_run=dry_run,
             again=again,
+            jobs=jobs,
             on_chunk=(lambda r: bar.update(task, completed=r.messages)) if bar else None,
         )
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -57,12 +58,15 @@ def ingest(
     chunk_tokens: int = 768,
     dry_run: bool = False,
     again: bool = False,
+    jobs: int = 1,
     on_chunk: Callable[[IngestReport], None] | None = None,
 ) -> IngestReport:
     """Feed every chunk of `sources` through `processor` into `bank`; one revision for the whole run.
 
     A chunk this writer (or raw ingest) stored before is skipped, unless `again`: then it is processed anew; so
-    is the stored beginning of a chunk that has grown since (see _unstored_part)."""
+    is the stored beginning of a chunk that has grown since (see _unstored_part). With `jobs` > 1, up to that
+    many sources are processed side by side (their writer calls overlap; each source's chunks stay in order,
+    so its supersede chains come out as from a serial run; bank reads and commits take turns)."""
     draft = RevisionDraft(
         command="add --raw" if processor.mode == "raw" else "add",
         source=", ".join(s.name for s in sources),
@@ -70,32 +74,51 @@ def ingest(
     )
     report = IngestReport()
     nonce = f"again:{time.time_ns()}" if again else None
-    try:
-        for source in sources:
-            for chunk in chunk_messages(source.messages, source.name, chunk_tokens):
+    lock = threading.Lock()  # the bank and the report are touched by one source at a time; writer calls overlap
+    shared = _Locked(bank, lock)
+
+    def one_source(source: Source) -> None:
+        for chunk in chunk_messages(source.messages, source.name, chunk_tokens):
+            with lock:
                 report.chunks += 1
                 report.messages += len(chunk.messages)
                 chunk, digest, by = _unstored_part(bank, chunk, lambda c: chunk_key(c.hash(processor.mode), draft.writer, nonce), report)
-                if by:
+            if by:
+                with lock:
                     report.skipped += 1
                     report.stored_by[by] = report.stored_by.get(by, 0) + 1
-                elif dry_run:
-                    report.proposals.append((chunk, processor.process(bank, chunk)))
-                else:
-                    proposal = processor.process(bank, chunk)
-                    for key, n in kind_counts((source.screen or processor.screen).take_read_kinds()).items():  # redacted as lines were read
-                        if n:
-                            proposal.stats[key] = proposal.stats.get(key, 0) + n
-                    first, last = chunk.lines
-                    start, end = chunk.times
-                    kept = processor.screen.redact_chunk(chunk).render()  # provenance keeps no secret either
-                    record = ChunkRecord(digest, source.name, [m.id for m in chunk.messages], kept, first, last, start, end)
+            elif dry_run:
+                proposal = processor.process(shared, chunk)
+                with lock:
+                    report.proposals.append((chunk, proposal))
+            else:
+                proposal = processor.process(shared, chunk)
+                for key, n in kind_counts((source.screen or processor.screen).take_read_kinds()).items():  # redacted as lines were read
+                    if n:
+                        proposal.stats[key] = proposal.stats.get(key, 0) + n
+                first, last = chunk.lines
+                start, end = chunk.times
+                kept = processor.screen.redact_chunk(chunk).render()  # provenance keeps no secret either
+                record = ChunkRecord(digest, source.name, [m.id for m in chunk.messages], kept, first, last, start, end)
+                with lock:
                     if bank.commit_chunk(draft, record, proposal, len(chunk.messages)):
                         report.stored += 1
                     else:
                         report.skipped += 1
-                if on_chunk:
+            if on_chunk:
+                with lock:
                     on_chunk(report)
+
+    try:
+        if jobs > 1 and len(sources) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=jobs) as pool:  # each source in order; sources side by side
+                for done in [pool.submit(one_source, source) for source in sources]:
+                    done.result()
+        else:
+            for source in sources:
+                one_source(source)
     except BaseException:
         if draft.id is not None:
             try:
@@ -108,6 +131,17 @@ def ingest(
     report.revision = draft.id
     report.counts = draft.counts
     return report
+
+
+class _Locked:
+    """The bank as a processor sees it while other sources are processed: its reads take turns."""
+
+    def __init__(self, bank: MemoryBank, lock: threading.Lock):
+        self._bank, self._lock = bank, lock
+
+    def related(self, texts: list[str], limit: int) -> list[dict]:
+        with self._lock:
+            return self._bank.related(texts, limit)
 
 
 def _unstored_part(bank: MemoryBank, chunk: Chunk, key: Callable[[Chunk], str], report: IngestReport) -> tuple[Chunk, str, int | None]:
