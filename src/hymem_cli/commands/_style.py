@@ -111,7 +111,9 @@ def _usage_error(exc: Exception) -> bool:
     return isinstance(exc, TyperException) and getattr(exc, "exit_code", None) == EXIT_USAGE and hasattr(exc, "format_message")
 
 
-class HymemCommand(TyperCommand):
+class _HymemVoice:
+    """Help in hymem's words, and a usage error as its one line (mixed into Typer's command and group classes)."""
+
     def make_context(self, info_name, args, parent=None, **extra):
         try:
             return super().make_context(info_name, args, parent=parent, **extra)
@@ -127,15 +129,11 @@ class HymemCommand(TyperCommand):
         return help_text(super().get_usage(ctx))
 
 
-class HymemGroup(TyperGroup):
-    def make_context(self, info_name, args, parent=None, **extra):
-        try:
-            return super().make_context(info_name, args, parent=parent, **extra)
-        except TyperException as exc:
-            if not _usage_error(exc):
-                raise
-            _fail(exc, getattr(exc, "ctx", None) or parent)
+class HymemCommand(_HymemVoice, TyperCommand):
+    pass
 
+
+class HymemGroup(_HymemVoice, TyperGroup):
     def resolve_command(self, ctx, args):
         try:
             return super().resolve_command(ctx, args)
@@ -143,9 +141,3 @@ class HymemGroup(TyperGroup):
             if not _usage_error(exc):
                 raise
             _fail(exc, ctx)
-
-    def get_help(self, ctx) -> str:
-        return help_text(super().get_help(ctx))
-
-    def get_usage(self, ctx) -> str:
-        return help_text(super().get_usage(ctx))

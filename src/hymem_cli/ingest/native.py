@@ -13,13 +13,13 @@ guard that checks a quote stands aside; the screens and every other guard apply.
 
 from __future__ import annotations
 
-import time
 import uuid
 
 from hymem_cli.domain import Chunk, Message, Operation, Proposal, Rejection, Shown
 from hymem_cli.ingest.guards import check
 from hymem_cli.ingest.pipeline import MemoryBank
-from hymem_cli.screen import Screen, kind_counts
+from hymem_cli.ingest.processors import WriterCalls
+from hymem_cli.screen import Screen
 from hymem_cli.writer import hy_memory
 from hymem_cli.writer.backend import WriterBackend, WriterReply
 
@@ -83,17 +83,8 @@ class NativeWriterProcessor:
 
     def process(self, bank: MemoryBank, chunk: Chunk) -> Proposal:
         messages, redacted = self.screen.redact_messages(chunk.messages)
-        stats = {"writer_calls": 0, "prompt_tokens": 0, "evaluated_tokens": 0, "completion_tokens": 0, "writer_seconds": 0.0, **kind_counts(redacted)}
-
-        def call(msgs: list[dict], schema: dict) -> WriterReply:
-            started = time.monotonic()
-            reply = self.backend.complete(msgs, schema, fence=True)
-            stats["writer_calls"] += 1
-            stats["prompt_tokens"] += reply.prompt_tokens
-            stats["evaluated_tokens"] += reply.evaluated_tokens
-            stats["completion_tokens"] += reply.completion_tokens
-            stats["writer_seconds"] += round(time.monotonic() - started, 3)
-            return reply
+        call = WriterCalls(self.backend, redacted, fence=True)
+        stats = call.stats
 
         user = self.user or default_user(messages)
         new = []

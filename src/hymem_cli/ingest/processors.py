@@ -51,6 +51,25 @@ class RawProcessor:
         return Proposal(ops, stats=kind_counts(redacted))
 
 
+class WriterCalls:
+    """A chunk's writer calls, each counted into the revision's stats: calls, tokens, seconds (and the redactions)."""
+
+    def __init__(self, backend: WriterBackend, redacted: list[str], fence: bool = False):
+        self.backend, self.fence = backend, fence
+        self.stats = {"writer_calls": 0, "prompt_tokens": 0, "evaluated_tokens": 0, "completion_tokens": 0, "writer_seconds": 0.0,
+                      **kind_counts(redacted)}
+
+    def __call__(self, messages: list[dict], schema: dict) -> WriterReply:
+        started = time.monotonic()
+        reply = self.backend.complete(messages, schema, fence=True) if self.fence else self.backend.complete(messages, schema)
+        self.stats["writer_calls"] += 1
+        self.stats["prompt_tokens"] += reply.prompt_tokens
+        self.stats["evaluated_tokens"] += reply.evaluated_tokens
+        self.stats["completion_tokens"] += reply.completion_tokens
+        self.stats["writer_seconds"] += round(time.monotonic() - started, 3)
+        return reply
+
+
 def related_memories(bank: MemoryBank, chunk: Chunk, limit: int) -> list[Shown]:
     """Current memories closest to any message of the chunk, each under an alias (1, 2, 3 ...)."""
     hits = bank.related([m.text for m in chunk.messages], limit) if limit > 0 else []
@@ -101,17 +120,8 @@ class WriterProcessor:
         shown = related_memories(bank, chunk, self.related)
         listing = [(s.alias, s.text, s.event_time) for s in shown]
         conversation = chunk.render()
-        stats = {"writer_calls": 0, "prompt_tokens": 0, "evaluated_tokens": 0, "completion_tokens": 0, "writer_seconds": 0.0, **kind_counts(redacted)}
-
-        def call(msgs, schema) -> WriterReply:
-            started = time.monotonic()
-            reply = self.backend.complete(msgs, schema)
-            stats["writer_calls"] += 1
-            stats["prompt_tokens"] += reply.prompt_tokens
-            stats["evaluated_tokens"] += reply.evaluated_tokens
-            stats["completion_tokens"] += reply.completion_tokens
-            stats["writer_seconds"] += round(time.monotonic() - started, 3)
-            return reply
+        call = WriterCalls(self.backend, redacted)
+        stats = call.stats
 
         if self.pipeline == "two-pass":
             first = call(prompt.extract_pass(conversation), FACTS_SCHEMA)
