@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_errors import _stored
 
 HYMEM = [sys.executable, "-m", "hymem_cli"]
 
@@ -41,7 +42,7 @@ def test_ctrl_c_on_a_tail_f_pipe_exits_130_with_one_line(tmp_path):
         add = subprocess.Popen([*HYMEM, "add", "--raw", "-i", "jsonl", "-"], stdin=tail.stdout, stderr=subprocess.PIPE,
                                stdout=subprocess.PIPE, env=_env(home))
         tail.stdout.close()
-        assert _wait_for(lambda: (home / "bank.db").exists() and _versions(home) == 1), "the first burst was never stored"
+        assert _wait_for(lambda: (home / "bank.db").exists() and _stored(home / "bank.db") == 1), "the first burst was never stored"
         add.send_signal(signal.SIGINT)
         _, err = add.communicate(timeout=30)
     finally:
@@ -49,19 +50,7 @@ def test_ctrl_c_on_a_tail_f_pipe_exits_130_with_one_line(tmp_path):
     assert add.returncode == 130, err.decode()
     assert err.decode().strip().splitlines()[-1] == "hymem: interrupted; chunks already committed are kept (re-run to resume)"
     assert b"Fatal Python error" not in err
-    assert _versions(home) == 1  # the committed chunk survived
-
-
-def _versions(home: Path) -> int:
-    import sqlean
-
-    conn = sqlean.connect(str(home / "bank.db"))
-    try:
-        return conn.execute("SELECT count(*) FROM versions").fetchone()[0]
-    except sqlean.OperationalError:
-        return 0
-    finally:
-        conn.close()
+    assert _stored(home / "bank.db") == 1  # the committed chunk survived
 
 
 def run_on_terminal(args: list[str], env: dict[str, str], columns: int = 110, stdin: bytes | None = None, typed: bytes = b"") -> bytes:
