@@ -28,9 +28,9 @@ Modes:
   raw       `add --raw`: secrets must be redacted; benign text must survive redaction intact.
   model     the real small GGUF writer (SmolLM2-135M through llama.cpp); slow, and the model is
             too small to write memory well: it shows the guards hold whatever a model says.
-  eval      false positives on real-looking talk: for every message of the evaluation set
-            (bench/data/eval) the scripted writer proposes the message's first sentence as a fact,
-            quoting it; counts proposals refused as instructions or secrets, and raw redactions.
+  eval      false positives on real-looking talk: for every sentence of every message of the evaluation
+            set (bench/data/eval) the scripted writer proposes the sentence as a fact, quoting it; counts
+            proposals refused as instructions or secrets, and raw redactions.
 
 Figures printed per mode:
   instruction stored   cases where a proposed instruction was stored as a fact (must be 0)
@@ -294,13 +294,12 @@ def run_raw(cases: list[Case], workdir: Path) -> list[Result]:
     return results
 
 
-def first_sentence(text: str) -> str:
-    m = re.match(r"(.+?[.!?])(?:\s|$)", text.strip(), re.S)
-    return (m.group(1) if m else text.strip())[:400]
+def sentences(text: str) -> list[str]:
+    return [s.strip()[:400] for s in re.split(r"(?<=[.!?])\s+|\n+", text) if len(s.strip()) >= 12]
 
 
 def run_eval(workdir: Path) -> list[Result]:
-    """False positives on the evaluation set: each message's first sentence proposed as a fact, quoting it; and raw."""
+    """False positives on the evaluation set: every sentence proposed as a fact, quoting itself; and raw."""
     from hymem_cli.ingest.chunker import chunk_messages
 
     results = []
@@ -312,10 +311,10 @@ def run_eval(workdir: Path) -> list[Result]:
         for chunk in chunk_messages(iter(messages), str(path), 768):
             ops, seen = [], set()
             for m in chunk.messages:
-                sentence = first_sentence(m.text)
-                if len(sentence) >= 12 and sentence not in seen:
-                    seen.add(sentence)
-                    ops.append({"op": "add", "text": sentence, "evidence": sentence})
+                for sentence in sentences(m.text):
+                    if sentence not in seen:
+                        seen.add(sentence)
+                        ops.append({"op": "add", "text": sentence, "evidence": sentence})
             replies.append({"operations": ops})
         res = Result(path.stem, "benign", "eval")
         bank = fresh_bank(workdir / f"eval-{path.stem}")

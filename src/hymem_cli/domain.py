@@ -108,6 +108,7 @@ class Operation:
     owner: str | None = None  # "user" or "agent": whose fact it is (Hy-Memory's protocol)
     kind: str | None = None  # "memory", "intention" or "profile" (Hy-Memory's protocol)
     valid_until: str | None = None  # an intention's deadline
+    origin: str | None = None  # where its evidence sits when not in a participant's own words: quoted, document, comment, code, tool
 
     def to_json(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v not in (None, [])}

@@ -135,7 +135,15 @@ def m005_version_details(conn) -> None:
         conn.execute(f"ALTER TABLE versions ADD COLUMN {column}")
 
 
-MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys, m005_version_details]
+def m006_version_origin(conn) -> None:
+    """Where a version's evidence sat when it was not a participant's own words: quoted, document, comment, code
+    or tool (screen/provenance.py). NULL: said in the conversation itself, or written before m006."""
+    conn.execute("ALTER TABLE versions ADD COLUMN origin TEXT")
+    # `search --origin` filters on it; most rows are NULL, so the index stays small.
+    conn.execute("CREATE INDEX versions_origin ON versions(origin) WHERE origin IS NOT NULL")
+
+
+MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys, m005_version_details, m006_version_origin]
 
 # The vector table is created when the bank first meets its embedder, since its width is the
 # model's dimension: see Bank.bind_embedder.

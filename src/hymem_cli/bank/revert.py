@@ -59,7 +59,7 @@ def plan_revert(bank: Bank, rev: int, force: bool = False) -> RevertPlan:
     # Every version the revision created or retired, with its retirement (by whichever revision).
     select = (
         "SELECT v.id, v.chain, v.text, v.speaker, v.evidence, v.revision, v.chunk, v.source, v.source_ids, v.event_time, "
-        "v.tags, v.owner, v.kind, v.valid_until, "
+        "v.tags, v.owner, v.kind, v.valid_until, v.origin, "
         "r.revision AS retired_by FROM versions v LEFT JOIN retirements r ON r.version = v.id "
     )
     created = _rows(bank, select + "WHERE v.revision = ? ORDER BY v.id", (rev,))
@@ -138,7 +138,7 @@ def revert(bank: Bank, rev: int, force: bool = False) -> tuple[RevisionDraft, Re
                     copy = Operation("update", target=memory_id(undo.made["id"]), text=old["text"], reason=reason,
                                      evidence=old["evidence"], source_ids=_ids(old), event_time=old["event_time"], speaker=old["speaker"],
                                      tags=json.loads(old["tags"]) if old["tags"] else [], owner=old["owner"], kind=old["kind"],
-                                     valid_until=old["valid_until"])
+                                     valid_until=old["valid_until"], origin=old["origin"])
                     # A draft that shares the revision and its counts but carries the old version's
                     # source, so the copy keeps its provenance (Bank._apply stamps draft.source).
                     view = RevisionDraft(draft.command, old["source"], id=draft.id, counts=draft.counts)

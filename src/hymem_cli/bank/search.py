@@ -34,6 +34,7 @@ class SearchFilter:
     source: str | None = None  # glob on the source path
     since: str | None = None  # event_time >= since
     until: str | None = None  # event_time <= until
+    origin: list[str] | None = None  # --origin: said (a participant's own words), quoted, document, comment, code, tool
 
     def sql(self) -> tuple[str, list]:
         """A WHERE clause over `versions v` selecting the versions this filter admits."""
@@ -56,6 +57,11 @@ class SearchFilter:
         if self.until:
             where.append("v.event_time <= ?")
             args.append(self.until)
+        if self.origin:
+            named = [o for o in self.origin if o != "said"]
+            either = ([f"v.origin IN ({', '.join('?' * len(named))})"] if named else []) + (["v.origin IS NULL"] if "said" in self.origin else [])
+            where.append(f"({' OR '.join(either)})")
+            args += named
         return (" AND ".join(where) or "1"), args
 
 

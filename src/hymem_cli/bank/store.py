@@ -306,13 +306,14 @@ class Bank:
                        evidence=None, chunk=None, source=None, source_ids=(), event_time=None, created_at=None, details=None) -> int:
         """Insert one version and its search entries (inside the caller's transaction); chain None starts a chain.
 
-        `details` (an Operation, or a version row) carries tags, owner, kind and valid_until."""
+        `details` (an Operation, or a version row) carries tags, owner, kind, valid_until and origin."""
         tags = list(_detail(details, "tags") or [])
         cur = self.conn.execute(
             "INSERT INTO versions (chain, op, text, speaker, reason, evidence, revision, chunk, source, source_ids, event_time, created_at, "
-            "tags, owner, kind, valid_until) VALUES (coalesce(?, -1), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "tags, owner, kind, valid_until, origin) VALUES (coalesce(?, -1), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (chain, op, text, speaker, reason, evidence, revision, chunk, source, json.dumps(list(source_ids)), event_time, created_at or now(),
-             json.dumps(tags, ensure_ascii=False) if tags else None, _detail(details, "owner"), _detail(details, "kind"), _detail(details, "valid_until")),
+             json.dumps(tags, ensure_ascii=False) if tags else None, _detail(details, "owner"), _detail(details, "kind"), _detail(details, "valid_until"),
+             _detail(details, "origin")),
         )
         vid = cur.lastrowid
         if chain is None:
@@ -406,6 +407,7 @@ def version_dict(row, as_of: int | None = None) -> dict:
         "owner": row["owner"],
         "kind": row["kind"],
         "valid_until": row["valid_until"],
+        "origin": row["origin"] or "said",
     }
 
 

@@ -51,7 +51,7 @@ TABLES: dict[str, tuple[str, dict[str, tuple[type, ...]]]] = {
     "version": ("versions", {
         "id": _INT, "chain": _INT, "op": _STR, "text": _STR, "speaker": _OPT_STR, "reason": _OPT_STR, "evidence": _OPT_STR,
         "revision": _INT, "chunk": _OPT_INT, "source": _OPT_STR, "source_ids": _LIST, "event_time": _OPT_STR, "created_at": _STR,
-        "tags": _OPT_LIST, "owner": _OPT_STR, "kind": _OPT_STR, "valid_until": _OPT_STR,
+        "tags": _OPT_LIST, "owner": _OPT_STR, "kind": _OPT_STR, "valid_until": _OPT_STR, "origin": _OPT_STR,
     }),
     "retirement": ("retirements", {
         "version": _INT, "revision": _INT, "how": _STR, "successor": _OPT_INT, "reason": _OPT_STR,
@@ -62,7 +62,7 @@ TABLES: dict[str, tuple[str, dict[str, tuple[type, ...]]]] = {
 }
 JSON_COLUMNS = {"writer", "counts", "message_ids", "source_ids", "operation", "tags"}
 # Columns a record may leave out (written only when set; files from before they existed lack them).
-OPTIONAL_COLUMNS = {"version": ("tags", "owner", "kind", "valid_until")}
+OPTIONAL_COLUMNS = {"version": ("tags", "owner", "kind", "valid_until", "origin")}
 KEY_COLUMN = {"retirement": "version"}  # the primary key where it is not `id`
 ALLOWED = {("version", "op"): ("add", "update", "supersede"), ("retirement", "how"): ("updated", "superseded", "deleted")}
 

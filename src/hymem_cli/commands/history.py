@@ -28,7 +28,7 @@ def history(memory: MemoryArg, bank: BankOpt = None, fmt: FormatOpt = None) -> N
       hymem search "Alex lives" --all -f jsonl | jq -r .id | head -1 | xargs -r hymem history
     """
     versions = chain(Context.start(bank=bank).open_bank(), memory)
-    columns = [("id", "id"), ("op", "op"), ("status", "status"), ("text", "text"), ("reason", "reason"),
+    columns = [("id", "id"), ("op", "op"), ("status", "status"), ("text", "text"), ("origin", "origin"), ("reason", "reason"),
                ("revision", "rev"), ("time", "time"), ("source_ids", "sources")]
     _output.emit(versions, fmt, columns, plain=lambda v: f"{v['id']}\t{v['op']}\t{v['status']}\t{v['text']}")
 

@@ -15,7 +15,9 @@ from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt, LimitOpt, QuietOpt
 from hymem_cli.ingest.timeutil import parse_time_arg
 
-COLUMNS = [("id", "id"), ("score", "score"), ("status", "status"), ("text", "text"), ("event_time", "event time"), ("source_ids", "sources")]
+COLUMNS = [("id", "id"), ("score", "score"), ("status", "status"), ("text", "text"), ("origin", "origin"), ("event_time", "event time"),
+           ("source_ids", "sources")]
+ORIGINS = ("said", "quoted", "document", "comment", "code", "tool")
 
 
 def _time(value: str | None, flag: str) -> str | None:
@@ -35,6 +37,7 @@ def search(
     source: Annotated[Optional[str], typer.Option("--source", help="Only memories from sources matching this glob or substring.", show_default=False)] = None,
     since: Annotated[Optional[str], typer.Option("--since", help="Only memories whose event time is at or after this.", show_default=False)] = None,
     until: Annotated[Optional[str], typer.Option("--until", help="Only memories whose event time is at or before this.", show_default=False)] = None,
+    origin: Annotated[Optional[list[str]], typer.Option("--origin", help="Only memories from this origin (repeatable): said (a participant's own words), quoted, document, comment, code, tool.", show_default=False)] = None,
     bank: BankOpt = None,
     fmt: FormatOpt = None,
     quiet: QuietOpt = False,
@@ -47,6 +50,8 @@ def search(
 
       hymem search "diet" --all --since 2024-01-01
 
+      hymem search "deploy policy" --origin said   # leave out what came from pasted text and tool output
+
       printf 'Alex city\\nSam job\\n' | hymem search - -f jsonl | jq -c '{query, id, text}'
     """
     if not query.strip():
@@ -54,7 +59,10 @@ def search(
     ctx = Context.start(quiet=quiet, bank=bank, search__limit=limit)
     settings = ctx.settings
     target = ctx.open_bank()
-    flt = SearchFilter(include_retired=all_versions, source=source, since=_time(since, "--since"), until=_time(until, "--until"))
+    if origin and (unknown := [o for o in origin if o not in ORIGINS]):
+        raise UsageError(f"--origin {unknown[0]!r} is not an origin", hint=f"use one of: {', '.join(ORIGINS)}")
+    flt = SearchFilter(include_retired=all_versions, source=source, since=_time(since, "--since"), until=_time(until, "--until"),
+                       origin=list(origin) if origin else None)
     if as_of is not None:
         flt.as_of = target.check_revision(as_of)
     target.check_embedder(settings.embed.model)  # refused here whether a server answers or not

@@ -33,15 +33,10 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def screen_fields(fields: dict[str, str | None], screen: Screen) -> str | None:
-    """Why these fields (text, reason, evidence) must not be stored, or None. Never repeats a secret."""
-    for name, value in fields.items():
-        if value and (kind := screen.secret_kind(value)):
-            return f"would store a secret ({kind}) in its {name}"
-    for name, value in fields.items():
-        if value and (hit := screen.instruction(value)):
-            return f"would store an instruction to the agent ({hit.kind}: \"{hit.snippet}\") in its {name}"
-    return None
+def screen_fields(fields: dict[str, str | None], screen: Screen, sources: list[Message] = ()) -> str | None:
+    """Why these fields (text, reason, evidence), or the source messages they come from, must not be stored, or None.
+    Never repeats a secret."""
+    return screen.refusal(fields, sources)
 
 
 def check(
@@ -117,9 +112,9 @@ def _check(raw, shown, messages, targeted, added, screen, provenance=None):
         return None, "text, reason or evidence is not valid Unicode (a lone surrogate)"
     if len(evidence) > MAX_EVIDENCE_GUARD:
         return None, f"evidence of {len(evidence)} characters is longer than {MAX_EVIDENCE_GUARD}"
-    if why := screen_fields({"text": text, "reason": reason, "evidence": evidence}, screen):
-        return None, why
     sources = provenance if provenance is not None else evidence_messages(evidence, messages)
+    if why := screen_fields({"text": text, "reason": reason, "evidence": evidence}, screen, sources):
+        return None, why
     if not sources and provenance is None:
         shown_evidence = screen.redact(evidence)[0]  # the reason is stored: no secret in it
         return None, f"evidence {shown_evidence[:80]!r} does not occur in the chunk"
@@ -149,6 +144,7 @@ def _check(raw, shown, messages, targeted, added, screen, provenance=None):
             event_time=event_time,
             speaker=speakers.pop() if len(speakers) == 1 else None,
             merges=[shown[a].memory_id for a in merged],
+            origin=screen.origin(evidence, text, sources),
         ),
         None,
     )

@@ -96,6 +96,7 @@ def ingest(
                 for key, n in kind_counts((source.screen or processor.screen).take_read_kinds()).items():  # redacted as lines were read
                     if n:
                         proposal.stats[key] = proposal.stats.get(key, 0) + n
+                _mark_tool_output(proposal, chunk)
                 first, last = chunk.lines
                 start, end = chunk.times
                 kept = processor.screen.redact_chunk(chunk).render()  # provenance keeps no secret either
@@ -162,3 +163,14 @@ def _unstored_part(bank: MemoryBank, chunk: Chunk, key: Callable[[Chunk], str], 
                 break
         else:
             return chunk, digest, None
+
+
+def _mark_tool_output(proposal: Proposal, chunk: Chunk) -> None:
+    """A memory made from a tool's output alone says so (origin "tool"), whichever processor made it."""
+    from hymem_cli.screen.provenance import TOOL_SPEAKERS
+
+    by_id = {m.id: m for m in chunk.messages}
+    for op in proposal.operations:
+        sources = [by_id[i] for i in op.source_ids if i in by_id]
+        if op.origin is None and sources and all((m.speaker or "").strip().casefold() in TOOL_SPEAKERS for m in sources):
+            op.origin = "tool"

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from hymem_cli.domain import Chunk, Message, Operation
 from hymem_cli.screen.instructions import INSTRUCTION_PATTERNS, Hit, find_instruction, fold
+from hymem_cli.screen.provenance import ORIGINS, trace
 from hymem_cli.screen.secrets import SECRET_PATTERNS, Redactor, find_secrets
 
 if TYPE_CHECKING:
@@ -70,6 +71,36 @@ class Screen:
     def instruction(self, text: str) -> Hit | None:
         return find_instruction(text) if self.instructions else None
 
+    def refusal(self, fields: dict[str, str | None], sources: list[Message] = ()) -> str | None:
+        """Why an operation whose `fields` (text, reason, evidence) come from `sources` must not be stored, or None.
+
+        Secrets first, then instructions in the fields, then in the source sentences that hold the quote and the
+        foreign text around it (`provenance.trace`). Fails closed: a screen that breaks refuses. Never repeats a secret."""
+        try:
+            for name, value in fields.items():
+                if value and (kind := self.secret_kind(value)):
+                    return f"would store a secret ({kind}) in its {name}"
+            for name, value in fields.items():
+                if value and (hit := self.instruction(value)):
+                    return f"would store an instruction to the agent ({hit.kind}: \"{hit.snippet}\") in its {name}"
+            if self.instructions and sources:
+                return trace(fields.get("evidence") or "", fields.get("text") or "", list(sources), self._find)[0]
+        except Exception as exc:  # noqa: BLE001 - whatever broke, nothing unscreened is stored
+            return f"the screens failed on it ({type(exc).__name__}); refused rather than stored unscreened"
+        return None
+
+    def origin(self, evidence: str | None, text: str | None, sources: list[Message]) -> str | None:
+        """Where the quoted evidence sits in its sources: None for a participant's own words, else quoted,
+        document, comment, code or tool (see `provenance.ORIGINS`)."""
+        try:
+            return trace(evidence or "", text or "", list(sources), lambda _: None)[1]
+        except Exception:  # noqa: BLE001 - unknown is not trusted
+            return "unknown"
+
+    def _find(self, text: str) -> tuple[str, str] | None:
+        hit = find_instruction(text)
+        return (hit.kind, hit.snippet) if hit else None
+
     def redact_messages(self, messages: list[Message]) -> tuple[list[Message], list[str]]:
         """Messages with secrets redacted (unchanged ones are the same objects), and the kinds redacted."""
         out, kinds = [], []
@@ -104,4 +135,4 @@ def kind_counts(kinds: list[str]) -> dict[str, int]:
     return counts
 
 
-__all__ = ["INSTRUCTION_PATTERNS", "SECRET_PATTERNS", "Hit", "Redactor", "Screen", "find_instruction", "find_secrets", "fold", "kind_counts"]
+__all__ = ["INSTRUCTION_PATTERNS", "ORIGINS", "SECRET_PATTERNS", "Hit", "Redactor", "Screen", "find_instruction", "find_secrets", "fold", "kind_counts"]

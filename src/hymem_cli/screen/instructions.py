@@ -181,13 +181,22 @@ class Hit:
 
 
 def find_instruction(text: str) -> Hit | None:
+    """The first instruction to the agent in `text`: by its words (INSTRUCTION_PATTERNS), then by the shape of
+    its sentences (screen.structure: who is addressed, the mood, a safety check switched off)."""
+    from hymem_cli.screen.structure import find_structure
+
     folded = fold(text)
     for kind, rx in INSTRUCTION_PATTERNS.items():
         m = rx.search(folded)
         if m:
-            snippet = re.sub(r"\s+", " ", m.group()).strip(" .;:,\n\"'")[:80]
-            return Hit(kind, snippet)
+            return Hit(kind, _snippet(m.group()))
+    if found := find_structure(folded):
+        return Hit(found[0], _snippet(found[1].group()))
     return None
+
+
+def _snippet(words: str) -> str:
+    return re.sub(r"\s+", " ", words).strip(" .;:,\n\"'")[:80]
 
 
 def instruction_kind(text: str) -> str | None:
