@@ -107,17 +107,24 @@ def add(
         if scratch is not None:
             target.close()
             scratch.cleanup()
-    if dry_run:
-        ops = [op.to_json() for _, proposal in report.proposals for op in proposal.operations]
-        refused = [r for _, proposal in report.proposals for r in proposal.rejections]
-        _output.emit(ops, fmt or _output.Format.jsonl)
-        for r in refused:
-            ctx.out.info(f"rejected {r.operation.op}: {r.reason}")
-        ctx.out.info(f"dry run: {len(ops)} operation(s), {len(refused)} rejected, from {len(report.proposals)} new chunk(s); nothing written"
-                     + (f"; {_stored_before(report, writer)}" if report.skipped else ""))
-        return
+    (_say_dry_run if dry_run else _say_run)(ctx, report, writer, fmt)
+
+
+def _say_dry_run(ctx: Context, report, writer: dict | None, fmt) -> None:
+    """The proposed operations on stdout (the apply format); what was refused, and a summary, on stderr."""
+    ops = [op.to_json() for _, proposal in report.proposals for op in proposal.operations]
+    refused = [r for _, proposal in report.proposals for r in proposal.rejections]
+    _output.emit(ops, fmt or _output.Format.jsonl)
+    for r in refused:
+        ctx.out.info(f"rejected {r.operation.op}: {r.reason}")
+    ctx.out.info(f"dry run: {len(ops)} operation(s), {len(refused)} rejected, from {len(report.proposals)} new chunk(s); nothing written"
+                 + (f"; {_stored_before(report, writer)}" if report.skipped else ""))
+
+
+def _say_run(ctx: Context, report, writer: dict | None, fmt) -> None:
+    """The run's summary: a record on stdout when a format is asked for, a line on stderr always."""
     c = report.counts
-    if fmt is not None:  # asked for a format: the run's summary as a record on stdout
+    if fmt is not None:
         summary = {"revision": report.revision, "chunks": report.chunks, "stored": report.stored, "skipped": report.skipped,
                    "messages": report.messages, "counts": c}
         _output.emit_one(summary, fmt)
@@ -133,8 +140,11 @@ def add(
 
 
 def _stored_before(report, writer: dict | None) -> str:
-    """"2 chunk(s) already processed by this writer (smollm2.gguf, prompt hymem-writer-1) in revision 1; --again ..."."""
-    who = f"this writer ({writer.get('model')}, prompt {writer.get('prompt_version')}, {writer.get('pipeline')})" if writer else "raw ingest"
+    """"2 chunk(s) already stored by this writer (smollm2.gguf, hymem protocol, single) in revision 1; --again ..."."""
+    who = "raw ingest"
+    if writer:
+        how = ", ".join(str(x) for x in (writer.get("protocol", "hymem") + " protocol", writer.get("pipeline")) if x)
+        who = f"this writer ({writer.get('model')}, {how})"
     revisions = ", ".join(str(r) for r in sorted(report.stored_by))
     again = "; --again processes them anew" if writer else ""
     return f"{report.skipped} chunk(s) already stored by {who} in revision {revisions}{again}"
