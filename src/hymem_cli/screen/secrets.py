@@ -466,12 +466,15 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
     return found
 
 
+_SHORT_KINDS = frozenset({"card-cvv"})  # secrets as short as three characters, remembered all the same
+
+
 class Redactor:
     """Redaction with a memory of the values it replaced, owned by one command (its screen), not the process.
 
     Out of context a value such as "Tr0ub4dor&3" matches no pattern, yet a writer, a rejection record
     or a later message may repeat it bare: the guards and `scrub` look for these values too. Values
-    shorter than 4 characters are not kept; the memory is bounded.
+    shorter than 4 characters are not kept (a card's 3-digit code is); the memory is bounded.
     """
 
     SEEN_MAX = 4096
@@ -497,7 +500,7 @@ class Redactor:
                     if len(line.strip()) >= 16:
                         self.remember(line, kind)
             return
-        if len(value) < 4 or value.startswith("[REDACTED"):
+        if len(value) < (3 if kind in _SHORT_KINDS else 4) or value.startswith("[REDACTED"):
             return
         self.seen.pop(value, None)
         self.seen[value] = kind
