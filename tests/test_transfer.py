@@ -258,3 +258,35 @@ def test_chunks_keep_their_lines_and_times_through_ingest_and_export(cli, home, 
     assert len(stored) == 3 and rows == expected
     exported = [r for r in cli("export").jsonl() if r["type"] == "chunk"]
     assert [(r["message_ids"], r["first_line"], r["last_line"], r["start_time"], r["end_time"]) for r in exported] == expected
+
+
+# A hostile export: each breaks a rule every bank holds; import refuses it, naming the line, and writes nothing.
+@pytest.mark.parametrize("change, needles", [
+    # m9 (the successor of m7) retired with m7 as its successor: a loop, and the fact has no current version
+    (lambda recs: recs + [{"type": "retirement", "version": "m9", "revision": 3, "how": "updated", "successor": "m7", "reason": "loop"}],
+     ["line 10", "m9", "not newer"]),
+    # m8 retired by revision 1 although revision 3 ... made it: retire m9, made in 3, by 1
+    (lambda recs: recs + [{"type": "retirement", "version": "m9", "revision": 1, "how": "deleted", "successor": None, "reason": "early"}],
+     ["line 10", "m9", "retired by revision 1, before revision 3"]),
+    # every version of m7's chain retired, none deleted: no current fact
+    (lambda recs: recs + [{"type": "retirement", "version": "m9", "revision": 3, "how": "superseded", "successor": None, "reason": "gone"}],
+     ["line 10", "chain m7 has no current version"]),
+    # a 50,000-character fact with a NUL in it, from `apply` (not raw ingest)
+    (lambda recs: [r if r.get("id") != "m9" else {**r, "text": "x" * 50_000} for r in recs], ["line 7", "50000 characters", "limit is 2000"]),
+    (lambda recs: [r if r.get("id") != "m8" else {**r, "text": "Zoë\x00likes NULs"} for r in recs], ["line 6", "NUL"]),
+])
+def test_an_export_breaking_the_chain_rules_imports_nothing(cli, home, monkeypatch, change, needles):
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    one_error_line(cli("import", "-", input=_jsonl(change(list(HAND_MADE)))), 3, *needles)
+    assert snapshot(home / "bank.db") is None
+
+
+def test_import_redacts_what_apply_would(cli, home, monkeypatch):
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    key = "AKIA" + "QX7MV2LRT5WN8HYP"
+    records = [r if r.get("id") not in ("m8", 5) else {**r, "text": f"Zoë's AWS key is {key}"} for r in HAND_MADE]
+    done = cli("import", "-", input=_jsonl(records))
+    assert done.exit_code == 0, done.stderr
+    assert "redacted 2 secret(s)" in done.stderr
+    assert key.encode() not in b"".join(p.read_bytes() for p in home.glob("bank.db*"))
+    assert "[REDACTED:aws-access-key]" in cli("show", "m8", "-f", "json").json()["text"]

@@ -55,7 +55,9 @@ def _raw_sql(path, *statements: str) -> None:
 def test_a_healthy_bank_verifies_clean(bank_path):
     checks = _verified(bank_path)
     assert _failed(bank_path) == {}
-    assert list(checks) == ["bank", "bank integrity", "chains: one current version", "chains: successors", "chains: roots",
+    assert list(checks) == ["bank", "bank integrity", "chains: one current version", "chains: successors",
+                            "chains: a current version or a deletion", "chains: retirements after their versions",
+                            "chains: successors newer, no cycles", "chains: roots",
                             "index: full-text", "index: vector codes", "index: vector copies", "index: code blocks", "index: vectors"]
     assert "14 versions, 2 revision(s)" in checks["bank"].detail
     assert checks["index: full-text"].detail == "14 rows, one per version"
@@ -75,6 +77,22 @@ def test_a_dangling_successor_is_named(bank_path):
     failed = _failed(bank_path)
     assert list(failed) == ["chains: successors"]
     assert "m1 -> m999" in failed["chains: successors"].detail
+
+
+def test_a_retirement_cycle_leaves_a_headless_chain_and_is_named(bank_path):
+    """m1 was superseded by m13; retiring m13 with m1 as its successor closes a loop and leaves the fact without a head."""
+    _raw_sql(bank_path, "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (13, 2, 'superseded', 1, 'loop')")
+    failed = _failed(bank_path)
+    assert list(failed) == ["chains: a current version or a deletion", "chains: successors newer, no cycles"]
+    assert "m1" in failed["chains: a current version or a deletion"].detail
+    assert "m1" in failed["chains: successors newer, no cycles"].detail and "m13" in failed["chains: successors newer, no cycles"].detail
+
+
+def test_a_retirement_older_than_its_version_is_named(bank_path):
+    _raw_sql(bank_path, "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (14, 1, 'deleted', NULL, 'early')")
+    failed = _failed(bank_path)
+    assert list(failed) == ["chains: retirements after their versions"]
+    assert "m14 (made in 2, retired in 1)" in failed["chains: retirements after their versions"].detail
 
 
 def test_a_missing_full_text_row_is_named(bank_path):

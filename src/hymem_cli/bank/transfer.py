@@ -26,6 +26,7 @@ from typing import Callable, Iterable, Iterator
 from hymem_cli._errors import BankError, InputError
 from hymem_cli.bank import db
 from hymem_cli.bank.store import Bank
+from hymem_cli.bank.operations import MAX_TEXT
 from hymem_cli.domain import chunk_key, memory_id
 
 FORMAT = 2
@@ -164,6 +165,8 @@ def parse_export(lines: Iterable[str], name: str) -> ExportFile:
         export.records[kind].append(record)
     for kind, records in export.records.items():
         records.sort(key=lambda r, key=KEY_COLUMN.get(kind, "id"): r[key])
+    _check_limits(export, defined, name)
+    _check_chains(export, defined, name)
     if header["format"] == 1:  # writer chunks were keyed by content alone then
         writers = {r["id"]: r["writer"] for r in export.records["revision"]}
         for chunk in export.records["chunk"]:
@@ -217,6 +220,76 @@ def _check_record(kind: str, obj: dict, where: str, public_ids: bool = True) -> 
     if kind == "version" and not obj["text"].strip():
         raise InputError(f"{where}: version text is empty")
     return {col: obj[col] for col in columns}
+
+
+def _check_limits(export: ExportFile, defined: dict[tuple[str, int], int], name: str) -> None:
+    """The limits `apply` holds: no NUL in any text, and a fact no longer than MAX_TEXT unless raw ingest stored it
+    (a raw memory is a whole message, however long)."""
+    raw = {r["id"] for r in export.records["revision"] if r["command"].startswith("add --raw")}
+    for kind, fields in (("version", ("text", "reason", "evidence", "speaker")), ("chunk", ("text", "source")), ("revision", ("source",))):
+        for record in export.records[kind]:
+            where = f"{name} line {defined[(kind, record['id'])]}"
+            for col in fields:
+                if isinstance(record.get(col), str) and "\x00" in record[col]:
+                    raise InputError(f"{where}: {kind} {col} holds a NUL character", hint="an export written by hymem never does; fix or drop the record")
+            if kind == "version" and record["revision"] not in raw and len(record["text"]) > MAX_TEXT:
+                raise InputError(f"{where}: version text is {len(record['text'])} characters; the limit is {MAX_TEXT}",
+                                 hint="only raw ingest stores longer texts")
+
+
+def _check_chains(export: ExportFile, defined: dict[tuple[str, int], int], name: str) -> None:
+    """The rules every bank holds (Bank.verify), checked on the file before anything is written: a retirement is
+    no older than its version, a successor is newer and in the same chain (so no cycle), a chain's root is its own
+    chain, and each chain keeps one current version, or ends in a deletion."""
+    versions = {v["id"]: v for v in export.records["version"]}
+    retired = {r["version"]: r for r in export.records["retirement"]}
+    for v in versions.values():
+        root = versions.get(v["chain"])
+        if root is not None and root["chain"] != root["id"]:
+            raise InputError(f"{name} line {defined[('version', v['id'])]}: version {memory_id(v['id'])} is in chain {memory_id(v['chain'])}, "
+                             f"which is itself in chain {memory_id(root['chain'])}", hint="a chain is named after its first version")
+    for r in export.records["retirement"]:
+        where = f"{name} line {defined[('retirement', r['version'])]}"
+        v = versions[r["version"]]
+        if r["revision"] < v["revision"]:
+            raise InputError(f"{where}: {memory_id(v['id'])} is retired by revision {r['revision']}, before revision {v['revision']} made it",
+                             hint="a version is retired after it is made")
+        if r["successor"] is not None:
+            s = versions[r["successor"]]
+            if s["chain"] != v["chain"] or s["id"] <= v["id"]:
+                raise InputError(f"{where}: the successor of {memory_id(v['id'])}, {memory_id(s['id'])}, is "
+                                 + ("in another chain" if s["chain"] != v["chain"] else "not newer than it"),
+                                 hint="a successor is the newer version of the same fact")
+            if r["how"] == "deleted":
+                raise InputError(f"{where}: {memory_id(v['id'])} is deleted yet has a successor", hint="a deletion has none")
+    chains: dict[int, list[dict]] = {}
+    for v in versions.values():
+        chains.setdefault(v["chain"], []).append(v)
+    for chain, members in chains.items():
+        current = [v for v in members if v["id"] not in retired]
+        if len(current) > 1:
+            raise InputError(f"{name} line {defined[('version', current[1]['id'])]}: chain {memory_id(chain)} has several current versions "
+                             f"({', '.join(memory_id(v['id']) for v in current[:5])})", hint="retire all but the newest")
+        if not current and not any(retired[v["id"]]["how"] == "deleted" for v in members):
+            last = max(members, key=lambda v: v["id"])
+            raise InputError(f"{name} line {defined[('retirement', last['id'])]}: chain {memory_id(chain)} has no current version "
+                             "and was never deleted", hint="a retirement loop, or a retirement too many")
+
+
+def redact_records(export: ExportFile, redact: Callable[[str], str]) -> None:
+    """Every text the import would store passed through `redact` (a screen's secret redaction), in place."""
+    strings = {"version": ("text", "reason", "evidence", "speaker"), "chunk": ("text",), "revision": ("source",), "rejection": ("reason",)}
+    for kind, cols in strings.items():
+        for record in export.records[kind]:
+            for col in cols:
+                if isinstance(record.get(col), str):
+                    record[col] = redact(record[col])
+    for record in export.records["version"]:
+        record["source_ids"] = [redact(s) for s in record["source_ids"]]
+    for record in export.records["chunk"]:
+        record["message_ids"] = [redact(s) for s in record["message_ids"]]
+    for record in export.records["rejection"]:
+        record["operation"] = {k: redact(v) if isinstance(v, str) else v for k, v in record["operation"].items()}
 
 
 def _check_references(kind: str, record: dict, defined: dict[tuple[str, int], int], where: str) -> None:

@@ -33,6 +33,30 @@ INVARIANTS = [
         lambda rows: "retirements whose successor is missing or in another chain: " + ", ".join(f"m{v} -> m{s}" for v, s in rows[:10]),
     ),
     (
+        "chains: a current version or a deletion",
+        ("SELECT v.chain FROM versions v LEFT JOIN retirements r ON r.version = v.id GROUP BY v.chain "
+         "HAVING count(*) = count(r.version) AND sum(r.how = 'deleted') = 0 ORDER BY v.chain"),
+        lambda rows: "chains whose every version is retired, none by a deletion (no current fact): " + ", ".join(f"m{c}" for c, in rows[:10]),
+    ),
+    (
+        "chains: retirements after their versions",
+        ("SELECT r.version, r.revision, v.revision FROM retirements r JOIN versions v ON v.id = r.version "
+         "WHERE r.revision < v.revision ORDER BY r.version"),
+        lambda rows: "versions retired by a revision older than their own: " + ", ".join(f"m{v} (made in {b}, retired in {a})" for v, a, b in rows[:10]),
+    ),
+    (
+        "chains: successors newer, no cycles",
+        # A successor is made after the version it replaces, so following successors always moves forward; a walk
+        # that comes back to where it started is a cycle (bounded, so a corrupt bank cannot loop forever).
+        ("WITH RECURSIVE walk(start, at, steps) AS ("
+         " SELECT version, successor, 1 FROM retirements WHERE successor IS NOT NULL"
+         " UNION ALL SELECT w.start, r.successor, w.steps + 1 FROM walk w JOIN retirements r ON r.version = w.at"
+         " WHERE r.successor IS NOT NULL AND w.at != w.start AND w.steps < 1000) "
+         "SELECT DISTINCT start FROM walk WHERE at = start "
+         "UNION SELECT version FROM retirements WHERE successor IS NOT NULL AND successor <= version ORDER BY 1"),
+        lambda rows: "retirements whose successors lead back or to an older version: " + ", ".join(f"m{v}" for v, in rows[:10]),
+    ),
+    (
         "chains: roots",
         "SELECT v.id, v.chain FROM versions v LEFT JOIN versions h ON h.id = v.chain WHERE h.id IS NULL OR h.chain != v.chain ORDER BY v.id",
         lambda rows: "versions whose chain is not a version of that chain: " + ", ".join(f"m{v} (chain {c})" for v, c in rows[:10]),

@@ -11,7 +11,7 @@ import typer
 
 from hymem_cli import _output
 from hymem_cli._errors import InputError
-from hymem_cli.bank.transfer import dumps, export_records, import_export, parse_export, require_empty
+from hymem_cli.bank.transfer import dumps, export_records, import_export, parse_export, redact_records, require_empty
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, QuietOpt
 from hymem_cli.ingest.sources import read_lines
@@ -86,6 +86,15 @@ def import_(
     ctx = Context.start(quiet=quiet, bank=bank)
     name, lines = read_lines(file, "a file written by `hymem export`")
     parsed = parse_export(lines, name)
+    redacted: list[str] = []
+    if ctx.screen.secrets:  # an export may come from anywhere: what it stores is redacted as apply's is
+
+        def redact(text: str) -> str:
+            clean, kinds = ctx.screen.redact(text)
+            redacted.extend(kinds)
+            return clean
+
+        redact_records(parsed, redact)
     target = ctx.open_bank(create=True)
     # Refuse a full bank before the embedder loads or meta is written.
     require_empty(target)
@@ -103,4 +112,4 @@ def import_(
     if parsed.header.get("embed_model") not in (None, target.embed_model):
         ctx.out.info(f"note: vectors recomputed with {target.embed_model} (the export came from {parsed.header['embed_model']})")
     what = ", ".join(f"{counts[kind]} {kind}(s)" for kind in counts)
-    ctx.out.info(f"imported {what} into {target.path}")
+    ctx.out.info(f"imported {what} into {target.path}" + (f"; redacted {len(redacted)} secret(s)" if redacted else ""))

@@ -68,7 +68,7 @@ def ingest(
     many sources are processed side by side (their writer calls overlap; each source's chunks stay in order,
     so its supersede chains come out as from a serial run; bank reads and commits take turns)."""
     draft = RevisionDraft(
-        command="add --raw" if processor.mode == "raw" else "add",
+        command=processor.screen.label("add --raw" if processor.mode == "raw" else "add"),  # a screen switched off is on record
         source=", ".join(s.name for s in sources),
         writer=processor.writer_info(),
     )

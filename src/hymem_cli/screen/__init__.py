@@ -54,6 +54,32 @@ class Screen:
     def redact(self, text: str, seen: bool = False) -> tuple[str, list[str]]:
         return self.redactor.redact(text, seen) if self.secrets else (text, [])
 
+    def switched_off(self) -> list[str]:
+        """The screens turned off (config screen.secrets / screen.instructions = false)."""
+        return [name for name in ("secrets", "instructions") if not getattr(self, name)]
+
+    def label(self, command: str) -> str:
+        """A revision's command, saying which screens were off while it ran: "add (unscreened: secrets)"."""
+        off = self.switched_off()
+        return f"{command} (unscreened: {', '.join(off)})" if off else command
+
+    def screen_operation(self, op: Operation) -> tuple[Operation, list[str], str | None]:
+        """An operation given whole (apply): its secrets redacted from every text field, the kinds redacted, and
+        why its text must not be stored (an instruction to the agent), or None."""
+        fields, kinds = {}, []
+        for name in ("text", "reason", "evidence", "speaker", "event_time"):
+            value = getattr(op, name)
+            if isinstance(value, str):
+                fields[name], found = self.redact(value)
+                kinds += found
+        ids = [self.redact(s)[0] for s in op.source_ids]
+        clean = replace(op, **fields, source_ids=ids)
+        try:
+            hit = self.instruction(clean.text) if clean.text else None
+        except Exception as exc:  # noqa: BLE001 - fail closed
+            return clean, kinds, f"the screens failed on it ({type(exc).__name__})"
+        return clean, kinds, (f'would store an instruction to the agent ({hit.kind}: "{hit.snippet}")' if hit else None)
+
     def redact_line(self, line: str) -> str:
         """A raw transcript line with its secrets redacted, before any reader splits it; the kinds wait in
         `read_kinds` until the chunk that holds them is counted (`take_read_kinds`)."""

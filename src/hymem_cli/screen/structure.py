@@ -86,7 +86,7 @@ STRUCTURE_PATTERNS: dict[str, re.Pattern] = {
         r"|\b(?:pre-?approved|pre-?authori[sz]ed|auto(?:matically)?[\s-]approved|approved\s+in\s+advance|blanket\s+approval)\b"
         r"|\b(?:no\s+need|(?:do\s+not|don'?t|doesn'?t|does\s+not)\s+need|not\s+necessary|unnecessary)\s+to\s+(?:verify|check|confirm|review|"
         r"authenticate|ask|approve|test|back\s+up|scan)\b"
-        r"|\b(?:never|don'?t|do\s+not|no\s+need\s+to|without)\s+(?:ask(?:ing)?|prompt(?:ing)?)\s+(?:me|us|anyone|the\s+user|for)\s+"
+        r"|\b(?:never|don'?t|do\s+not|no\s+need\s+to|without)\s+(?:ask(?:ing)?|prompt(?:ing)?)\s+(?:[\w']+\s+){0,2}?"
         r"(?:for\s+)?(?:a\s+|any\s+)?(?:confirmation|permission|approval|consent|verification|sign-?off)"
         r"|\b(?:never|don'?t|do\s+not|no\s+need\s+to|without)\s+(?:check(?:ing)?\s+with|confirm(?:ing)?\s+with|consult(?:ing)?|loop(?:ing)?\s+in|"
         r"cc(?:'?ing)?|copy(?:ing)?\s+in)\s+(?:me|us|anyone|anybody|finance|security|legal|compliance|the\s+\w+)\b"
