@@ -5,7 +5,7 @@
 
 _hymem_subcommands() {
     case "$1" in
-        "") echo "add search serve apply history show log diff export import revert forget init doctor eval config model" ;;
+        "") echo "add search serve mcp apply history show log diff export import revert forget init doctor eval config model" ;;
         "config") echo "get set unset list path edit" ;;
         "model") echo "list info rm pull" ;;
     esac
@@ -15,8 +15,9 @@ _hymem_options() {
     case "$1" in
         "") echo "--version -h --help" ;;
         "add") echo "--raw -i --input-format --chunk-tokens --dry-run -j --jobs --again -m --model --backend --base-url --pipeline --protocol --user -b --bank -f --format -q --quiet -h --help" ;;
-        "search") echo "-n --limit --all --as-of --source --since --until -b --bank -f --format -q --quiet -h --help" ;;
+        "search") echo "-n --limit --all --as-of --source --since --until --origin -b --bank -f --format -q --quiet -h --help" ;;
         "serve") echo "-b --bank -h --help" ;;
+        "mcp") echo "-m --model --backend --base-url --protocol -b --bank -q --quiet -h --help" ;;
         "apply") echo "-b --bank -f --format -q --quiet -h --help" ;;
         "history") echo "-b --bank -f --format -h --help" ;;
         "show") echo "-b --bank -f --format -h --help" ;;
@@ -47,8 +48,9 @@ _hymem_options() {
 _hymem_value_options() {
     case "$1" in
         "add") echo "-i --input-format --chunk-tokens -j --jobs -m --model --backend --base-url --pipeline --protocol --user -b --bank -f --format" ;;
-        "search") echo "-n --limit --as-of --source --since --until -b --bank -f --format" ;;
+        "search") echo "-n --limit --as-of --source --since --until --origin -b --bank -f --format" ;;
         "serve") echo "-b --bank" ;;
+        "mcp") echo "-m --model --backend --base-url --protocol -b --bank" ;;
         "apply") echo "-b --bank -f --format" ;;
         "history") echo "-b --bank -f --format" ;;
         "show") echo "-b --bank -f --format" ;;
@@ -88,9 +90,15 @@ _hymem_option_values() {
         "search:--source") echo "none" ;;
         "search:--since") echo "none" ;;
         "search:--until") echo "none" ;;
+        "search:--origin") echo "none" ;;
         "search:-b"|"search:--bank") echo "files" ;;
         "search:-f"|"search:--format") echo "words table json jsonl plain" ;;
         "serve:-b"|"serve:--bank") echo "files" ;;
+        "mcp:-m"|"mcp:--model") echo "models" ;;
+        "mcp:--backend") echo "words llama openai scripted" ;;
+        "mcp:--base-url") echo "none" ;;
+        "mcp:--protocol") echo "none" ;;
+        "mcp:-b"|"mcp:--bank") echo "files" ;;
         "apply:-b"|"apply:--bank") echo "files" ;;
         "apply:-f"|"apply:--format") echo "words table json jsonl plain" ;;
         "history:-b"|"history:--bank") echo "files" ;;

@@ -12,6 +12,7 @@ end
 complete -c hymem -n '__fish_use_subcommand' -a 'add' -d 'Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.'
 complete -c hymem -n '__fish_use_subcommand' -a 'search' -d 'Search memories: full-text (BM25) and vector similarity, fused. Current memories only by default.'
 complete -c hymem -n '__fish_use_subcommand' -a 'serve' -d 'Keep the bank, its vector codes and the embedder loaded, and answer searches from them.'
+complete -c hymem -n '__fish_use_subcommand' -a 'mcp' -d 'Serve the bank to an agent over MCP on stdin/stdout: search, add, read, history, update, delete, log, revert.'
 complete -c hymem -n '__fish_use_subcommand' -a 'apply' -d 'Apply operations, one JSON object a line, as one revision: all of them or none.'
 complete -c hymem -n '__fish_use_subcommand' -a 'history' -d 'Show every version of a fact, first to current: operation, text, reason, revision, sources.'
 complete -c hymem -n '__fish_use_subcommand' -a 'show' -d 'Show one memory version with its provenance and status.'
@@ -53,12 +54,21 @@ complete -c hymem -n '__fish_seen_subcommand_from search' -l as-of -x -d 'Search
 complete -c hymem -n '__fish_seen_subcommand_from search' -l source -x -d 'Only memories from sources matching this glob or substring.'
 complete -c hymem -n '__fish_seen_subcommand_from search' -l since -x -d 'Only memories whose event time is at or after this.'
 complete -c hymem -n '__fish_seen_subcommand_from search' -l until -x -d 'Only memories whose event time is at or before this.'
+complete -c hymem -n '__fish_seen_subcommand_from search' -l origin -x -d 'Only memories from this origin (repeatable): said (a participant\'s own words), quoted, document, comment, code, tool.'
 complete -c hymem -n '__fish_seen_subcommand_from search' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from search' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from search' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 
 # hymem serve
 complete -c hymem -n '__fish_seen_subcommand_from serve' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
+
+# hymem mcp
+complete -c hymem -n '__fish_seen_subcommand_from mcp' -s m -l model -r -F -a '(__hymem_models)' -d 'Writer model for add_memory: a GGUF path or name (llama), or a served model name (openai).'
+complete -c hymem -n '__fish_seen_subcommand_from mcp' -l backend -x -a 'llama openai scripted' -d 'Writer backend: llama, openai (or scripted, for tests).'
+complete -c hymem -n '__fish_seen_subcommand_from mcp' -l base-url -x -d 'OpenAI-compatible server, e.g. http://localhost:8000/v1.'
+complete -c hymem -n '__fish_seen_subcommand_from mcp' -l protocol -x -d 'Writer protocol: hy-memory (the Hy-Memory SDK\'s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).'
+complete -c hymem -n '__fish_seen_subcommand_from mcp' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
+complete -c hymem -n '__fish_seen_subcommand_from mcp' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 
 # hymem apply
 complete -c hymem -n '__fish_seen_subcommand_from apply' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'

@@ -17,7 +17,7 @@ _hymem() {
     '*:: :->args' && ret=0
   case $state in
     command)
-      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'search:Search memories - full-text (BM25) and vector similarity, fused. Current memories only by default.' 'serve:Keep the bank, its vector codes and the embedder loaded, and answer searches from them.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.' 'init:Make a directory a hymem project - .hymem/ with a bank and a project config.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'eval:Evaluate writers - each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.' 'config:Read and change settings. Precedence - defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
+      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'search:Search memories - full-text (BM25) and vector similarity, fused. Current memories only by default.' 'serve:Keep the bank, its vector codes and the embedder loaded, and answer searches from them.' 'mcp:Serve the bank to an agent over MCP on stdin/stdout - search, add, read, history, update, delete, log, revert.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.' 'init:Make a directory a hymem project - .hymem/ with a bank and a project config.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'eval:Evaluate writers - each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.' 'config:Read and change settings. Precedence - defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
       _describe -t commands 'hymem command' commands && ret=0
       ;;
     args)
@@ -25,6 +25,7 @@ _hymem() {
         add) _hymem_add && ret=0 ;;
         search) _hymem_search && ret=0 ;;
         serve) _hymem_serve && ret=0 ;;
+        mcp) _hymem_mcp && ret=0 ;;
         apply) _hymem_apply && ret=0 ;;
         history) _hymem_history && ret=0 ;;
         show) _hymem_show && ret=0 ;;
@@ -79,6 +80,7 @@ _hymem_search() {
     '--source[Only memories from sources matching this glob or substring.]:source: ' \
     '--since[Only memories whose event time is at or after this.]:since: ' \
     '--until[Only memories whose event time is at or before this.]:until: ' \
+    '--origin[Only memories from this origin (repeatable)\: said (a participant'\''s own words), quoted, document, comment, code, tool.]:origin: ' \
     '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
@@ -92,6 +94,20 @@ _hymem_serve() {
   typeset -A opt_args
   _arguments -C -s \
     '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
+    '(- *)'{-h,--help}'[Show help and exit.]' && ret=0
+  return ret
+}
+
+_hymem_mcp() {
+  local curcontext="$curcontext" state line ret=1
+  typeset -A opt_args
+  _arguments -C -s \
+    '(-m --model)'{-m,--model}'[Writer model for add_memory\: a GGUF path or name (llama), or a served model name (openai).]:model:_hymem_models' \
+    '--backend[Writer backend\: llama, openai (or scripted, for tests).]:backend:(llama openai scripted)' \
+    '--base-url[OpenAI-compatible server, e.g. http\://localhost\:8000/v1.]:base_url: ' \
+    '--protocol[Writer protocol\: hy-memory (the Hy-Memory SDK'\''s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).]:protocol: ' \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
+    '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' && ret=0
   return ret
 }

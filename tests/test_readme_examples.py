@@ -29,6 +29,9 @@ CANNOT_RUN = {
     "model pull": "downloads from the Hugging Face Hub",
     "model rm Hy-Memory": "needs a pulled model",
     "questions.jsonl --raw --model smollm2": "runs the packaged model over the whole evaluation set, for minutes",
+    "claude mcp add": "needs the claude CLI (tests/test_mcp_recipes.py starts the server it names)",
+    "~/.claude/projects": "needs Claude Code's session logs (tests/test_session_logs.py reads a sample)",
+    "~/.codex/sessions": "needs Codex CLI's session logs (tests/test_session_logs.py reads a sample)",
 }
 
 
@@ -42,7 +45,9 @@ def examples() -> list[str]:
     """Each command line of the README's other shell blocks, comment removed; usage synopses are not examples."""
     lines = []
     text = README.read_text(encoding="utf-8").replace(first_session(), "")
-    for block in re.findall(r"```(?:sh)?\n(.*?)```", text, re.S):
+    for lang, block in re.findall(r"```(\w*)\n(.*?)```", text, re.S):  # every block, so a toml or json one keeps the fences paired
+        if lang not in ("", "sh"):
+            continue
         for line in block.splitlines():
             line = re.sub(r"\s+#\s.*$", "", line).strip()
             if line and not line.startswith("#") and "[OPTIONS]" not in line:

@@ -10,7 +10,7 @@ import typer
 
 from hymem_cli import __version__, _output
 from hymem_cli._errors import EXIT_CODES, EXIT_INTERRUPTED, HymemError
-from hymem_cli.commands import add, apply, config_cmd, diff, doctor, eval_cmd, history, init, model, revert, search, serve, transfer
+from hymem_cli.commands import add, apply, config_cmd, diff, doctor, eval_cmd, history, init, mcp, model, revert, search, serve, transfer
 from hymem_cli.commands._style import HymemCommand, HymemGroup
 
 EPILOG = "Exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items())
@@ -69,6 +69,7 @@ for name, fn in [
     ("add", add.add),
     ("search", search.search),
     ("serve", serve.serve),
+    ("mcp", mcp.mcp),
     ("apply", apply.apply),
     ("history", history.history),
     ("show", history.show),

@@ -1,0 +1,260 @@
+"""The MCP server behind `hymem mcp`: memory_service's operations as MCP tools, with annotations and structured output.
+
+Imported only by `hymem mcp`: the `mcp` SDK takes about a second to import, which no other command should pay.
+Every tool runs on one worker thread, in order, so the bank's connection and the writer model are used by one
+caller at a time while the event loop keeps answering the protocol. hymem's errors come back as tool errors
+(isError, with the message and hint), never as a crash of the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field
+
+from hymem_cli import __version__
+from hymem_cli._errors import HymemError
+from hymem_cli.memory_service import MemoryService
+
+INSTRUCTIONS = """\
+hymem is a long-term memory bank on this machine. Search it before answering questions about the user,
+their projects, preferences and past decisions (search_memory); store what is worth remembering from a
+conversation (add_memory: pass the exchange, a memory-writer model decides what to keep, or plain text).
+Nothing is overwritten: update_memory and delete_memory add versions with a reason, memory_history shows
+how a fact changed and why, and revert undoes a revision."""
+
+log = logging.getLogger("hymem.mcp")
+
+
+# -- what the tools return (their outputSchema) --------------------------------------------------
+
+
+class Memory(BaseModel):
+    """One memory version, with its provenance."""
+
+    id: str = Field(description="This version's id (m12); any version of a fact names the whole fact in memory_history.")
+    chain: str = Field(description="The id of the fact's first version: every version of one fact shares it.")
+    text: str
+    status: str = Field(description="current, or how it was retired: updated, superseded or deleted.")
+    op: str = Field(description="How this version came to be: add, update or supersede.")
+    speaker: str | None = Field(None, description="Who said it, for memories taken from a conversation.")
+    owner: str | None = Field(None, description="Whose fact it is (user or agent), when the writer said.")
+    origin: str | None = Field(None, description="Where the words came from, where the bank records it (a participant's own words, quoted text, tool output).")
+    event_time: str | None = Field(None, description="When it was said or happened (ISO 8601, UTC).")
+    time: str | None = Field(None, description="When the revision that stored it ran.")
+    revision: int
+    source: str | None = Field(None, description="What it was learned from: a transcript path, or what add_memory named.")
+    source_ids: list[str] = Field(default_factory=list, description="The ids (or LINE:n) of the messages it came from.")
+    reason: str | None = Field(None, description="Why this version replaced the one before.")
+    evidence: str | None = Field(None, description="The quote of the conversation it rests on.")
+    retired_revision: int | None = None
+    retired_reason: str | None = Field(None, description="Why it was retired.")
+    successor: str | None = Field(None, description="The version that replaced it.")
+    score: float | None = Field(None, description="Search rank score (1.0: ranked first by words or by meaning).")
+
+
+class SearchResult(BaseModel):
+    results: list[Memory]
+
+
+class MemoryRecord(Memory):
+    current: str | None = Field(None, description="The current version of this fact; null once it was deleted.")
+
+
+class History(BaseModel):
+    chain: str
+    current: str | None = Field(description="The current version; null once the fact was deleted.")
+    versions: list[Memory] = Field(description="Every version, oldest first.")
+
+
+class Change(BaseModel):
+    """One fact's net change in a revision."""
+
+    op: str = Field(description="add, update, supersede or delete.")
+    chain: str
+    reason: str | None = None
+    before: Memory | None = None
+    after: Memory | None = None
+
+
+class Rejected(BaseModel):
+    operation: dict[str, Any]
+    reason: str
+
+
+class AddResult(BaseModel):
+    revision: int | None = Field(description="The revision made; null when nothing was new.")
+    mode: str = Field(description="writer (a memory-writer model decided) or raw (each message stored as it is).")
+    writer: str | None = None
+    note: str | None = None
+    messages: int
+    chunks: int
+    stored: int = Field(description="Chunks stored now.")
+    skipped: int = Field(description="Chunks already stored before (the same conversation added again).")
+    changes: list[Change]
+    rejected: list[Rejected] = Field(description="What the writer proposed and its guards refused, with why.")
+
+
+class ChangeResult(BaseModel):
+    revision: int
+    changes: list[Change]
+
+
+class RevertResult(BaseModel):
+    revision: int
+    reverted: int
+    changes: list[Change]
+    skipped: list[str]
+
+
+class Revision(BaseModel):
+    revision: int
+    time: str
+    command: str
+    source: str | None = None
+    state: str
+    counts: dict[str, int | float]
+    writer: str | None = None
+    rejections: list[dict[str, Any]]
+
+
+class LogResult(BaseModel):
+    revisions: list[Revision]
+
+
+# -- the server ------------------------------------------------------------------------------
+
+
+def _annotations(read_only: bool, destructive: bool, idempotent: bool):
+    from mcp_types import ToolAnnotations
+
+    return ToolAnnotations(read_only_hint=read_only, destructive_hint=destructive, idempotent_hint=idempotent, open_world_hint=False)
+
+
+MemoryId = Annotated[str, Field(description="A memory id such as m12 (from search_memory).")]
+
+
+def build_server(service: MemoryService, *, warm: bool = True):
+    """An MCPServer whose tools call `service` on the returned worker thread (shut it down after serving); `warm` opens
+    the bank and loads the embedder in the background, so the first search is as fast as later ones."""
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    level = "DEBUG" if os.environ.get("HYMEM_DEBUG") else "WARNING"
+    server = MCPServer("hymem", title="hymem memory bank", version=__version__, instructions=INSTRUCTIONS, log_level=level)
+    worker = ThreadPoolExecutor(1, thread_name_prefix="hymem-bank")
+    if warm:
+        worker.submit(_quietly, service.warm)
+
+    async def call(name: str, fn, *args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(worker, functools.partial(fn, *args, **kwargs))
+        except HymemError as exc:
+            raise ToolError(exc.message + (f" (hint: {exc.hint})" if exc.hint else "")) from None
+        finally:
+            log.debug("%s took %.1f ms", name, (time.perf_counter() - started) * 1000)
+
+    @server.tool(annotations=_annotations(read_only=True, destructive=False, idempotent=True), structured_output=True)
+    async def search_memory(
+        query: Annotated[str, Field(description="What to look for, in words: names, topics, a question.")],
+        limit: Annotated[int, Field(ge=1, le=100, description="Most results to return.")] = 10,
+        as_of: Annotated[int | None, Field(ge=0, description="Search the bank as it was after this revision (see memory_log).")] = None,
+        since: Annotated[str | None, Field(description="Only memories whose event time is at or after this date or time.")] = None,
+        until: Annotated[str | None, Field(description="Only memories whose event time is at or before this date or time.")] = None,
+        include_retired: Annotated[bool, Field(description="Also return retired versions, marked by status.")] = False,
+    ) -> SearchResult:
+        """Search the memory bank by words and by meaning. Returns current memories (by default), best first, each
+        with its id, text, status, event time and the messages it came from."""
+        hits = await call("search_memory", service.search, query, limit, as_of=as_of, since=since, until=until, include_retired=include_retired)
+        return SearchResult(results=hits)
+
+    @server.tool(annotations=_annotations(read_only=False, destructive=False, idempotent=False), structured_output=True)
+    async def add_memory(
+        messages: Annotated[list[dict[str, Any]] | None, Field(description=(
+            'A conversation: [{"role": "user", "content": "I moved to Sydney"}, {"role": "assistant", "content": "..."}]; '
+            "optional per message: timestamp (ISO 8601; default: the message before, else now), id, speaker (a name instead of the role)."))] = None,
+        text: Annotated[str | None, Field(description="Or one text to remember, instead of messages.")] = None,
+        source: Annotated[str | None, Field(description="Where it comes from (kept as provenance), e.g. a project or session name.")] = None,
+        infer: Annotated[bool, Field(description=(
+            "true: a memory-writer model (if one is configured) decides what to keep and revises stored facts; "
+            "false: store each message as it is."))] = True,
+    ) -> AddResult:
+        """Remember a conversation or a text. With a configured memory writer, it extracts the facts worth keeping and
+        updates or supersedes stored facts the conversation revises (old versions stay in history); without one, or
+        with infer=false, each message is stored as it is. Returns what changed. Adding the same messages (with the
+        same timestamps) again changes nothing."""
+        result = await call("add_memory", service.add, messages, text, source, infer)
+        return AddResult(**result)
+
+    @server.tool(annotations=_annotations(read_only=True, destructive=False, idempotent=True), structured_output=True)
+    async def get_memory(memory_id: MemoryId) -> MemoryRecord:
+        """Read one memory version with its provenance (source, message ids, evidence, revision) and status, and which
+        version of the fact is current."""
+        return MemoryRecord(**await call("get_memory", service.get, memory_id))
+
+    @server.tool(annotations=_annotations(read_only=True, destructive=False, idempotent=True), structured_output=True)
+    async def memory_history(memory_id: MemoryId) -> History:
+        """How a fact changed: every version from first to current, each with the reason it was updated, superseded or
+        deleted, the revision, and the messages it came from."""
+        return History(**await call("memory_history", service.history, memory_id))
+
+    # update and delete refuse a target that is no longer current, so repeating a call changes nothing more.
+    @server.tool(annotations=_annotations(read_only=False, destructive=False, idempotent=True), structured_output=True)
+    async def update_memory(
+        memory_id: MemoryId,
+        text: Annotated[str, Field(description="The corrected or refined fact, as a sentence in the third person.")],
+        reason: Annotated[str, Field(description="Why it changes; kept in the history.")],
+    ) -> ChangeResult:
+        """Replace a current memory's text with a new version; the old version stays in its history with the reason."""
+        return ChangeResult(**await call("update_memory", service.update, memory_id, text, reason))
+
+    @server.tool(annotations=_annotations(read_only=False, destructive=True, idempotent=True), structured_output=True)
+    async def delete_memory(
+        memory_id: MemoryId,
+        reason: Annotated[str, Field(description="Why it should be forgotten; kept in the history.")],
+    ) -> ChangeResult:
+        """Retire a current memory so searches no longer return it. Its versions stay in memory_history, and revert
+        of the revision brings it back."""
+        return ChangeResult(**await call("delete_memory", service.delete, memory_id, reason))
+
+    @server.tool(annotations=_annotations(read_only=True, destructive=False, idempotent=True), structured_output=True)
+    async def memory_log(limit: Annotated[int, Field(ge=1, le=100, description="Most revisions to return.")] = 10) -> LogResult:
+        """The bank's revisions, newest first: when, by which command and from what source, what changed (counts), and
+        what the memory writer proposed that its guards refused."""
+        return LogResult(revisions=await call("memory_log", service.log, limit))
+
+    # A revert retires what the revision added; a second revert of the same revision is refused.
+    @server.tool(annotations=_annotations(read_only=False, destructive=True, idempotent=True), structured_output=True)
+    async def revert(revision: Annotated[int, Field(ge=1, description="The revision to undo (see memory_log).")]) -> RevertResult:
+        """Undo a revision as a new revision: what it added is deleted, what it updated, superseded or deleted comes
+        back as a new version. Refused if a later revision changed one of those facts again."""
+        return RevertResult(**await call("revert", service.revert, revision))
+
+    return server, worker
+
+
+def _quietly(fn) -> None:
+    """Run a warm-up step; a failure is the first tool call's to report, not the start-up's."""
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001
+        log.debug("warm-up failed: %s", exc)
+
+
+def serve(service: MemoryService) -> None:
+    """Serve `service` over stdio until the client closes stdin. Only protocol goes to stdout; logs go to stderr."""
+    server, worker = build_server(service)
+    try:
+        server.run("stdio")
+    finally:
+        worker.submit(service.close).result()
+        worker.shutdown()
+        sys.stderr.flush()

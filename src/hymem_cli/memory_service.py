@@ -1,0 +1,259 @@
+"""The memory operations an agent calls on one bank (search, add, read, history, update, delete, log, revert), as plain Python.
+
+`hymem mcp` serves these as MCP tools (mcp_server.py); the logic lives here so it is tested without the
+protocol and knows nothing of it. Every method returns JSON-able dicts and raises HymemError subclasses.
+Nothing is destroyed: update and delete add versions through the bank's apply path, revert adds a revision.
+
+One service serves one process. It is not thread-safe: the MCP server calls it from one worker thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hymem_cli._errors import InputError, UsageError
+from hymem_cli.domain import Message, Operation, memory_id
+
+if TYPE_CHECKING:
+    from hymem_cli.bank import Bank
+    from hymem_cli.config import Settings
+    from hymem_cli.ingest.pipeline import ChunkProcessor
+    from hymem_cli.screen import Screen
+
+DEFAULT_SOURCE = "mcp"
+MAX_LIMIT = 100  # results per search or log call: an agent's context is the limit, not the bank
+
+
+class MemoryService:
+    """One bank, opened on first use and kept open; the writer model loaded on the first add that needs it and kept warm.
+
+    `open_bank()` opens (creating if needed) the bank; `bind_embedder(bank)` binds the configured embedder to it.
+    A command's Context provides both, so the bank and embedder are chosen by the same rules as every command's."""
+
+    def __init__(self, settings: Settings, screen: Screen, open_bank: Callable[[], Bank], bind_embedder: Callable[[Bank], None],
+                 bank_path: Path | None = None):
+        self.settings = settings
+        self.bank_path = bank_path  # where open_bank() opens, if known: warm() then leaves a missing bank uncreated
+        self.screen = screen
+        self._open_bank = open_bank
+        self._bind_embedder = bind_embedder
+        self._bank: Bank | None = None
+        self._writer: ChunkProcessor | None = None
+        self._raw: ChunkProcessor | None = None
+
+    # -- lifetime -----------------------------------------------------------------------------
+
+    def bank(self, *, embed: bool = False) -> Bank:
+        """The bank; `embed` binds the embedder (writing needs it; searching needs it once the bank has vectors)."""
+        if self._bank is None:
+            self._bank = self._open_bank()
+        bank = self._bank
+        if bank.embedder is None and (embed or bank.embed_model is not None):
+            self._bind_embedder(bank)
+            if stay_warm := getattr(bank.embedder, "stay_warm", None):  # this process lives long: the fastest per query
+                stay_warm()
+        return bank
+
+    def warm(self) -> None:
+        """Open the bank and load the embedder now, so the first search is as fast as later ones; a missing bank waits
+        for the first call (which creates it)."""
+        if self.bank_path is None or self.bank_path.exists():
+            self.bank()
+
+    def close(self) -> None:
+        for processor in (self._writer, self._raw):
+            if processor is not None:
+                processor.close()
+        self._writer = self._raw = None
+        if self._bank is not None:
+            self._bank.close()
+            self._bank = None
+
+    @property
+    def writer_loaded(self) -> bool:
+        return self._writer is not None
+
+    def _processor(self, infer: bool) -> ChunkProcessor:
+        """The writer when `infer` and one is configured (built, and its model loaded, on first use), else raw ingest."""
+        from hymem_cli.ingest.processors import build_processor
+
+        if infer and self.settings.writer.kind:
+            if self._writer is None:
+                self._writer = build_processor(self.settings, screen=self.screen)
+            return self._writer
+        if self._raw is None:
+            self._raw = build_processor(self.settings, raw=True, screen=self.screen)
+        return self._raw
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def search(self, query: str, limit: int = 10, *, as_of: int | None = None, since: str | None = None, until: str | None = None,
+               include_retired: bool = False, source: str | None = None) -> list[dict]:
+        """Current memories (all versions with `include_retired`) best matching `query`, by words and by meaning."""
+        from hymem_cli.bank.search import SearchFilter
+        from hymem_cli.bank.search import search as search_bank
+
+        if not query.strip():
+            raise InputError("the query is empty", hint="give words to search for")
+        bank = self.bank()
+        flt = SearchFilter(include_retired=include_retired, source=source, since=_time(since, "since"), until=_time(until, "until"))
+        if as_of is not None:
+            flt.as_of = bank.check_revision(as_of)
+        s = self.settings.search
+        return search_bank(bank, query, _bounded(limit, "limit"), flt, vector_weight=s.vector_weight, text_weight=s.text_weight)
+
+    def get(self, memory: str) -> dict:
+        """One memory version with its provenance, and the current version of its fact (None once deleted)."""
+        from hymem_cli.bank.operations import parse_memory_id
+
+        bank = self.bank()
+        version = bank.version(memory)
+        head = bank.head_of(parse_memory_id(version["id"]))
+        return {**version, "current": memory_id(head) if head else None}
+
+    def history(self, memory: str) -> dict:
+        """Every version of the fact `memory` belongs to, oldest first, with reasons, revisions and sources."""
+        from hymem_cli.bank.history import chain
+
+        versions = chain(self.bank(), memory)
+        current = next((v["id"] for v in versions if v["status"] == "current"), None)
+        return {"chain": versions[0]["chain"], "current": current, "versions": versions}
+
+    def log(self, limit: int = 10) -> list[dict]:
+        """Revisions, newest first: what each ingest, apply or revert changed and what the writer's guards refused."""
+        from hymem_cli.bank.history import revisions
+
+        entries = revisions(self.bank(), _bounded(limit, "limit"))
+        return [{**{k: e[k] for k in ("revision", "time", "command", "source", "state", "counts")},
+                 "writer": (e["writer"] or {}).get("model"), "rejections": e["rejections"]} for e in entries]
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def add(self, messages: list[dict] | None = None, text: str | None = None, source: str | None = None, infer: bool = True) -> dict:
+        """Store a conversation (or one text): through the configured writer when `infer` and one is configured, else
+        each message as it is. Returns the revision's changes; a conversation already stored changes nothing."""
+        from hymem_cli.bank.history import diff
+        from hymem_cli.ingest.pipeline import ingest
+        from hymem_cli.ingest.sources import Source
+
+        given = _messages(messages, text)
+        processor = self._processor(infer)  # the model loads before the bank is touched: a writer that fails changes nothing
+        bank = self.bank(embed=True)
+        name = (source or DEFAULT_SOURCE).strip() or DEFAULT_SOURCE
+        report = ingest(bank, [Source(name, given)], processor, chunk_tokens=self.settings.ingest.chunk_tokens)
+        changes = diff(bank, report.revision - 1, report.revision) if report.revision else []
+        rejected = bank_rejections(bank, report.revision) if report.revision else []
+        return {
+            "revision": report.revision,
+            "mode": processor.mode,
+            "writer": (processor.writer_info() or {}).get("model"),
+            "note": None if processor.mode != "raw" or not infer else "no memory writer is configured: messages were stored as they are",
+            "messages": report.messages,
+            "chunks": report.chunks,
+            "stored": report.stored,
+            "skipped": report.skipped,
+            "changes": changes,
+            "rejected": rejected,
+        }
+
+    def update(self, memory: str, text: str, reason: str) -> dict:
+        """A new version of a current memory, with the reason; the old one stays in its history."""
+        clean = self._screened(text)
+        return self._apply(Operation("update", target=memory, text=clean, reason=_required(reason, "reason"), event_time=_now()), "update_memory")
+
+    def delete(self, memory: str, reason: str) -> dict:
+        """Retire a current memory, with the reason; it stays in its history and `revert` can bring it back."""
+        return self._apply(Operation("delete", target=memory, reason=_required(reason, "reason")), "delete_memory")
+
+    def revert(self, revision: int) -> dict:
+        """Undo a revision as a new revision: what it added is deleted, what it changed comes back."""
+        from hymem_cli.bank.history import diff
+        from hymem_cli.bank.revert import revert as revert_revision
+
+        bank = self.bank(embed=True)
+        draft, plan = revert_revision(bank, revision)
+        return {"revision": draft.id, "reverted": revision, "changes": diff(bank, draft.id - 1, draft.id), "skipped": list(plan.skipped)}
+
+    def _apply(self, op: Operation, tool: str) -> dict:
+        from hymem_cli.bank.history import diff
+
+        bank = self.bank(embed=op.op != "delete")
+        draft = bank.apply_operations([op], command=f"mcp {tool}", source=DEFAULT_SOURCE)
+        return {"revision": draft.id, "changes": diff(bank, draft.id - 1, draft.id)}
+
+    def _screened(self, text: str) -> str:
+        """Text an agent asks to store: secrets redacted, and no instruction to the agent stored as a fact."""
+        text = _required(text, "text")
+        if hit := self.screen.instruction(text):
+            raise InputError(f"refused: the text reads as an instruction to the agent ({hit.kind}), not a fact",
+                             hint="state a fact about the user or the project, in the third person")
+        return self.screen.redact(text)[0]
+
+
+def bank_rejections(bank: Bank, revision: int) -> list[dict]:
+    """What the writer's guards refused in `revision`: the operation and the reason."""
+    from hymem_cli.bank.history import revision as revision_record
+
+    return [{"operation": r["operation"], "reason": r["reason"]} for r in revision_record(bank, revision)["rejections"]]
+
+
+def _messages(messages: list[dict] | None, text: str | None) -> list[Message]:
+    """The messages of an add: each {role or speaker, content or text, timestamp?, id?}, or one text. A message without
+    a time has the time of the message before it, the first one now: the same conversation added again is then the
+    same chunk, and skipped, whenever its times were given."""
+    from hymem_cli.ingest.timeutil import normalize_timestamp
+
+    if messages and text:
+        raise UsageError("give messages or text, not both")
+    if text is not None and not messages:
+        messages = [{"content": text}]
+    if not messages:
+        raise UsageError("nothing to add: give messages (a conversation) or text")
+    now = _now()
+    out = []
+    for n, m in enumerate(messages, 1):
+        body = m.get("content") if m.get("content") is not None else m.get("text")
+        if not isinstance(body, str) or not body.strip():
+            raise InputError(f"message {n} has no text", hint='give each message a "content" string')
+        speaker = m.get("speaker") or m.get("name") or m.get("role")
+        when = m.get("timestamp")
+        stamp = normalize_timestamp(when) if when else (out[-1].timestamp if out else now)  # untimed: as the message before
+        if when and stamp is None:
+            raise InputError(f"message {n}: cannot read timestamp {when!r}", hint="use ISO 8601, e.g. 2024-05-01T10:00:00Z")
+        ident = m.get("id")
+        out.append(Message(id=str(ident) if ident not in (None, "") else f"MSG:{n}", speaker=speaker.strip() if isinstance(speaker, str) and speaker.strip() else None,
+                           text=body.strip(), timestamp=stamp, line=None))
+    return out
+
+
+def _now() -> str:
+    """The time now as event times are stored: ISO 8601 in UTC, to the second ("2024-05-01T10:00:00Z")."""
+    from hymem_cli.ingest.timeutil import normalize_timestamp
+
+    return normalize_timestamp(datetime.now(timezone.utc).isoformat())
+
+
+def _time(value: str | None, name: str) -> str | None:
+    from hymem_cli.ingest.timeutil import parse_time_arg
+
+    if not value:
+        return None
+    try:
+        return parse_time_arg(value)
+    except ValueError:
+        raise UsageError(f"{name} {value!r} is not a date or time", hint="e.g. 2024-05-01 or 2024-05-01T10:00:00Z") from None
+
+
+def _bounded(limit: int, name: str) -> int:
+    if limit < 1:
+        raise UsageError(f"{name} must be at least 1")
+    return min(limit, MAX_LIMIT)
+
+
+def _required(value: str | None, name: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise UsageError(f"{name} must not be empty", hint=f"give a {name}: it is kept in the memory's history")
+    return value.strip()
