@@ -36,7 +36,7 @@ def guarded(fn):
         try:
             return fn(*args, **kwargs)
         except HymemError as exc:
-            if os.environ.get("HYMEM_DEBUG"):
+            if os.environ.get("HYMEM_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):  # HYMEM_DEBUG=0 is off
                 raise
             hint = f" (hint: {exc.hint})" if exc.hint else ""
             _output.error(f"hymem: error: {exc.message}{hint}".replace("\r", "\\r").replace("\n", "\\n"))  # always one line

@@ -39,16 +39,40 @@ def vec_extension() -> str:
     return os.path.join(spec.submodule_search_locations[0], "vec0")
 
 
+def check_path(path: Path) -> None:
+    """Refuse what is no place for a bank, before SQLite touches it (or creates files beside it)."""
+    if path.is_symlink() and not path.exists():
+        raise BankError(f"bank {path} is a link to {os.readlink(path)}, which does not exist",
+                        hint="fix or remove the link, or give --bank the bank file itself")
+    if path.is_dir():
+        raise BankError(f"bank path {path} is a directory", hint="give --bank a file path")
+    if path.exists() and not path.is_file():
+        raise BankError(f"bank {path} is not a regular file (a device, pipe or socket)", hint="give --bank a file path, e.g. --bank ./bank.db")
+
+
+def writable(path: Path) -> bool:
+    """Whether the bank at `path` can be written: the file and its folder (SQLite writes its -wal and -shm there)."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
 def connect(path: Path, busy_timeout: float = 30.0, on_upgrade=None):
-    """Open (creating if needed) the bank at `path` with sqlite-vec loaded and migrations applied."""
+    """Open (creating if needed) the bank at `path` with sqlite-vec loaded and migrations applied.
+
+    A bank on storage this process cannot write is opened read-only (see `open_stored`): reading works,
+    and the first write says why it cannot."""
     sqlite = sqlite_module()
+    check_path(path)
     new = not path.exists()
     if new:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)  # private from the first byte
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)  # private from the first byte
+        except OSError as exc:
+            raise BankError(f"cannot create bank {path}: {exc.strerror}",
+                            hint="give --bank a path in a writable folder, or set HYMEM_HOME") from None
         os.close(fd)
-    elif path.is_dir():
-        raise BankError(f"bank path {path} is a directory", hint="give --bank a file path")
+    elif not writable(path):
+        return open_stored(path)
     # isolation_level=None: hymem opens its transactions itself (BEGIN IMMEDIATE for writers).
     conn = sqlite.connect(str(path), timeout=busy_timeout, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite.Row
@@ -66,6 +90,35 @@ def connect(path: Path, busy_timeout: float = 30.0, on_upgrade=None):
     return conn
 
 
+def open_stored(path: Path):
+    """A bank on read-only storage (a read-only mount, a file or folder without write permission), for reading.
+
+    Nothing can be migrated there: a bank this hymem would have to upgrade first is refused, with what to do."""
+    sqlite = sqlite_module()
+    conn = None
+    for mode in ("mode=ro", "immutable=1"):  # immutable: no -shm can be made beside it, and nothing will change it
+        try:
+            conn = sqlite.connect(f"{path.resolve().as_uri()}?{mode}", uri=True, isolation_level=None, check_same_thread=False)
+            conn.row_factory = sqlite.Row
+            conn.enable_load_extension(True)
+            conn.load_extension(vec_extension())
+            conn.enable_load_extension(False)
+            applied = {row[0] for row in conn.execute("SELECT name FROM migrations")}
+            break
+        except sqlite.DatabaseError as exc:
+            if conn is not None:
+                conn.close()
+            conn = None
+            if mode == "immutable=1":
+                raise translate(exc, path) from None
+    pending = [fn.__name__ for fn in MIGRATIONS if fn.__name__ not in applied]
+    if pending:
+        conn.close()
+        raise BankError(f"bank {path} is on read-only storage and needs an upgrade this hymem must write ({', '.join(pending)})",
+                        hint=f"copy it somewhere writable first: cp {path} /tmp/bank.db && hymem ... --bank /tmp/bank.db")
+    return conn
+
+
 def open_read_only(path: Path):
     """The bank at `path` as it is: no migration, no write, not even a WAL switch; sqlite-vec loaded when it can be.
 
@@ -73,7 +126,8 @@ def open_read_only(path: Path):
     load is not an error here: the vector table then cannot be read, and whoever reads it says so.
     """
     sqlite = sqlite_module()
-    conn = sqlite.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    # On read-only storage a WAL bank cannot be opened even read-only (its -shm cannot be made): read it as immutable.
+    conn = sqlite.connect(f"{path.resolve().as_uri()}?{'mode=ro' if writable(path) else 'immutable=1'}", uri=True)
     conn.enable_load_extension(True)
     with suppress(Exception):  # see the docstring
         conn.load_extension(vec_extension())
@@ -103,6 +157,9 @@ def translate(exc: Exception, path: Path | str) -> Exception:
             f"bank {path} is locked by another process (waited past the busy timeout)",
             hint="retry when the other hymem finishes, or raise HYMEM_BANK_BUSY_TIMEOUT",
         )
+    if "readonly" in text or "read-only" in text:
+        return BankError(f"bank {path} is on read-only storage: it can be read, not written",
+                         hint="copy it somewhere writable, or fix the permissions of the file and its folder")
     if "not a database" in text or "malformed" in text or "corrupt" in text:
         return BankError(f"bank {path} is not a valid hymem bank ({text})", hint="check the path, or restore from `hymem export`")
     return BankError(f"bank {path}: {text}")

@@ -27,6 +27,9 @@ STOPWORDS = frozenset(
 )
 
 
+MAX_RESULTS = 1_000_000  # more than any bank answers usefully; SQLite's integers end at 2**63
+
+
 @dataclass
 class SearchFilter:
     include_retired: bool = False  # --all
@@ -138,6 +141,7 @@ def search(
     """The best `limit` versions for `query`, each a version dict with `score` (and component ranks)."""
     flt = flt or SearchFilter()
     where, args = flt.sql()
+    limit = max(1, min(int(limit), MAX_RESULTS))  # a limit from a config file is not bounded by the CLI's option
     pool = max(limit * 5, 50)  # candidates per ranker before fusion
     scores: dict[int, float] = {}
 

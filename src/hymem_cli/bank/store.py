@@ -416,8 +416,7 @@ def open_bank(path: Path, busy_timeout: float = 30.0, create: bool = True, on_up
 
     `on_upgrade(migration names)` is told before an existing bank is brought to this version's schema.
     """
-    if path.is_dir():
-        raise BankError(f"bank path {path} is a directory", hint="give --bank a file path")
+    db.check_path(path)
     if not create and not path.exists():
         raise BankError(f"no bank at {path}", hint="store memories first with `hymem add` or `hymem apply`, or pick a bank with --bank")
     return Bank(db.connect(path, busy_timeout, on_upgrade), path, busy_timeout)

@@ -7,6 +7,7 @@ from pathlib import Path
 from hymem_cli import config
 from hymem_cli._output import Output
 from hymem_cli.bank import Bank, open_bank
+from hymem_cli.bank.db import writable
 
 
 class Context:
@@ -64,6 +65,8 @@ class Context:
             self.out.info(f"upgrading bank {path} to this version of hymem ({', '.join(names)}); once, and minutes for a very large bank")
 
         bank = open_bank(path, self.settings.bank.busy_timeout, create=create, on_upgrade=upgrading)
+        if not writable(path):
+            self.out.info(f"note: {path} is on read-only storage: opened for reading only")
         if embed:
             self.bind_embedder(bank)
         return bank

@@ -18,7 +18,8 @@ FormatOpt = Annotated[
     Optional[Format],
     typer.Option("--format", "-f", help="Output format (default: table on a terminal, jsonl in a pipe).", show_default=False),
 ]
-LimitOpt = Annotated[Optional[int], typer.Option("--limit", "-n", min=1, help="Maximum number of results.", show_default=False)]
+MAX_LIMIT = 1_000_000  # more results than any bank answers usefully; and SQLite's integers end at 2**63
+LimitOpt = Annotated[Optional[int], typer.Option("--limit", "-n", min=1, max=MAX_LIMIT, help="Maximum number of results.", show_default=False)]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No messages on stderr, only records and errors.")]
 
 # The writer and the transcripts, for every command that ingests (add, eval).
