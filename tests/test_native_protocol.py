@@ -130,7 +130,8 @@ def test_a_fold_retires_every_listed_head(cli, home, monkeypatch, tmp_path, chat
     hits = cli("search", "where does the user live", "-f", "jsonl").jsonl()
     assert [h["text"] for h in hits] == ["The user lives in Sydney."]  # one current state; both old heads retired
     first_chain = cli("history", "m1", "-f", "json").json()
-    assert first_chain[0]["status"] == "superseded" and "folded into m3" in first_chain[0]["retired_reason"]
+    assert first_chain[0]["status"] == "deleted" and "folded into m3" in first_chain[0]["retired_reason"]
+    assert cli("history", "m2", "-f", "json").json()[-1]["status"] == "current"  # the newest chain listed carries the fold on
     assert cli("doctor", "-f", "json").exit_code == 0  # the bank's invariants hold
 
 

@@ -293,9 +293,9 @@ class Bank:
                     "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (?, ?, ?, ?, ?)",
                     (target_row["id"], draft.id, RETIRED_AS[op.op], new_id, op.reason),
                 )
-            for row in merged_rows:  # a fold: the other chains end here; their successor is named in the reason
+            for row in merged_rows:  # a fold: the other chains end here (a chain holds one fact); the reason names the successor
                 self.conn.execute(
-                    "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (?, ?, 'superseded', NULL, ?)",
+                    "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (?, ?, 'deleted', NULL, ?)",
                     (row["id"], draft.id, f"{op.reason} (folded into {memory_id(new_id)})"),
                 )
             draft.counts["applied"] += 1

@@ -102,9 +102,10 @@ class NativeWriterProcessor:
         if not extracted:
             return Proposal([], stats=stats, proposed=0)
 
-        heads = self._related_heads(bank, extracted)
+        heads, hits = self._related_heads(bank, extracted)
         if heads:
-            existing = [{"memory_id": sdk_id(h.memory_id), "content": h.text, "owner": "user", "memory_at": h.event_time}
+            existing = [{"memory_id": sdk_id(h.memory_id), "content": h.text, "owner": hits[h.memory_id].get("owner") or "user",
+                         "memory_at": h.event_time, "tags": hits[h.memory_id].get("tags") or []}
                         for h in sorted(heads, key=lambda h: h.event_time or "")]
             reply = call(hy_memory.reconcile_messages(self.prompts, extracted, memory_at, existing), hy_memory.RECONCILE_SCHEMA)
             answer = hy_memory.fenced_json(reply.text)
@@ -119,13 +120,13 @@ class NativeWriterProcessor:
             proposed = [{"op": "ADD", **m} for m in extracted]
         return self._guarded(proposed, heads, messages, stats)
 
-    def _related_heads(self, bank: MemoryBank, extracted: list[dict]) -> list[Shown]:
+    def _related_heads(self, bank: MemoryBank, extracted: list[dict]) -> tuple[list[Shown], dict[str, dict]]:
         """For each extracted memory, the related current memories (chain heads only), deduplicated, under aliases."""
         seen: dict[str, dict] = {}
         for m in extracted:
             for hit in bank.related([m["content"]], self.related):
                 seen.setdefault(hit["id"], hit)
-        return [Shown(alias, hit["id"], hit["text"], hit["event_time"]) for alias, hit in enumerate(seen.values(), 1)]
+        return [Shown(alias, hit["id"], hit["text"], hit["event_time"]) for alias, hit in enumerate(seen.values(), 1)], seen
 
     def _guarded(self, proposed: list, heads: list[Shown], messages: list[Message], stats: dict) -> Proposal:
         by_alias = {h.alias: h for h in heads}
