@@ -120,3 +120,47 @@ def test_the_socket_is_private(cli, env, start_server):
     path = server.socket_path(env / "bank.db")
     assert path.stat().st_mode & 0o777 == 0o600 and path.parent.stat().st_mode & 0o777 == 0o700
     stop(proc)
+
+
+REQUEST = {"limit": 5, "filter": {}, "vector_weight": 0.5, "text_weight": 1.0}
+
+
+def test_a_replaced_bank_file_is_read_anew(cli, env, start_server, tmp_path):
+    """export | import into a new file, then mv over the old one: the server answers from the new file."""
+    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    proc = start_server()
+    bank = env / "bank.db"
+    assert server.ask(bank, {"query": "tortoise Ziggy", **REQUEST}) is not None
+    new = tmp_path / "new.db"
+    exported = cli("export").stdout
+    assert cli("import", "-", "--bank", str(new), input=exported).exit_code == 0
+    ops = json.dumps({"op": "add", "text": "Alex adopted a tortoise named Ziggy."})
+    assert cli("apply", "-", "--bank", str(new), input=ops + "\n").exit_code == 0
+    os.replace(new, bank)
+    hits = server.ask(bank, {"query": "tortoise Ziggy", **REQUEST})
+    assert hits and hits[0]["text"] == "Alex adopted a tortoise named Ziggy."
+    assert "was replaced; opened the new file" in stop(proc)
+
+
+def test_a_client_that_stalls_holds_up_no_one(cli, env, start_server):
+    """One client sends half a request and waits: every other search is still answered at once."""
+    import socket
+
+    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    proc = start_server()
+    bank = env / "bank.db"
+    stalled = []
+    for _ in range(3):
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(str(server.socket_path(bank)))
+        conn.sendall(b'{"bank": "')  # and nothing more
+        stalled.append(conn)
+    try:
+        started = time.monotonic()
+        hits = server.ask(bank, {"query": "where does Alex live", **REQUEST}, timeout=3.0)
+        assert hits, "the server did not answer while other clients stalled"
+        assert time.monotonic() - started < 2.0
+    finally:
+        for conn in stalled:
+            conn.close()
+    assert "answered 1 searches" in stop(proc)

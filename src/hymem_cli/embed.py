@@ -36,6 +36,10 @@ class SentenceTransformerEmbedder:
         os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # no "Loading weights" bars on stderr
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        from hymem_cli import config
+
+        # torch keeps compiled kernels in $TMPDIR/torchinductor_<user> unless told otherwise: in hymem's cache instead
+        os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(config.cache_dir() / "torch"))
         path = _resolve_model_path(model)
         from sentence_transformers import SentenceTransformer
 

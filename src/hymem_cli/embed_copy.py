@@ -30,6 +30,44 @@ def mean_pooled(st_model):
     return transformer, tokenizer_json
 
 
+STALE_AFTER = 3600.0  # seconds: a scratch folder without a process id (older hymem) counts as abandoned after this
+
+
+def remove_stale(parent: Path) -> list[Path]:
+    """Remove the scratch folders of copies whose process is gone (killed mid-copy: ~90 MB each); returns them.
+
+    A scratch folder is named .export-<pid>-...: it is stale when that process no longer runs, or, for a name
+    without one, when nothing in it changed for STALE_AFTER seconds."""
+    import time
+
+    removed = []
+    for scratch in parent.glob(".export-*"):
+        pid = scratch.name.split("-")[1] if scratch.name.count("-") >= 2 else ""
+        if pid.isdigit():
+            alive = _running(int(pid))
+        else:
+            try:
+                alive = time.time() - scratch.stat().st_mtime < STALE_AFTER
+            except OSError:
+                continue
+        if not alive:
+            shutil.rmtree(scratch, ignore_errors=True)
+            removed.append(scratch)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
+
+
 def write(st_model, name: str, folder: Path, tokenizer_json: Path, fill: Callable[[Path], dict], load: Callable[[Path], object]):
     """Make the copy in a scratch folder beside `folder`, check it, then move it into place.
 
@@ -38,7 +76,8 @@ def write(st_model, name: str, folder: Path, tokenizer_json: Path, fill: Callabl
     does not reproduce `st_model` on PROBES (a failed copy only costs speed: torch keeps working).
     """
     folder.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".export-"))
+    remove_stale(folder.parent)
+    work = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".export-{os.getpid()}-"))
     try:
         extra = fill(work)
         shutil.copy(tokenizer_json, work / "tokenizer.json")

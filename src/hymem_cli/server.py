@@ -21,6 +21,8 @@ from typing import Callable
 from hymem_cli._errors import BankError
 
 TIMEOUT = 10.0  # seconds a client waits for an answer before searching itself
+READ_TIMEOUT = 5.0  # seconds the server waits for a client's request line before dropping it
+MAX_REQUEST = 1 << 20  # bytes: a request is a query and a filter, never more
 
 
 def socket_path(bank_path: Path) -> Path:
@@ -69,10 +71,12 @@ def serve(bank, answer: Callable[[dict], list[dict]], on_ready: Callable[[Path],
     """Answer requests for `bank` until interrupted; returns how many were answered.
 
     `answer` turns a request (query, limit, filter, weights) into hits; it runs here, one request
-    at a time, on the bank this process keeps open.
+    at a time, on the bank this process keeps open. Clients are read side by side, each within
+    READ_TIMEOUT: one that sends half a request and waits holds up no one else.
     """
     import signal
     import socketserver
+    import threading
 
     path = socket_path(bank.path)
     path.parent.mkdir(mode=0o700, exist_ok=True)
@@ -84,17 +88,24 @@ def serve(bank, answer: Callable[[dict], list[dict]], on_ready: Callable[[Path],
         path.unlink()  # left by a server that was killed
     mine = str(bank.path.resolve())
     answered = 0
+    searching = threading.Lock()  # one search at a time on the one connection; reading requests needs no turn
 
     class Handler(socketserver.StreamRequestHandler):
+        timeout = READ_TIMEOUT  # set on the connection: a stalled client times out alone
+
         def handle(self) -> None:
             nonlocal answered
             try:
-                request = json.loads(self.rfile.readline())
+                line = self.rfile.readline(MAX_REQUEST + 1)
+                if not line.endswith(b"\n"):
+                    raise ValueError("an incomplete or oversized request")
+                request = json.loads(line)
                 if request.get("bank") != mine:
                     raise ValueError("another bank")
-                hits = answer(request) if request.get("query") else []
+                with searching:
+                    hits = answer(request) if request.get("query") else []
+                    answered += bool(request.get("query"))
                 reply = {"hits": hits}
-                answered += bool(request.get("query"))
             except Exception as exc:  # noqa: BLE001 - the client searches in process instead
                 reply = {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
             try:
@@ -104,7 +115,7 @@ def serve(bank, answer: Callable[[dict], list[dict]], on_ready: Callable[[Path],
 
     old_umask = os.umask(0o177)  # the socket is created 0600
     try:
-        server = socketserver.UnixStreamServer(str(path), Handler)
+        server = _server_class()(str(path), Handler)
     finally:
         os.umask(old_umask)
 
@@ -122,3 +133,12 @@ def serve(bank, answer: Callable[[dict], list[dict]], on_ready: Callable[[Path],
         server.server_close()
         path.unlink(missing_ok=True)
     return answered
+
+
+def _server_class():
+    import socketserver
+
+    class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+        daemon_threads = True  # a client still being read never keeps the process from stopping
+
+    return Server

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt
 
@@ -12,7 +14,8 @@ def serve(bank: BankOpt = None) -> None:
     Runs in the foreground until Ctrl-C or SIGTERM. While it runs, `hymem search` on the same bank
     asks it over a private Unix socket instead of loading the embedder itself (search.server), and
     falls back to searching in process when it does not answer. Searches still see every change:
-    the server reads the bank file on each request.
+    the server reads the bank file on each request, and opens it anew when the file was replaced
+    (an import into a new file moved over the old one). Several clients are served at once.
 
     Examples:
 
@@ -29,11 +32,28 @@ def serve(bank: BankOpt = None) -> None:
         ctx.bind_embedder(target)
         search(target, "warm up", 1)  # loads the vector codes of a large bank now, not on the first request
 
+    opened = {"bank": target, "file": _identity(target.path)}
+
     def answer(request: dict) -> list[dict]:
-        if target.embedder is None and target.embed_model is not None:  # the bank got its first vectors since
-            ctx.bind_embedder(target)
-        return search(target, request["query"], int(request["limit"]), SearchFilter(**request["filter"]),
+        now = _identity(target.path)
+        if now is not None and now != opened["file"]:  # another file now has the name: read that one
+            old, opened["bank"], opened["file"] = opened["bank"], ctx.open_bank(), now
+            old.close()
+            ctx.out.info(f"{target.path} was replaced; opened the new file")
+        bank = opened["bank"]
+        if bank.embedder is None and bank.embed_model is not None:  # the bank got its first vectors since
+            ctx.bind_embedder(bank)
+        return search(bank, request["query"], int(request["limit"]), SearchFilter(**request["filter"]),
                       vector_weight=float(request["vector_weight"]), text_weight=float(request["text_weight"]))
 
     answered = server.serve(target, answer, on_ready=lambda path: ctx.out.info(f"serving {target.path} on {path}; Ctrl-C stops"))
     ctx.out.info(f"answered {answered} searches")
+
+
+def _identity(path) -> tuple[int, int] | None:
+    """The file a path names now (device, inode); None while it is missing (mid-replace)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
