@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
 import os
 import sys
@@ -129,6 +130,16 @@ class LogResult(BaseModel):
     revisions: list[Revision]
 
 
+class ChatMessage(BaseModel):
+    """One message of a conversation given to add_memory."""
+
+    role: str | None = Field(None, description="user or assistant (or any speaker's role).")
+    content: str = Field(description="What was said.")
+    speaker: str | None = Field(None, description="A name, instead of the role (\"Alex\").")
+    timestamp: str | None = Field(None, description="When it was said, ISO 8601 (default: the message before's time, else now).")
+    id: str | None = Field(None, description="The message's id in its source, kept as provenance.")
+
+
 # -- the server ------------------------------------------------------------------------------
 
 
@@ -153,6 +164,16 @@ def build_server(service: MemoryService, *, warm: bool = True):
     if warm:
         worker.submit(_quietly, service.warm)
 
+    def tool(*, read_only: bool, destructive: bool, idempotent: bool):
+        """Register a tool: its docstring, on one line, is its description; every tool has all four annotations."""
+
+        def register(fn):
+            description = " ".join(inspect.cleandoc(fn.__doc__ or "").split())
+            server.add_tool(fn, description=description, annotations=_annotations(read_only, destructive, idempotent), structured_output=True)
+            return fn
+
+        return register
+
     async def call(name: str, fn, *args, **kwargs):
         started = time.perf_counter()
         try:
@@ -162,7 +183,7 @@ def build_server(service: MemoryService, *, warm: bool = True):
         finally:
             log.debug("%s took %.1f ms", name, (time.perf_counter() - started) * 1000)
 
-    @server.tool(annotations=_annotations(read_only=True, destructive=False, idempotent=True), structured_output=True)
+    @tool(read_only=True, destructive=False, idempotent=True)
     async def search_memory(
         query: Annotated[str, Field(description="What to look for, in words: names, topics, a question.")],
         limit: Annotated[int, Field(ge=1, le=100, description="Most results to return.")] = 10,
@@ -176,11 +197,10 @@ def build_server(service: MemoryService, *, warm: bool = True):
         hits = await call("search_memory", service.search, query, limit, as_of=as_of, since=since, until=until, include_retired=include_retired)
         return SearchResult(results=hits)
 
-    @server.tool(annotations=_annotations(read_only=False, destructive=False, idempotent=False), structured_output=True)
+    @tool(read_only=False, destructive=False, idempotent=False)
     async def add_memory(
-        messages: Annotated[list[dict[str, Any]] | None, Field(description=(
-            'A conversation: [{"role": "user", "content": "I moved to Sydney"}, {"role": "assistant", "content": "..."}]; '
-            "optional per message: timestamp (ISO 8601; default: the message before, else now), id, speaker (a name instead of the role)."))] = None,
+        messages: Annotated[list[ChatMessage] | None, Field(description=(
+            'A conversation: [{"role": "user", "content": "I moved to Sydney"}, {"role": "assistant", "content": "..."}].'))] = None,
         text: Annotated[str | None, Field(description="Or one text to remember, instead of messages.")] = None,
         source: Annotated[str | None, Field(description="Where it comes from (kept as provenance), e.g. a project or session name.")] = None,
         infer: Annotated[bool, Field(description=(
@@ -191,23 +211,24 @@ def build_server(service: MemoryService, *, warm: bool = True):
         updates or supersedes stored facts the conversation revises (old versions stay in history); without one, or
         with infer=false, each message is stored as it is. Returns what changed. Adding the same messages (with the
         same timestamps) again changes nothing."""
-        result = await call("add_memory", service.add, messages, text, source, infer)
+        given = [m.model_dump(exclude_none=True) for m in messages] if messages else None
+        result = await call("add_memory", service.add, given, text, source, infer)
         return AddResult(**result)
 
-    @server.tool(annotations=_annotations(read_only=True, destructive=False, idempotent=True), structured_output=True)
+    @tool(read_only=True, destructive=False, idempotent=True)
     async def get_memory(memory_id: MemoryId) -> MemoryRecord:
         """Read one memory version with its provenance (source, message ids, evidence, revision) and status, and which
         version of the fact is current."""
         return MemoryRecord(**await call("get_memory", service.get, memory_id))
 
-    @server.tool(annotations=_annotations(read_only=True, destructive=False, idempotent=True), structured_output=True)
+    @tool(read_only=True, destructive=False, idempotent=True)
     async def memory_history(memory_id: MemoryId) -> History:
         """How a fact changed: every version from first to current, each with the reason it was updated, superseded or
         deleted, the revision, and the messages it came from."""
         return History(**await call("memory_history", service.history, memory_id))
 
     # update and delete refuse a target that is no longer current, so repeating a call changes nothing more.
-    @server.tool(annotations=_annotations(read_only=False, destructive=False, idempotent=True), structured_output=True)
+    @tool(read_only=False, destructive=False, idempotent=True)
     async def update_memory(
         memory_id: MemoryId,
         text: Annotated[str, Field(description="The corrected or refined fact, as a sentence in the third person.")],
@@ -216,7 +237,7 @@ def build_server(service: MemoryService, *, warm: bool = True):
         """Replace a current memory's text with a new version; the old version stays in its history with the reason."""
         return ChangeResult(**await call("update_memory", service.update, memory_id, text, reason))
 
-    @server.tool(annotations=_annotations(read_only=False, destructive=True, idempotent=True), structured_output=True)
+    @tool(read_only=False, destructive=True, idempotent=True)
     async def delete_memory(
         memory_id: MemoryId,
         reason: Annotated[str, Field(description="Why it should be forgotten; kept in the history.")],
@@ -225,14 +246,14 @@ def build_server(service: MemoryService, *, warm: bool = True):
         of the revision brings it back."""
         return ChangeResult(**await call("delete_memory", service.delete, memory_id, reason))
 
-    @server.tool(annotations=_annotations(read_only=True, destructive=False, idempotent=True), structured_output=True)
+    @tool(read_only=True, destructive=False, idempotent=True)
     async def memory_log(limit: Annotated[int, Field(ge=1, le=100, description="Most revisions to return.")] = 10) -> LogResult:
         """The bank's revisions, newest first: when, by which command and from what source, what changed (counts), and
         what the memory writer proposed that its guards refused."""
         return LogResult(revisions=await call("memory_log", service.log, limit))
 
     # A revert retires what the revision added; a second revert of the same revision is refused.
-    @server.tool(annotations=_annotations(read_only=False, destructive=True, idempotent=True), structured_output=True)
+    @tool(read_only=False, destructive=True, idempotent=True)
     async def revert(revision: Annotated[int, Field(ge=1, description="The revision to undo (see memory_log).")]) -> RevertResult:
         """Undo a revision as a new revision: what it added is deleted, what it updated, superseded or deleted comes
         back as a new version. Refused if a later revision changed one of those facts again."""
