@@ -281,6 +281,7 @@ def man_page(tree: Command) -> str:
         ".TP", "\\fI$HYMEM_HOME/config.toml\\fR", roff("Settings (else the platform config directory, e.g. ~/.config/hymem/config.toml); see hymem config."),
         ".TP", "\\fI$HYMEM_HOME/bank.db\\fR", roff("The default bank (else bank.db in the platform data directory, e.g. ~/.local/share/hymem)."),
         ".TP", "\\fI$HYMEM_HOME/models/\\fR", roff("GGUF writer models; hymem model pull downloads here, hymem model list shows them."),
+        ".TP", "\\fI.hymem/\\fR", roff("A project (hymem init): its bank.db, used by every command in that directory or below unless --bank or HYMEM_BANK says otherwise, and its config.toml, which overrides the user's settings (HYMEM_* and flags override it)."),
         ".TP", "\\fI$HYMEM_HOME/cache/\\fR", roff("Files hymem can rebuild: the embedder's torch-free copies and the writer's saved KV state (HYMEM_CACHE moves it; else the platform cache directory, e.g. ~/.cache/hymem)."),
         ".SH EXIT STATUS",
     ]
