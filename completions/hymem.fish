@@ -147,7 +147,7 @@ complete -c hymem -n '__fish_seen_subcommand_from eval' -s q -l quiet -d 'No mes
 complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'get' -d 'Print the effective value of KEY: the config file\'s, overridden by its HYMEM_* variable.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'set' -d 'Store KEY = VALUE in the config file. Unknown keys and values of the wrong type are refused.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'unset' -d 'Remove KEY from the config file, so its default (or HYMEM_* variable) applies again.'
-complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'list' -d 'List every setting: its effective value, where it comes from (default, file, env) and what it does.'
+complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'list' -d 'List every setting: its effective value, where it comes from (default, file, project, env) and what it does.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'path' -d 'Print the config file\'s path (it may not exist yet), and say on stderr which bank commands here use and why.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'edit' -d 'Open the config file in $VISUAL or $EDITOR (default vi), then check what was saved.'
 

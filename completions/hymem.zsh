@@ -274,7 +274,7 @@ _hymem_config() {
     '*:: :->args' && ret=0
   case $state in
     command)
-      local -a commands=('get:Print the effective value of KEY - the config file'\''s, overridden by its HYMEM_* variable.' 'set:Store KEY = VALUE in the config file. Unknown keys and values of the wrong type are refused.' 'unset:Remove KEY from the config file, so its default (or HYMEM_* variable) applies again.' 'list:List every setting - its effective value, where it comes from (default, file, env) and what it does.' 'path:Print the config file'\''s path (it may not exist yet), and say on stderr which bank commands here use and why.' 'edit:Open the config file in $VISUAL or $EDITOR (default vi), then check what was saved.')
+      local -a commands=('get:Print the effective value of KEY - the config file'\''s, overridden by its HYMEM_* variable.' 'set:Store KEY = VALUE in the config file. Unknown keys and values of the wrong type are refused.' 'unset:Remove KEY from the config file, so its default (or HYMEM_* variable) applies again.' 'list:List every setting - its effective value, where it comes from (default, file, project, env) and what it does.' 'path:Print the config file'\''s path (it may not exist yet), and say on stderr which bank commands here use and why.' 'edit:Open the config file in $VISUAL or $EDITOR (default vi), then check what was saved.')
       _describe -t commands 'hymem command' commands && ret=0
       ;;
     args)

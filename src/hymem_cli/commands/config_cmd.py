@@ -114,7 +114,7 @@ def unset(key: KeyArg, project: ProjectOpt = False, quiet: QuietOpt = False) -> 
 
 
 def list_(fmt: FormatOpt = None) -> None:
-    """List every setting: its effective value, where it comes from (default, file, env) and what it does.
+    """List every setting: its effective value, where it comes from (default, file, project, env) and what it does.
 
     Examples:
 
