@@ -27,7 +27,9 @@ KEYS: dict[str, tuple[object, str]] = {
     "writer.user": ("", "hy-memory protocol: the speaker who is \"the user\" (empty: the first speaker who is not an assistant)"),
     "writer.intentions": (True, "hy-memory protocol: extract intentions (plans with a deadline) apart from memories"),
     "writer.n_ctx": (8192, "llama.cpp context size"),
-    "writer.n_gpu_layers": (-1, "layers offloaded to the GPU (-1: all, 0: CPU only)"),
+    "writer.gpu_layers": ("auto", "layers on the GPU: auto (all that fit in its free memory), all, or a count (0: CPU only)"),
+    "writer.experts": ("auto", "a mixture of experts' routed experts: gpu, cpu (in system memory, the rest on the GPU), or auto: cpu when the whole model does not fit in the GPU's free memory"),
+    "writer.n_gpu_layers": (-1, "deprecated (writer.gpu_layers): a count >= 0 here still wins; -1 leaves it to writer.gpu_layers"),
     "writer.threads": (0, "llama.cpp threads (0: automatic)"),
     "writer.max_tokens": (1024, "longest writer answer, in tokens"),
     "writer.kv_cache": (True, "keep llama.cpp's state after the fixed instructions on disk, so later runs skip evaluating them"),
@@ -87,6 +89,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "writer.backend": ("", "llama", "openai", "scripted"),
     "writer.pipeline": ("single", "two-pass"),
     "writer.protocol": ("auto", "hy-memory", "hymem"),
+    "writer.experts": ("auto", "gpu", "cpu"),
 }
 MINIMUM: dict[str, float] = {
     "search.limit": 1, "ingest.chunk_tokens": 16, "writer.n_ctx": 256, "writer.n_gpu_layers": -1, "writer.threads": 0,
@@ -198,6 +201,8 @@ class WriterSettings:
     user: str
     intentions: bool
     n_ctx: int
+    gpu_layers: str
+    experts: str
     n_gpu_layers: int
     threads: int
     max_tokens: int
@@ -205,10 +210,23 @@ class WriterSettings:
     timeout: float
     related: int
 
+    def __post_init__(self) -> None:
+        # gpu_layers is a word or a count, which its type (text) alone cannot check.
+        if self.gpu_layers not in ("auto", "all") and not (self.gpu_layers.isascii() and self.gpu_layers.isdigit()):
+            raise ConfigError(f"invalid value {self.gpu_layers!r} for writer.gpu_layers: expected auto, all or a number of layers >= 0",
+                              hint="hymem config set writer.gpu_layers auto (or give auto, all or a count where it was set)")
+
     @property
     def kind(self) -> str:
         """The backend in use: the one set, else llama when a model is set, else "" (no writer)."""
         return self.backend or ("llama" if self.model else "")
+
+    @property
+    def layers_on_gpu(self) -> int | str:
+        """GPU layers as the backend takes them: the deprecated n_gpu_layers when set to a count, else gpu_layers."""
+        if self.n_gpu_layers >= 0:
+            return self.n_gpu_layers
+        return int(self.gpu_layers) if self.gpu_layers.isdigit() else self.gpu_layers
 
 
 @dataclass(frozen=True)

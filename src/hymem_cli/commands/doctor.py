@@ -110,6 +110,23 @@ def check_llama_cpp(needed: bool) -> dict:
     return _check("llama-cpp", OK, f"llama-cpp-python {version}, {where}")
 
 
+def check_gpu() -> dict | None:
+    """The GPU llama.cpp would use and its free memory (ggml's devices); None without llama-cpp-python."""
+    from hymem_cli.writer import llama_binding
+
+    try:
+        offload = llama_binding.supports_gpu_offload()
+        gpus = [d for d in llama_binding.devices() if d.is_gpu]
+    except ImportError:
+        return None
+    if not offload:
+        return _check("gpu", OK, "no GPU device: this llama.cpp build runs on the CPU only",
+                      "for a GPU, reinstall llama-cpp-python built for it, e.g. CMAKE_ARGS=-DGGML_CUDA=on pip install --force-reinstall --no-binary llama-cpp-python llama-cpp-python")
+    if not gpus:
+        return _check("gpu", WARN, "no GPU device: this llama.cpp build has GPU offload but finds no GPU", "check the GPU driver (nvidia-smi)")
+    return _check("gpu", OK, "; ".join(f"{d.name} ({d.description}): {d.free / 2**30:.1f} GiB free of {d.total / 2**30:.1f} GiB" for d in gpus))
+
+
 def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str] | None:
     try:
         text = cpuinfo.read_text(errors="replace")
@@ -193,6 +210,8 @@ def run_checks(bank_opt: str | None, load: bool = False) -> Iterator[dict]:
         yield _check("project config", OK, f"{project} overrides the user's settings" + ("" if project.exists() else " (not created)"))
     yield _check("bank path", OK, f"{bank}: {choice.detail}")
     yield check_llama_cpp(needed=settings.writer.kind == "llama")
+    if (gpu := check_gpu()) is not None:
+        yield gpu
     yield check_cpu()
     yield check_embedder(settings, stored_embed_model(bank))
     yield from check_writer(settings, load)

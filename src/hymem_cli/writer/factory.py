@@ -44,7 +44,8 @@ def build_backend(writer: config.WriterSettings) -> WriterBackend:
             str(model_path(writer.model)),
             n_ctx=writer.n_ctx,
             n_threads=writer.threads or None,
-            n_gpu_layers=writer.n_gpu_layers,
+            gpu_layers=writer.layers_on_gpu,
+            experts=writer.experts,
             max_tokens=writer.max_tokens,
             state_dir=config.cache_dir() / "kv" if writer.kv_cache else None,
         )
@@ -101,6 +102,7 @@ def _probe_llama(writer: config.WriterSettings, load: bool) -> Iterator[Finding]
     experts = f", {facts['expert_used_count']} of {facts['expert_count']} experts per token" if facts["expert_count"] else ""
     yield Finding("writer", OK, f"llama: {path} ({facts['architecture']}, {facts['quantization'] or 'unknown quantization'}, "
                   f"{facts['size_bytes'] / 1e9:.2f} GB{experts})")
+    yield from _probe_placement(writer, path)
     if not load:
         return
     start = time.perf_counter()
@@ -112,7 +114,26 @@ def _probe_llama(writer: config.WriterSettings, load: bool) -> Iterator[Finding]
     seconds = time.perf_counter() - start
     extra = backend.info().extra
     backend.close()
-    yield Finding("writer load", OK, f"loaded in {seconds:.1f} s: {extra.get('n_gpu_layers')} GPU layers, template {extra.get('template')}, n_ctx {extra.get('n_ctx')}")
+    placed = extra.get("placement") or {}
+    experts = f", experts on the {placed['experts'].upper()}" if placed.get("experts") else ""
+    yield Finding("writer load", OK, f"loaded in {seconds:.1f} s: {extra.get('n_gpu_layers')} GPU layers{experts}, template {extra.get('template')}, n_ctx {extra.get('n_ctx')}")
+
+
+def _probe_placement(writer: config.WriterSettings, path) -> Iterator[Finding]:
+    """Where the model's weights would go here (writer.gpu_layers, writer.experts), as `hymem add` would load it."""
+    from hymem_cli.writer.llama_backend import placement_for
+
+    try:
+        placement = placement_for(path, writer.n_ctx, writer.layers_on_gpu, writer.experts)
+    except ImportError:
+        return  # doctor's llama-cpp check already says it is missing
+    except (ValueError, WriterError) as exc:
+        yield Finding("writer placement", FAIL, str(getattr(exc, "message", exc)), "hymem config set writer.gpu_layers auto")
+        return
+    hint = None
+    if writer.n_gpu_layers >= 0:
+        hint = f"writer.n_gpu_layers is deprecated: hymem config set writer.gpu_layers {writer.n_gpu_layers} && hymem config unset writer.n_gpu_layers"
+    yield Finding("writer placement", WARN if hint else OK, placement.describe(), hint)
 
 
 def _probe_server(writer: config.WriterSettings) -> Finding:

@@ -11,8 +11,10 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import threading
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -44,6 +46,193 @@ def model_hash(path: str | os.PathLike) -> str:
         fh.seek(max(0, size - _HASH_SPAN))
         h.update(fh.read(_HASH_SPAN))
     return "b2:" + h.hexdigest()
+
+
+# GPU memory left free beyond weights and KV cache: llama.cpp's compute buffers and the GPU library's workspace.
+# An estimate until measured on a GPU (bench/gpu_placement.py reports the real peak).
+GPU_HEADROOM = 1 << 30
+
+
+@dataclass(frozen=True)
+class ModelSizes:
+    """What a GGUF puts where, in bytes: per repeating layer (all of it, and its routed experts), the output
+    layer, the input embedding (llama.cpp keeps it on the CPU), and the KV cache of one layer at the context size."""
+
+    layers: tuple[tuple[int, int], ...]
+    output: int
+    embedding: int
+    kv_per_layer: int
+
+    @property
+    def experts(self) -> int:
+        return sum(e for _, e in self.layers)
+
+    @property
+    def total(self) -> int:
+        return sum(t for t, _ in self.layers) + self.output + self.embedding
+
+    def on_gpu(self, layers: int, experts_on_cpu: bool) -> int:
+        """Bytes on the GPU when llama.cpp offloads `layers` (its n_gpu_layers; > the layer count: the output too)."""
+        count = len(self.layers) if layers < 0 else min(layers, len(self.layers))
+        offloaded = self.layers[len(self.layers) - count:] if count else ()  # llama.cpp offloads the last layers
+        weights = sum(t - (e if experts_on_cpu else 0) for t, e in offloaded)
+        output = self.output if layers < 0 or layers > len(self.layers) else 0
+        return weights + output + count * self.kv_per_layer
+
+
+def _gguf_tensors(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, int]]:
+    """A GGUF's metadata and its tensors' sizes in bytes, from the gaps between their data offsets (no type table)."""
+    from hymem_cli.writer import gguf
+
+    facts, meta = gguf.read_gguf_metadata(path)  # checks the file; the tensor table is read again below
+    entries = []
+    with open(path, "rb") as fh:
+        reader = gguf._Reader(fh, facts["size_bytes"])
+        reader.skip(4 + 4 + 8 + 8)  # magic, version, tensor and key counts
+        for _ in range(facts["kv_count"]):
+            reader.skip_string()
+            reader.value(reader.unpack("<I"))
+        for _ in range(facts["tensor_count"]):
+            name = reader.string()
+            reader.skip(8 * reader.unpack("<I") + 4)  # dimensions, ggml type
+            entries.append((reader.unpack("<Q"), name))
+    entries.sort()
+    ends = [offset for offset, _ in entries[1:]] + [facts["size_bytes"] - facts["data_offset"]] * bool(entries)
+    return meta, {name: end - offset for (offset, name), end in zip(entries, ends, strict=True)}
+
+
+def model_sizes(path: str | os.PathLike, n_ctx: int) -> ModelSizes:
+    """Where a GGUF's bytes would go, by its tensor table and header (F16 KV cache at `n_ctx`)."""
+    meta, tensors = _gguf_tensors(path)
+    arch = meta.get("general.architecture", "")
+
+    def number(key: str, default: int = 0) -> int:
+        value = meta.get(f"{arch}.{key}", default)
+        return max(value) if isinstance(value, list) and value else value if isinstance(value, int) else default
+
+    blocks = number("block_count")
+    heads = number("attention.head_count", 1)
+    kv_heads = number("attention.head_count_kv", heads)
+    head_dim = number("embedding_length") // max(heads, 1)
+    per_token = kv_heads * (number("attention.key_length", head_dim) + number("attention.value_length", head_dim))
+    layers = [[0, 0] for _ in range(blocks)]
+    output = embedding = 0
+    experts = re.compile(llama_binding.EXPERT_TENSORS)
+    for name, size in tensors.items():
+        match = re.match(r"blk\.(\d+)\.", name)
+        if match and int(match.group(1)) < blocks:
+            layer = layers[int(match.group(1))]
+            layer[0] += size
+            layer[1] += size if experts.search(name) else 0
+        elif name.startswith("token_embd."):
+            embedding += size
+        else:
+            output += size  # the output layer and norm, and layers past block_count (MTP) that load with it
+    return ModelSizes(tuple((t, e) for t, e in layers), output, embedding, 2 * per_token * int(n_ctx))
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a model's weights go: how many layers llama.cpp offloads, and whether a mixture of experts' routed
+    experts stay in system memory (the rest of each offloaded layer, its KV cache included, on the GPU)."""
+
+    gpu_layers: int  # n_gpu_layers as llama.cpp takes it: -1 all (output layer too), 0 none
+    experts: str  # "gpu", "cpu", or "" for a model without routed experts
+    device: str | None  # the GPU(s), e.g. "CUDA0 (NVIDIA H200)"; None on the CPU
+    free_bytes: int | None  # the GPU's free memory before the load
+    gpu_bytes: int  # estimated weights and KV cache on the GPU
+    model_bytes: int
+    expert_bytes: int
+    layer_count: int
+    why: str
+
+    @property
+    def cpu_tensors(self) -> tuple[str, ...]:
+        """Tensor patterns to keep in system memory although their layer is offloaded."""
+        return (llama_binding.EXPERT_TENSORS,) if self.experts == "cpu" and self.gpu_layers != 0 else ()
+
+    def describe(self) -> str:
+        if self.gpu_layers == 0:
+            return f"CPU only ({self.why})"
+        layers = self.layer_count if self.gpu_layers < 0 or self.gpu_layers > self.layer_count else self.gpu_layers
+        free = f", {_gb(self.free_bytes)} free" if self.free_bytes is not None else ""
+        text = f"{layers} of {self.layer_count} layers on {self.device}: about {_gb(self.gpu_bytes)} of GPU memory{free}"
+        if self.experts == "cpu":
+            text += f"; routed experts ({_gb(self.expert_bytes)}) in system memory"
+        return f"{text} ({self.why})"
+
+    def record(self) -> dict[str, Any]:
+        """What the revision's writer record says was used."""
+        return {"gpu_layers": self.gpu_layers, "experts": self.experts, "device": self.device, "gpu_free_bytes": self.free_bytes,
+                "gpu_estimate_bytes": self.gpu_bytes, "cpu_tensors": list(self.cpu_tensors), "why": self.why}
+
+
+def _gb(n: int | None) -> str:
+    return "?" if n is None else f"{n / 1e9:.2f} GB"
+
+
+def gpu_layers_value(value: int | str) -> int | str:
+    """writer.gpu_layers as the planner takes it: "auto", "all", or a count >= 0; ValueError otherwise."""
+    text = str(value).strip().lower()
+    if text in ("auto", "all"):
+        return text
+    if text.isdigit():
+        return int(text)
+    raise ValueError(f"writer.gpu_layers must be auto, all or a number of layers >= 0, not {value!r}")
+
+
+def plan_placement(sizes: ModelSizes, *, offload: bool, device: str | None, free_bytes: int | None,
+                   gpu_layers: int | str = "auto", experts: str = "auto") -> Placement:
+    """Where to put a model: `gpu_layers` auto (all that fit in `free_bytes`), all, or a count; `experts` gpu, cpu,
+    or auto (cpu when the whole model does not fit). `offload`: the build can use a GPU; `device`: the one found."""
+    layers_wanted = gpu_layers_value(gpu_layers)
+    if experts not in ("auto", "gpu", "cpu"):
+        raise ValueError(f"writer.experts must be auto, gpu or cpu, not {experts!r}")
+    moe = sizes.experts > 0
+    count = len(sizes.layers)
+
+    def placed(layers: int, on_cpu: bool, why: str) -> Placement:
+        gpu = sizes.on_gpu(layers, on_cpu) if layers else 0
+        return Placement(layers, ("cpu" if on_cpu else "gpu") if moe else "", device if layers else None, free_bytes,
+                         gpu, sizes.total, sizes.experts, count, why)
+
+    if not offload:
+        return placed(0, moe, "this llama.cpp build has no GPU offload")
+    if device is None:
+        return placed(0, moe, "no GPU device")
+    if layers_wanted == 0:
+        return placed(0, moe, "writer.gpu_layers is 0")
+    room = None if free_bytes is None else free_bytes - GPU_HEADROOM
+    whole = sizes.on_gpu(-1, False)
+    if experts == "auto":
+        on_cpu = moe and room is not None and whole > room
+        reason = (f"the whole model needs about {_gb(whole)} on the GPU, more than it has free" if on_cpu
+                  else "the whole model fits" if room is not None else "the GPU's free memory is unknown")
+    else:
+        on_cpu = moe and experts == "cpu"
+        reason = f"writer.experts is {experts}"
+    if layers_wanted == "all" or room is None:
+        return placed(-1, on_cpu, reason if layers_wanted == "auto" else f"writer.gpu_layers is all; {reason}")
+    if isinstance(layers_wanted, int):
+        return placed(layers_wanted, on_cpu, f"writer.gpu_layers is {layers_wanted}; {reason}")
+    if sizes.on_gpu(-1, on_cpu) <= room:
+        return placed(-1, on_cpu, reason)
+    fit = max((n for n in range(count + 1) if sizes.on_gpu(n, on_cpu) <= room), default=0)
+    if fit == 0:
+        return placed(0, moe, f"not one layer fits in the GPU's {_gb(free_bytes)} free")
+    return placed(fit, on_cpu, f"{reason}; only {fit} layers fit")
+
+
+def placement_for(path: str | os.PathLike, n_ctx: int, gpu_layers: int | str = "auto", experts: str = "auto") -> Placement:
+    """The placement a GGUF would get here, from this llama.cpp build's devices and their free memory now.
+
+    Raises ImportError without llama-cpp-python."""
+    offload = llama_binding.supports_gpu_offload()
+    gpus = [d for d in llama_binding.devices() if d.is_gpu] if offload else []
+    device = " + ".join(f"{d.name} ({d.description})" for d in gpus) or None
+    free = sum(d.free for d in gpus) if gpus else None
+    return plan_placement(model_sizes(path, n_ctx), offload=offload, device=device, free_bytes=free,
+                          gpu_layers=gpu_layers, experts=experts)
 
 
 def _prefix_key(messages: list[dict]) -> str:
@@ -104,10 +293,13 @@ class LlamaBackend:
       {"reasoning_effort": "no_think"}); GGUFs without one get plain ChatML.
     - Consecutive calls that share a prompt prefix (the fixed instructions) reuse the KV
       cache for it; `WriterReply.evaluated_tokens` says how many prompt tokens were new.
-    - All layers go to the GPU when this llama.cpp build has GPU offload. Whenever layers
-      run on the CPU, the model is loaded with `use_extra_bufts = False`: llama.cpp's
-      weight-repacking ("extra") buffer types kill the process in `llama_decode` on some
-      CPUs (seen: SIGILL on a Xeon with AMX), and the plain CPU buffers ran at equal speed.
+    - Placement (`placement_for`): with a GPU, `gpu_layers` auto offloads all layers that fit in
+      its free memory, and `experts` auto keeps a mixture of experts' routed experts in system
+      memory when the whole model does not fit (llama.cpp's tensor buffer overrides, as its
+      --cpu-moe). Whenever weights stay on the CPU, the model is loaded with
+      `use_extra_bufts = False`: llama.cpp's weight-repacking ("extra") buffer types kill the
+      process in `llama_decode` on some CPUs (seen: SIGILL on a Xeon with AMX), and the plain
+      CPU buffers ran at equal speed.
     """
 
     def __init__(
@@ -116,7 +308,9 @@ class LlamaBackend:
         *,
         n_ctx: int = 8192,
         n_threads: int | None = None,
-        n_gpu_layers: int = -1,
+        gpu_layers: int | str = "auto",
+        experts: str = "auto",
+        n_gpu_layers: int | None = None,
         seed: int = 0,
         max_tokens: int = 1024,
         chat_template_kwargs: dict | None = None,
@@ -157,13 +351,19 @@ class LlamaBackend:
                 hint="pip install llama-cpp-python, or point hymem at an OpenAI-compatible server",
             ) from None
 
-        gpu = llama_binding.supports_gpu_offload()
-        layers = int(n_gpu_layers) if gpu else 0
-        if layers < 0:
-            layers = -1
+        if n_gpu_layers is not None:  # the older keyword: -1 all
+            gpu_layers = "all" if n_gpu_layers < 0 else int(n_gpu_layers)
+        try:
+            gpu_layers = gpu_layers_value(gpu_layers)
+            if experts not in ("auto", "gpu", "cpu"):
+                raise ValueError(f"writer.experts must be auto, gpu or cpu, not {experts!r}")
+        except ValueError as exc:
+            raise WriterError(str(exc), hint="hymem config set writer.gpu_layers auto; writer.experts takes auto, gpu or cpu") from None
+        self._placement = placement_for(self.model_path, n_ctx, gpu_layers, experts)
+        layers = self._placement.gpu_layers
         blocks = self._gguf.get("block_count")
-        # Some layers (or the output layer) stay on the CPU: turn weight repacking off there.
-        cpu_layers = layers == 0 or (layers > 0 and (blocks is None or layers <= blocks))
+        # Some weights (layers, the output layer, or experts) stay on the CPU: turn weight repacking off there.
+        cpu_layers = layers == 0 or (layers > 0 and (blocks is None or layers <= blocks)) or bool(self._placement.cpu_tensors)
         overrides = {"use_extra_bufts": False} if cpu_layers else {}
 
         kwargs: dict[str, Any] = {
@@ -178,7 +378,7 @@ class LlamaBackend:
             kwargs["n_threads_batch"] = int(n_threads)
 
         try:
-            self._llm = llama_binding.load_model(overrides, **kwargs)
+            self._llm = llama_binding.load_model(overrides, cpu_tensors=self._placement.cpu_tensors, **kwargs)
         except llama_binding.LoadFailure as failure:
             raise self._load_error(name, failure) from None
         self._n_gpu_layers = layers
@@ -207,6 +407,7 @@ class LlamaBackend:
         extra: dict[str, Any] = {
             "n_ctx": self._llm.n_ctx() if self._llm is not None else None,
             "n_gpu_layers": self._n_gpu_layers,
+            "placement": self._placement.record(),
             "template": self._template_source,
             "chat_template_kwargs": dict(self.chat_template_kwargs),
             "architecture": self._gguf.get("architecture"),

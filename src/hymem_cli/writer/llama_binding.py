@@ -1,7 +1,8 @@
 """Adapter for llama-cpp-python internals: the one module that reaches past its public API.
 
-Log capture, load-time model params, KV state and prompt-cache bookkeeping: every use of a
-llama-cpp-python internal lives here, each with a line saying what the public API lacks. TESTED is
+Log capture, load-time model params (tensor placement included), ggml's devices, KV state and
+prompt-cache bookkeeping: every use of a llama-cpp-python internal lives here, each with a line
+saying what the public API lacks. TESTED is
 the range of versions this was written against; tests/test_llama_binding.py fails, naming the
 attribute and the installed version, when a release drops or changes what it relies on.
 llama_cpp is imported on first use, never at import, so hymem runs without it.
@@ -11,9 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import re
 import threading
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,7 @@ from typing import Any
 TESTED = ">=0.3.36,<0.4"
 
 # llama.cpp's log callback is one process-global C pointer, so the state that serves it is module-level too.
-_LOG_LINES: deque[str] = deque(maxlen=200)
+_LOG_LINES: deque[str] = deque(maxlen=20000)  # a load logs a few pieces per tensor; overridden_tensors reads them all
 _LOG_CALLBACK: Any = None  # the ctypes callback must stay referenced while installed
 # Serializes loads: the params override below patches a module attribute, and the log is cleared per load.
 _LOAD_LOCK = threading.Lock()
@@ -87,6 +90,102 @@ def supports_gpu_offload() -> bool:
     return bool(low.llama_supports_gpu_offload())
 
 
+# Routed experts' weights, as llama.cpp's own tools match them for --cpu-moe (common.h LLM_FFN_EXPS_REGEX):
+# ffn_gate/up/down_exps and the fused ffn_gate_up_exps; never the shared expert (_shexp), router or bias.
+EXPERT_TENSORS = r"\.ffn_(up|down|gate|gate_up)_(ch|)exps"
+
+# ggml's enum ggml_backend_dev_type, in order.
+_DEVICE_KINDS = ("cpu", "gpu", "igpu", "accel", "meta")
+_GGML: Any = None
+
+
+@dataclass(frozen=True)
+class Device:
+    """One compute device llama.cpp can use: `kind` is cpu, gpu, igpu (shares system memory), accel or meta."""
+
+    name: str
+    description: str
+    kind: str
+    free: int
+    total: int
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.kind in ("gpu", "igpu")
+
+
+def _ggml(low: Any) -> Any:
+    """llama.cpp's library with the ggml backend functions typed; libllama's handle resolves ggml's symbols."""
+    global _GGML
+    if _GGML is None:
+        # llama-cpp-python binds none of ggml's backend device API; these are its C signatures (ggml-backend.h).
+        lib = low._lib
+        c_size, c_void, c_str = ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p
+        for name, args, result in (
+            ("ggml_backend_dev_count", [], c_size),
+            ("ggml_backend_dev_get", [c_size], c_void),
+            ("ggml_backend_dev_name", [c_void], c_str),
+            ("ggml_backend_dev_description", [c_void], c_str),
+            ("ggml_backend_dev_type", [c_void], ctypes.c_int),
+            ("ggml_backend_dev_memory", [c_void, ctypes.POINTER(c_size), ctypes.POINTER(c_size)], None),
+            ("ggml_backend_cpu_buffer_type", [], c_void),
+        ):
+            function = getattr(lib, name)
+            function.argtypes, function.restype = args, result
+        _GGML = lib
+    return _GGML
+
+
+def devices() -> list[Device]:
+    """The devices this llama.cpp build registered (the CPU, and GPUs in a GPU build), with their memory now.
+
+    Raises ImportError without llama-cpp-python."""
+    _, low = _modules()
+    lib = _ggml(low)
+    found = []
+    for index in range(int(lib.ggml_backend_dev_count())):
+        device = lib.ggml_backend_dev_get(index)
+        free, total = ctypes.c_size_t(0), ctypes.c_size_t(0)
+        lib.ggml_backend_dev_memory(device, ctypes.byref(free), ctypes.byref(total))
+        kind = int(lib.ggml_backend_dev_type(device))
+        found.append(Device(
+            name=(lib.ggml_backend_dev_name(device) or b"").decode("utf-8", "replace"),
+            description=(lib.ggml_backend_dev_description(device) or b"").decode("utf-8", "replace"),
+            kind=_DEVICE_KINDS[kind] if 0 <= kind < len(_DEVICE_KINDS) else str(kind),
+            free=int(free.value),
+            total=int(total.value),
+        ))
+    return found
+
+
+class _TensorBuftOverride(ctypes.Structure):
+    # struct llama_model_tensor_buft_override (llama.h): a regex searched in tensor names, and a buffer type.
+    _fields_ = [("pattern", ctypes.c_char_p), ("buft", ctypes.c_void_p)]
+
+
+def _cpu_overrides(low: Any, patterns: Sequence[str]) -> Any:
+    """A NULL-terminated array that puts tensors matching any of `patterns` in the CPU's buffer type."""
+    if len(patterns) >= int(low.llama_max_tensor_buft_overrides()):
+        raise ValueError(f"llama.cpp takes fewer than {low.llama_max_tensor_buft_overrides()} tensor overrides")
+    cpu = _ggml(low).ggml_backend_cpu_buffer_type()
+    overrides = (_TensorBuftOverride * (len(patterns) + 1))()  # zeroed: the last entry's NULL pattern ends it
+    for entry, pattern in zip(overrides, patterns, strict=False):
+        entry.pattern = pattern.encode("utf-8")
+        entry.buft = cpu
+    return overrides
+
+
+def overridden_tensors(log: str) -> dict[str, str]:
+    """Tensor name -> buffer type, for each tensor a load's tensor overrides placed, read from llama.cpp's log."""
+    # llama.cpp reports each override only in its debug log ("tensor NAME (...) buffer type overridden to BUFT").
+    found = {}
+    for line in log.splitlines():
+        match = re.search(r"tensor (\S+) \(.*\) buffer type overridden to (\S+)", line)
+        if match:
+            found[match.group(1)] = match.group(2)
+    return found
+
+
 @contextlib.contextmanager
 def _model_params_override(low: Any, fields: Mapping[str, Any]) -> Iterator[None]:
     """Make `llama_model_default_params()` return params with `fields` set, for one load; callers hold _LOAD_LOCK.
@@ -114,20 +213,35 @@ def _model_params_override(low: Any, fields: Mapping[str, Any]) -> Iterator[None
         low.llama_model_default_params = original
 
 
-def load_model(model_params: Mapping[str, Any] | None = None, **llama_kwargs: Any) -> Any:
+def load_model(model_params: Mapping[str, Any] | None = None, *, cpu_tensors: Sequence[str] = (), **llama_kwargs: Any) -> Any:
     """A `llama_cpp.Llama(**llama_kwargs)` with llama.cpp's log captured, and `model_params` fields set
     that Llama's keywords do not reach (e.g. {"use_extra_bufts": False}).
+
+    `cpu_tensors`: regexes (searched in tensor names, as llama.cpp's --override-tensor) of weights kept in
+    system memory whatever n_gpu_layers offloads, e.g. [EXPERT_TENSORS] for a mixture of experts.
+    The load's log, which names each tensor so placed, is on the returned model as `hymem_load_log`.
 
     Raises LoadFailure (with what llama.cpp logged) when the load fails, ImportError without llama-cpp-python.
     """
     llama_cpp, low = _modules()
+    fields = dict(model_params or {})
+    overrides = None
+    if cpu_tensors:
+        overrides = _cpu_overrides(low, list(cpu_tensors))
+        # Llama has no keyword for tensor_buft_overrides (its ctypes field is a bare void pointer it never sets).
+        fields["tensor_buft_overrides"] = ctypes.cast(overrides, ctypes.c_void_p).value
     with _LOAD_LOCK:
         _LOG_LINES.clear()
         try:
-            with _model_params_override(low, model_params or {}):
-                return llama_cpp.Llama(**llama_kwargs)
+            with _model_params_override(low, fields):
+                llm = llama_cpp.Llama(**llama_kwargs)
         except _LOAD_ERRORS as exc:
             raise LoadFailure(exc, "".join(_LOG_LINES)) from exc
+        log = "".join(_LOG_LINES)
+    # The model keeps its params, pointer included, for its lifetime: the array must live as long.
+    llm.hymem_tensor_overrides = overrides
+    llm.hymem_load_log = log
+    return llm
 
 
 def load_vocab_only(path: str | Path) -> None:
