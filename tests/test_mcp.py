@@ -257,3 +257,11 @@ def test_stdout_carries_only_protocol(tmp_path):
     assert replies[2]["result"]["structuredContent"]["results"][0]["text"] == "The user likes tea."
     assert replies[3]["result"]["isError"] is True and "not a memory id" in replies[3]["result"]["content"][0]["text"]
     assert "serving" in errors
+
+
+def test_without_the_sdk_mcp_says_how_to_install_it(cli, home, monkeypatch):
+    from conftest import one_error_line
+
+    monkeypatch.setitem(sys.modules, "mcp", None)  # as if `pip install 'hymem[mcp]'` had not been run
+    monkeypatch.setitem(sys.modules, "hymem_cli.mcp_server", None)
+    one_error_line(cli("mcp"), 1, "MCP SDK is not installed", "hymem[mcp]")
