@@ -188,3 +188,13 @@ def test_raw_session_log_keeps_speakers_and_no_tool_output(cli, home, monkeypatc
     texts = [r[3] for r in rows]
     assert len(texts) == 9 and all(t.startswith(("user: ", "assistant: ")) for t in texts)
     assert not [t for t in texts for word in NOT_SAID if word in t]
+
+
+def test_prefix_hashes_equal_the_hash_of_each_beginning():
+    from hymem_cli.domain import Chunk, Message
+
+    messages = [Message("1", "Alex", "I live in Zürich \"quoted\"", "2025-01-01T00:00:00Z", "s1", 1), Message("LINE:2", None, "ünïcödé ✓ \u2028"),
+                Message("u3", "assistant", "", None, None, 3)]
+    chunk = Chunk("a.jsonl", messages)
+    for mode in ("raw", "writer"):
+        assert chunk.prefix_hashes(mode) == [Chunk("a.jsonl", messages[:n]).hash(mode) for n in range(1, len(messages) + 1)]

@@ -55,6 +55,21 @@ class Chunk:
         canonical = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return "b2:" + hashlib.blake2b(canonical.encode("utf-8"), digest_size=16).hexdigest()
 
+    def prefix_hashes(self, mode: str) -> list[str]:
+        """The hash of each beginning of the chunk (its first 1, 2, ... messages) in one pass: the n-th equals
+        Chunk(source, messages[:n]).hash(mode). The canonical JSON lists the messages before "mode", so one
+        running digest, copied at each message, gives them all without serialising every beginning anew."""
+        running = hashlib.blake2b(b'{"messages":[', digest_size=16)
+        tail = ('],"mode":' + json.dumps(mode, ensure_ascii=False) + "}").encode("utf-8")
+        hashes = []
+        for n, m in enumerate(self.messages):
+            item = {"id": m.id, "speaker": m.speaker, "text": m.text, "timestamp": m.timestamp, "session": m.session}
+            running.update((b"," if n else b"") + json.dumps(item, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+            done = running.copy()
+            done.update(tail)
+            hashes.append("b2:" + done.hexdigest())
+        return hashes
+
     @property
     def lines(self) -> tuple[int | None, int | None]:
         numbers = [m.line for m in self.messages if m.line is not None]

@@ -82,7 +82,7 @@ def ingest(
             with lock:
                 report.chunks += 1
                 report.messages += len(chunk.messages)
-                chunk, digest, by = _unstored_part(bank, chunk, lambda c: chunk_key(c.hash(processor.mode), draft.writer, nonce), report)
+                chunk, digest, by = _unstored_part(bank, chunk, processor.mode, lambda content: chunk_key(content, draft.writer, nonce), report)
             if by:
                 with lock:
                     report.skipped += 1
@@ -145,18 +145,20 @@ class _Locked:
             return self._bank.related(texts, limit)
 
 
-def _unstored_part(bank: MemoryBank, chunk: Chunk, key: Callable[[Chunk], str], report: IngestReport) -> tuple[Chunk, str, int | None]:
-    """(the part of `chunk` still to process, its key, None), or (chunk, key, the revision that stored it) when it is stored whole.
+def _unstored_part(bank: MemoryBank, chunk: Chunk, mode: str, key: Callable[[str], str], report: IngestReport) -> tuple[Chunk, str, int | None]:
+    """(the part of `chunk` still to process, its key, None), or (chunk, key, the revision that stored it) when it is stored
+    whole; `key` makes a chunk's key from its content hash.
 
     A transcript that grew since it was stored (a session log, appended to) chunks the same up to its old
     end, but its last stored chunk now goes on: that chunk's stored beginning is skipped (counted in
     `report`), and only the messages after it are processed, so appending never stores a message twice."""
     while True:
-        digest = key(chunk)
+        beginnings = chunk.prefix_hashes(mode)
+        digest = key(beginnings[-1])
         if by := bank.chunk_seen(digest):
             return chunk, digest, by
-        for n in range(len(chunk.messages) - 1, 0, -1):  # the longest stored beginning first
-            if by := bank.chunk_seen(key(Chunk(chunk.source, chunk.messages[:n]))):
+        for n in range(len(beginnings) - 1, 0, -1):  # the longest stored beginning first
+            if by := bank.chunk_seen(key(beginnings[n - 1])):
                 report.skipped += 1
                 report.stored_by[by] = report.stored_by.get(by, 0) + 1
                 chunk = Chunk(chunk.source, chunk.messages[n:])
