@@ -248,3 +248,20 @@ def test_the_writer_record_says_where_the_model_went(llama_cpp, moe_gguf):
     else:
         assert (placed["gpu_layers"], placed["cpu_tensors"], placed["device"]) == (0, [], None)
         assert "no GPU offload" in placed["why"]
+
+
+def test_doctor_shows_the_gpu_and_where_the_model_would_go(cli, clean_env, llama_cpp, moe_gguf):
+    clean_env.setenv("HYMEM_EMBED_MODEL", "hash")
+    clean_env.setenv("HYMEM_WRITER_MODEL", moe_gguf)
+    clean_env.setenv("HYMEM_WRITER_EXPERTS", "cpu")
+    records = {r["check"]: r for r in cli("doctor", "-f", "jsonl").jsonl()}
+    gpu, placement = records["gpu"], records["writer placement"]
+    if llama_binding.supports_gpu_offload():
+        assert "GiB free of" in gpu["detail"] or gpu["detail"].startswith("no GPU device")
+        assert placement["status"] == "ok"
+    else:
+        assert gpu["status"] == "ok" and gpu["detail"].startswith("no GPU device")
+        assert placement == {"check": "writer placement", "status": "ok", "detail": "CPU only (this llama.cpp build has no GPU offload)", "hint": None}
+    clean_env.setenv("HYMEM_WRITER_N_GPU_LAYERS", "0")  # the older key: still obeyed, and named as deprecated
+    records = {r["check"]: r for r in cli("doctor", "-f", "jsonl").jsonl()}
+    assert records["writer placement"]["status"] == "warn" and "writer.gpu_layers 0" in records["writer placement"]["hint"]
