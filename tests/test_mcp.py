@@ -264,4 +264,7 @@ def test_without_the_sdk_mcp_says_how_to_install_it(cli, home, monkeypatch):
 
     monkeypatch.setitem(sys.modules, "mcp", None)  # as if `pip install 'hymem[mcp]'` had not been run
     monkeypatch.setitem(sys.modules, "hymem_cli.mcp_server", None)
+    import hymem_cli
+
+    monkeypatch.delattr(hymem_cli, "mcp_server", raising=False)  # imported by an earlier test: forgotten here
     one_error_line(cli("mcp"), 1, "MCP SDK is not installed", "hymem[mcp]")
