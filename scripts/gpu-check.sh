@@ -24,10 +24,10 @@ note() { echo "[$(date +%T)] $*" | tee /dev/fd/3 >&2; }
 find_cublas() {
     # llama.cpp's CUDA backend links cuBLAS. It may come with the toolkit or as a pip wheel (nvidia-cublas) in the
     # image's Python, which lacks the unversioned libcublas.so that CMake looks for: link both names from a shim.
-    local shim=$ROOT/build/cuda-extra roots=("$(dirname "$CUDACXX")/.." /usr/local/cuda /usr/lib/x86_64-linux-gnu) site lib header
+    local shim=$ROOT/build/cuda-extra roots=("$(dirname "$CUDACXX")/.." /usr/local/cuda /usr/lib/x86_64-linux-gnu) site lib header driver
     if site=$("$python" -c 'import nvidia, os; print(list(nvidia.__path__)[0])' 2>/dev/null); then roots+=("$site"); fi
-    lib=$(find -L "${roots[@]}" -name 'libcublas.so*' 2>/dev/null | head -n 1)
-    header=$(find -L "${roots[@]}" -name cublas_v2.h 2>/dev/null | head -n 1)
+    lib=$(find -L "${roots[@]}" -name 'libcublas.so*' 2>/dev/null | head -n 1 || true)  # a missing folder is no error
+    header=$(find -L "${roots[@]}" -name cublas_v2.h 2>/dev/null | head -n 1 || true)  # a missing folder is no error
     if [ -z "$lib" ] || [ -z "$header" ]; then note "no cuBLAS (libcublas.so* and cublas_v2.h) under ${roots[*]}"; exit 2; fi
     rm -rf "$shim" && mkdir -p "$shim"
     for f in "$(dirname "$lib")"/libcublas*.so*; do
@@ -35,10 +35,13 @@ find_cublas() {
         ln -sf "$f" "$shim/$(basename "$f" | sed 's/[.]so[.].*$/.so/')"
     done
     CUBLAS_ARGS="-DCMAKE_LIBRARY_PATH=$shim -DCMAKE_CUDA_FLAGS=-I$(dirname "$header") -DCMAKE_CXX_FLAGS=-I$(dirname "$header")"
+    # The driver library (for llama.cpp's virtual-memory pool); without one it builds with the plain pool.
+    driver=$(find -L "${roots[@]}" /usr/local/nvidia/lib64 /usr/lib64 -name 'libcuda.so*' 2>/dev/null | head -n 1 || true)  # a missing folder is no error
+    if [ -n "$driver" ]; then ln -sf "$driver" "$shim/libcuda.so"; else CUBLAS_ARGS+=" -DGGML_CUDA_NO_VMM=ON"; fi
     # What the built libraries load at run time: cuBLAS and the toolkit's runtime (their RPATH is their own folder).
     printf 'export LD_LIBRARY_PATH=%s:%s:%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\n' "$shim" "$(dirname "$lib")" \
         "$(cd "$(dirname "$CUDACXX")/.." && pwd)/lib64" > "$ROOT/build/gpu-env.sh"
-    note "cuBLAS: $lib; $header"
+    note "cuBLAS: $lib; $header; driver library: ${driver:-none (GGML_CUDA_NO_VMM)}"
 }
 
 build() {
