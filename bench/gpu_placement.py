@@ -144,7 +144,7 @@ class GpuMemory:
         while not self._stop.is_set():
             try:
                 out = subprocess.run([self.smi, "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
-                                     capture_output=True, text=True, timeout=5).stdout
+                                     capture_output=True, text=True, timeout=5, check=False).stdout
                 used = sum(int(x) for x in out.split()) * 2**20
                 self.peak_smi = max(self.peak_smi or 0, used)
             except (OSError, ValueError, subprocess.SubprocessError):
@@ -249,7 +249,7 @@ def measure(model: str, name: str, placements: list[str], gpu: bool, args: argpa
         # A GPU build with 0 GPU layers still sends large prompt batches to the GPU (llama.cpp's op offload):
         # the CPU row hides the GPU, so it measures the CPU alone.
         env = dict(os.environ, CUDA_VISIBLE_DEVICES="") if placement == "cpu" and gpu else None
-        done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout, env=env)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout, env=env, check=False)
         lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
         row = json.loads(lines[-1]) if lines else {"placement": placement, "status": "failed",
                                                     "reason": f"exit {done.returncode}: {done.stderr.strip()[-500:]}"}

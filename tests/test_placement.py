@@ -218,7 +218,7 @@ def test_the_binding_reaches_what_placement_needs(llama_cpp):
 
 @pytest.mark.llama
 def test_experts_kept_on_the_cpu_decode_the_same_tokens(llama_cpp, moe_gguf):
-    kwargs = dict(model_path=moe_gguf, n_ctx=512, n_threads=1, n_threads_batch=1, seed=0, verbose=False)
+    kwargs = {"model_path": moe_gguf, "n_ctx": 512, "n_threads": 1, "n_threads_batch": 1, "seed": 0, "verbose": False}
     plain = llama_binding.load_model({"use_extra_bufts": False}, **kwargs)
     try:
         expected = _greedy(plain)
