@@ -158,7 +158,7 @@ def build_server(service: MemoryService, *, warm: bool = True):
     from mcp.server import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    level = "DEBUG" if os.environ.get("HYMEM_DEBUG") else "WARNING"
+    level = "DEBUG" if os.environ.get("HYMEM_DEBUG", "").strip().lower() in ("1", "true", "yes", "on") else "WARNING"  # as app.py reads it
     server = MCPServer("hymem", title="hymem memory bank", version=__version__, instructions=INSTRUCTIONS, log_level=level)
     worker = ThreadPoolExecutor(1, thread_name_prefix="hymem-bank")
     if warm:
