@@ -1,0 +1,147 @@
+"""The checks that decide whether a candidate is a secret, at their edges: an `Authorization` value that
+is base64 of user:password (padded or not) or is not, a bearer token that reads like one or like a word,
+card numbers (Luhn, prefixes, digit groups), IBANs (mod 97), long random tokens and the redactor's memory."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from hymem_cli.screen import Screen, find_secrets
+from hymem_cli.screen.secrets import Redactor
+
+
+def kinds(text: str) -> list[str]:
+    return [kind for kind, _, _ in find_secrets(text)]
+
+
+def b64(raw: str) -> str:
+    return base64.b64encode(raw.encode()).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("credentials", ["al:pw12", "alex:hunter", "alex:hunter2", "alex:hunter23", "alex:hunter234"])
+def test_basic_auth_base64_of_user_and_password_whatever_its_padding(credentials):
+    value = b64(credentials)
+    assert kinds(f"Authorization: Basic {value}") == ["basic-auth"], (value, len(value) % 4)
+    assert kinds(f"Authorization: Basic {base64.b64encode(credentials.encode()).decode()}") == ["basic-auth"]
+
+
+@pytest.mark.parametrize("value", [
+    b64("usernameonly"),  # no colon: not user:password
+    b64("al\x01ex:pw12"),  # not printable
+    base64.b64encode(b"\xff\xfe:\xfd\xfc\xfb\xfa").decode(),  # not UTF-8
+    "YWxleDpodW50ZXIy" + "A",  # a length no base64 has
+    "basictraining",
+])
+def test_basic_auth_that_is_not_a_credential(value):
+    assert "basic-auth" not in kinds(f"Authorization: Basic {value}")
+
+
+@pytest.mark.parametrize("value,secret", [
+    ("abcdefghIJKLMNOPqrst", True),  # both cases
+    ("abcdefghijklmnopqrs1", True),  # a digit
+    ("12345678901234567890", True),
+    ("abcdefghijklmnopqrst", False),  # a lower-case word run
+    ("ABCDEFGHIJKLMNOPQRST", False),  # an upper-case one
+])
+def test_bearer_values(value, secret):
+    assert ("bearer" in kinds(f"Authorization: Bearer {value}")) is secret
+
+
+@pytest.mark.parametrize("text,found", [
+    ("card 4111 1111 1111 1111", "4111 1111 1111 1111"),
+    ("card 4111-1111-1111-1111", "4111-1111-1111-1111"),
+    ("amex 378282246310005 thanks", "378282246310005"),
+    ("order 12 4111 1111 1111 1111", "4111 1111 1111 1111"),  # a short group before it is not part of it
+    ("card 5555 5555 5555 4444 exp", "5555 5555 5555 4444"),
+    ("6011111111111117", "6011111111111117"),
+])
+def test_card_numbers(text, found):
+    spans = [(s, e) for kind, s, e in find_secrets(text) if kind == "card-number"]
+    assert [text[s:e] for s, e in spans] == [found]
+
+
+@pytest.mark.parametrize("text", [
+    "4111 1111 1111 1112",  # fails Luhn
+    "1111 1111 1111 1117",  # no card starts with 1
+    "4444 4444 4444 4444",  # one digit repeated
+    "4111 1111 1111",  # 12 digits
+    "41111111111111111111",  # 20 digits
+    "ticket 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6",
+])
+def test_digit_runs_that_are_not_cards(text):
+    assert "card-number" not in kinds(text)
+
+
+@pytest.mark.parametrize("text,found", [
+    ("IBAN DE89 3704 0044 0532 0130 00 please", "DE89 3704 0044 0532 0130 00"),
+    ("GB82WEST12345698765432", "GB82WEST12345698765432"),
+    ("to NL91ABNA0417164300.", "NL91ABNA0417164300"),
+])
+def test_ibans(text, found):
+    assert [text[s:e] for kind, s, e in find_secrets(text) if kind == "iban"] == [found]
+
+
+@pytest.mark.parametrize("text", ["DE89 3704 0044 0532 0130 01", "XX00 1234 5678 9012 3456", "GB82WEST1234569876543"])
+def test_ibans_that_fail_their_check(text):
+    assert "iban" not in kinds(text)
+
+
+@pytest.mark.parametrize("token,secret", [
+    ("q8Zr2LmX0vT7pK4wN6yB1cD3fG5hJ9kL", True),  # 32 random letters and digits
+    ("q8Zr2LmX0vT7pK4wN6yB1cD3fG5hJ9k", False),  # 31
+    ("q8Zr2LmX0vT7pK4wN6yB1cD3fG5hJ9k==", False),  # padding does not count
+    ("0123456789abcdef0123456789abcdef01234567", False),  # hex: a hash
+    ("abcdefghijklmnopqrstuvwxyzabcdefgh", False),  # no digit
+    ("src/hymem_cli/bank/store/x1/more/paths", False),  # a path
+    ("my_long_variable_name_with_words_2024", False),  # snake_case words and numbers
+    ("Hy-Memory-30B-A3B-Q8_0-gguf-model-x", False),  # short pieces joined: a name
+    ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1", False),  # not random
+])
+def test_long_random_tokens(token, secret):
+    assert ("token" in kinds(f"value {token} here")) is secret
+
+
+def test_the_redactor_remembers_what_it_replaced():
+    redactor = Redactor()
+    out, found = redactor.redact("the wifi password is Tr0ub4dor&3 ok")
+    assert "Tr0ub4dor&3" not in out and found == ["password"]
+    assert redactor.secret_kind("he typed Tr0ub4dor&3 again") == "password"
+    assert redactor.secret_kind("he typed Tr0ub4dor&3 again", seen=False) is None
+    assert redactor.redact("he typed Tr0ub4dor&3 again", seen=True) == ("he typed [REDACTED:password] again", ["password"])
+    assert redactor.redact("he typed Tr0ub4dor&3 again") == ("he typed Tr0ub4dor&3 again", [])
+    redactor.forget()
+    assert redactor.secret_kind("he typed Tr0ub4dor&3 again") is None
+
+
+def test_the_redactor_forgets_the_oldest_values_past_its_bound():
+    redactor = Redactor()
+    redactor.SEEN_MAX = 3
+    for n in range(5):
+        redactor.remember(f"secret-value-{n}", "password")
+    assert list(redactor.seen) == ["secret-value-2", "secret-value-3", "secret-value-4"]
+    redactor.remember("secret-value-2", "password")  # seen again: newest now
+    assert list(redactor.seen) == ["secret-value-3", "secret-value-4", "secret-value-2"]
+    redactor.remember("abc", "pin")  # too short to look for
+    redactor.remember("[REDACTED:pin]", "pin")
+    assert "abc" not in redactor.seen and "[REDACTED:pin]" not in redactor.seen
+
+
+def test_seen_values_are_found_each_time_they_occur():
+    redactor = Redactor()
+    redactor.remember("hunter22", "password")
+    assert redactor.seen_in("hunter22 and hunter22") == [("password", 0, 8), ("password", 13, 21)]
+
+
+def test_redact_repeats_until_nothing_is_left():
+    text = "key sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7 card 4111 1111 1111 1111 and password is hunter22."
+    out, found = Screen().redact(text)
+    assert out == "key [REDACTED:openai-key] card [REDACTED:card-number] and password is [REDACTED:password]."
+    assert sorted(found) == ["card-number", "openai-key", "password"]
+    assert Screen().redact(out) == (out, [])
+
+
+def test_overlapping_secrets_are_one_redaction():
+    out, found = Screen().redact("token sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zB9cD1fG3hJ5kL7mN9 end")
+    assert out == "token [REDACTED:openai-key] end" and found == ["openai-key"]
