@@ -77,3 +77,18 @@ def one_error_line(run: Run, code: int, *needles: str) -> None:
     for needle in needles:
         assert needle.lower() in lines[0].lower(), lines[0]
     assert run.stdout == ""
+
+
+@pytest.fixture(scope="module")
+def llama_cpp():
+    """llama-cpp-python and its ctypes layer; CI (HYMEM_REQUIRE_LLAMA=1) fails instead of skipping without it."""
+    import os
+
+    try:
+        import llama_cpp
+        import llama_cpp.llama_cpp  # noqa: F401 - the ctypes layer the adapter calls
+    except ImportError:
+        if os.environ.get("HYMEM_REQUIRE_LLAMA"):
+            pytest.fail("llama-cpp-python is not installed (HYMEM_REQUIRE_LLAMA is set)")
+        pytest.skip("llama-cpp-python is not installed")
+    return llama_cpp

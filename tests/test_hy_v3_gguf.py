@@ -7,7 +7,6 @@ The model is built by tests/hy_v3_gguf.py with random weights: these tests prove
 from __future__ import annotations
 
 import json
-import os
 import re
 
 import pytest
@@ -53,16 +52,6 @@ def model_path(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("hy_v3") / "Hy-Memory-30B-A3B-tiny-F32.gguf"
     return str(build_hy_v3_gguf(path, layers=LAYERS, experts=EXPERTS, experts_used=EXPERTS_USED))
 
-
-@pytest.fixture(scope="module")
-def llama_cpp():
-    try:
-        import llama_cpp
-    except ImportError:
-        if os.environ.get("HYMEM_REQUIRE_LLAMA"):
-            pytest.fail("llama-cpp-python is not installed (HYMEM_REQUIRE_LLAMA is set)")
-        pytest.skip("llama-cpp-python is not installed")
-    return llama_cpp
 
 
 @pytest.fixture(scope="module")

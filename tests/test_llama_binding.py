@@ -7,7 +7,6 @@ something fails here, in one place, instead of as a crash or a silently cold KV 
 from __future__ import annotations
 
 import inspect
-import os
 import tomllib
 from pathlib import Path
 
@@ -21,17 +20,6 @@ from hymem_cli.writer import llama_binding
 
 ROOT = Path(__file__).resolve().parents[1]
 
-
-@pytest.fixture(scope="module")
-def llama_cpp():
-    try:
-        import llama_cpp
-        import llama_cpp.llama_cpp  # the ctypes layer the adapter calls
-    except ImportError:
-        if os.environ.get("HYMEM_REQUIRE_LLAMA"):
-            pytest.fail("llama-cpp-python is not installed (HYMEM_REQUIRE_LLAMA is set)")
-        pytest.skip("llama-cpp-python is not installed")
-    return llama_cpp
 
 
 def _broken(llama_cpp, what: str, why: str) -> str:

@@ -181,16 +181,6 @@ def test_experts_takes_its_choices(clean_env):
 # -- llama.cpp ----------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def llama_cpp():
-    try:
-        import llama_cpp
-    except ImportError:
-        if os.environ.get("HYMEM_REQUIRE_LLAMA"):
-            pytest.fail("llama-cpp-python is not installed (HYMEM_REQUIRE_LLAMA is set)")
-        pytest.skip("llama-cpp-python is not installed")
-    return llama_cpp
-
 
 def _greedy(llm, n: int = 40) -> list[int]:
     prompt = llm.tokenize(b"<|im_start|>user\nAlex: I moved to Sydney last month.<|im_end|>\n<|im_start|>assistant\n", special=True)

@@ -18,7 +18,7 @@ import uuid
 from hymem_cli.domain import Chunk, Message, Operation, Proposal, Rejection, Shown
 from hymem_cli.ingest.guards import check
 from hymem_cli.ingest.pipeline import MemoryBank
-from hymem_cli.ingest.processors import WriterCalls
+from hymem_cli.ingest.processors import WriterCalls, writer_record
 from hymem_cli.screen import Screen
 from hymem_cli.writer import hy_memory
 from hymem_cli.writer.backend import WriterBackend, WriterReply
@@ -69,17 +69,8 @@ class NativeWriterProcessor:
         self.backend.close()
 
     def writer_info(self) -> dict:
-        info = self.backend.info()
-        return {
-            "backend": info.backend,
-            "model": info.model,
-            "model_hash": info.model_hash,
-            "protocol": hy_memory.PROTOCOL,
-            "sdk": f"hy-memory {self.prompts.version}",
-            "prompts": self.prompts.digest,
-            **({"user": self.user} if self.user else {}),
-            **({"settings": info.extra} if info.extra else {}),
-        }
+        return writer_record(self.backend, {"protocol": hy_memory.PROTOCOL, "sdk": f"hy-memory {self.prompts.version}",
+                                            "prompts": self.prompts.digest, **({"user": self.user} if self.user else {})})
 
     def process(self, bank: MemoryBank, chunk: Chunk) -> Proposal:
         messages, redacted = self.screen.redact_messages(chunk.messages)

@@ -51,6 +51,13 @@ class RawProcessor:
         return Proposal(ops, stats=kind_counts(redacted))
 
 
+def writer_record(backend: WriterBackend, protocol: dict) -> dict:
+    """The revision's `writer` record: the backend and model, what the protocol says of itself, and the backend's settings."""
+    info = backend.info()
+    return {"backend": info.backend, "model": info.model, "model_hash": info.model_hash, **protocol,
+            **({"settings": info.extra} if info.extra else {})}
+
+
 class WriterCalls:
     """A chunk's writer calls, each counted into the revision's stats: calls, tokens, seconds (and the redactions)."""
 
@@ -102,16 +109,7 @@ class WriterProcessor:
         self.backend.close()
 
     def writer_info(self) -> dict:
-        info = self.backend.info()
-        return {
-            "backend": info.backend,
-            "model": info.model,
-            "model_hash": info.model_hash,
-            "protocol": "hymem",
-            "prompt_version": prompt.PROMPT_VERSION,
-            "pipeline": self.pipeline,
-            **({"settings": info.extra} if info.extra else {}),
-        }
+        return writer_record(self.backend, {"protocol": "hymem", "prompt_version": prompt.PROMPT_VERSION, "pipeline": self.pipeline})
 
     def process(self, bank: MemoryBank, chunk: Chunk) -> Proposal:
         # Secrets never reach the writer: it cannot store what it never saw.
