@@ -277,3 +277,33 @@ def test_a_chunk_another_process_stored_first_is_skipped(hashed, tmp_path, mode)
     second = ingest(RacedBank(hashed), open_sources([str(path)]), processor())
     assert (second.stored, second.skipped, second.revision) == (0, 3, None)
     assert snapshot(hashed.path) == before
+
+
+@pytest.mark.parametrize("answer,kept", [("Sure! Alex lives in Seattle", "Sure! Alex lives in Seattle"), ("", ""),
+                                         ("x" * 600, "x" * 500)])
+def test_an_answer_that_is_not_json_is_kept_as_one_invalid_operation(hashed, tmp_path, answer, kept):
+    report, _ = run(hashed, tmp_path, "a.txt", SEATTLE, [answer])
+    assert (report.counts["proposed"], report.counts["rejected"]) == (1, 1)
+    assert revisions(hashed)[0]["rejections"] == [
+        {"operation": {"op": "invalid", "text": kept}, "reason": "writer answer is not the JSON object asked for", "chunk": 1}]
+
+
+def test_show_lists_what_else_the_writer_tried_in_that_chunk(hashed, tmp_path):
+    from hymem_cli.bank.history import chunk_rejections, revision
+
+    run(hashed, tmp_path, "a.txt", SEATTLE, [{"operations": [
+        {"op": "add", "text": "Alex lives in Seattle.", "evidence": "I live in Seattle"},
+        {"op": "add", "text": "Alex owns a boat.", "evidence": "I bought a boat"},
+        {"op": "delete", "target": 4, "reason": "gone", "evidence": "Seattle"},
+    ]}])
+    assert chunk_rejections(hashed, "m1") == [
+        {"operation": {"op": "add", "text": "Alex owns a boat.", "evidence": "I bought a boat"},
+         "reason": "evidence 'I bought a boat' does not occur in the chunk"},
+        {"operation": {"op": "delete", "target": "alias:4", "reason": "gone", "evidence": "Seattle"},
+         "reason": "a delete must name one of the memories shown, but none were shown; it named 4"},
+    ]
+    assert revision(hashed, 1) == revisions(hashed)[0] and revision(hashed, 1)["counts"]["rejected"] == 2
+    from hymem_cli._errors import NotFoundError
+
+    with pytest.raises(NotFoundError):
+        revision(hashed, 2)
