@@ -27,10 +27,12 @@ class Run:
 
 @pytest.fixture(scope="session", autouse=True)
 def shared_cache(tmp_path_factory):
-    """One cache for the whole run: the embedder's ONNX copy is made once, not once per test."""
+    """One cache for the whole run: the embedder's ONNX copy is made once, not once per test.
+
+    HYMEM_TEST_CACHE keeps it across runs (scripts/mutate.py starts a test run per mutant)."""
     import os
 
-    os.environ["HYMEM_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    os.environ["HYMEM_CACHE"] = os.environ.get("HYMEM_TEST_CACHE") or str(tmp_path_factory.mktemp("cache"))
 
 
 @pytest.fixture
