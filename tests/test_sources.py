@@ -1,0 +1,126 @@
+"""Opening inputs: files are read whole and checked first; a pipe is read from its descriptor as it comes,
+each burst flushed when the input goes quiet; a regular file given as stdin is read whole."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from hymem_cli._errors import InputError
+from hymem_cli.domain import Message
+from hymem_cli.ingest.sources import _descriptor_lines, idle_flush, open_sources, read_lines
+from hymem_cli.screen import Screen
+
+
+def feed(fd: int, parts: list[bytes], pause: float = 0.05) -> threading.Thread:
+    def write() -> None:
+        for part in parts:
+            os.write(fd, part)
+            time.sleep(pause)
+        os.close(fd)
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_descriptor_lines_join_reads_into_lines():
+    r, w = os.pipe()
+    feed(w, [b"first\nsec", b"ond\nthird\nfour", b"th"])
+    try:
+        assert list(_descriptor_lines(r)) == [b"first\n", b"second\n", b"third\n", b"fourth"]
+    finally:
+        os.close(r)
+
+
+def test_descriptor_lines_of_an_input_ending_in_a_newline():
+    r, w = os.pipe()
+    feed(w, [b"a\n\nb\n"])
+    try:
+        assert list(_descriptor_lines(r)) == [b"a\n", b"\n", b"b\n"]
+    finally:
+        os.close(r)
+
+
+def test_idle_flush_marks_each_quiet_spell_once():
+    def slow():
+        yield Message("a", None, "one")
+        time.sleep(0.5)  # several idle periods: one flush
+        yield Message("b", None, "two")
+        yield Message("c", None, "three")
+
+    assert [m.id if m else None for m in idle_flush(slow(), idle_seconds=0.1)] == ["a", None, "b", "c"]
+
+
+def test_idle_flush_hands_a_failure_to_the_reader():
+    def broken():
+        yield Message("a", None, "one")
+        raise InputError("<stdin> line 2: not UTF-8")
+
+    flushed = idle_flush(broken(), idle_seconds=5)
+    assert next(flushed).id == "a"
+    with pytest.raises(InputError, match="line 2"):
+        next(flushed)
+
+
+def test_a_pipe_on_stdin_streams(tmp_path):
+    r, w = os.pipe()
+    feed(w, [b"Alex: I live in Seattle.\n", b"Sam: Nice.\n"])
+    with os.fdopen(r, "rb") as stdin:
+        (source,) = open_sources(["-"], fmt="speaker", stdin=stdin, screen=Screen())
+        assert source.name == "<stdin>" and not isinstance(source.messages, list)
+        got = [m for m in source.messages if m is not None]
+    assert [(m.speaker, m.text, m.line) for m in got] == [("Alex", "I live in Seattle.", 1), ("Sam", "Nice.", 2)]
+
+
+def test_a_regular_file_on_stdin_is_read_whole(tmp_path):
+    path = tmp_path / "chat.txt"
+    path.write_text("Alex: my password is hunter22x\n")
+    with path.open("rb") as stdin:
+        (source,) = open_sources(["-"], fmt="speaker", stdin=stdin)
+    assert isinstance(source.messages, list)
+    assert [m.text for m in source.messages] == ["my password is [REDACTED:password]"]
+
+
+def test_secrets_are_kept_when_the_screen_is_off(tmp_path):
+    path = tmp_path / "chat.txt"
+    path.write_text("Alex: my password is hunter22x\n")
+    (source,) = open_sources([str(path)], fmt="speaker", screen=Screen(secrets=False))
+    assert [m.text for m in source.messages] == ["my password is hunter22x"]
+
+
+def test_paths_are_checked_before_anything_is_read(tmp_path):
+    good = tmp_path / "good.txt"
+    good.write_text("Alex: hi\n")
+    with pytest.raises(InputError) as missing:
+        open_sources([str(good), str(tmp_path / "nope.txt")])
+    assert (missing.value.message, missing.value.hint) == (f"{tmp_path / 'nope.txt'}: no such file", "check the path, or use - to read stdin")
+    with pytest.raises(InputError) as folder:
+        open_sources([str(tmp_path)])
+    assert (folder.value.message, folder.value.hint) == (f"{tmp_path} is a directory", "give transcript files, e.g. hymem add DIR/*.jsonl")
+    with pytest.raises(InputError) as twice:
+        open_sources(["-", "-"])
+    assert (twice.value.message, twice.value.hint) == ("stdin (-) was given more than once", "give - once")
+
+
+def test_an_unreadable_file(tmp_path):
+    if os.geteuid() == 0:
+        pytest.skip("root reads every file")
+    path = tmp_path / "locked.txt"
+    path.write_text("Alex: hi\n")
+    path.chmod(0)
+    with pytest.raises(InputError) as denied:
+        open_sources([str(path)])
+    assert (denied.value.message, denied.value.hint) == (f"{path}: permission denied", "check the file's permissions")
+
+
+def test_read_lines_of_a_file_and_of_a_folder(tmp_path):
+    path = tmp_path / "ops.jsonl"
+    path.write_bytes(b'{"op": "add"}\r\n\n{"op": "delete"}')
+    assert read_lines(str(path), "an operations file") == (str(path), ['{"op": "add"}\r\n', "\n", '{"op": "delete"}'])
+    with pytest.raises(InputError) as folder:
+        read_lines(str(tmp_path), "an operations file")
+    assert folder.value.hint == "give an operations file"
