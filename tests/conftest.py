@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,14 @@ class Run:
 
     def json(self):
         return json.loads(self.stdout)
+
+
+if os.environ.get("HYMEM_TEST_DERANDOMIZE"):
+    # The same examples every run (scripts/mutate.py): a mutant is killed by what it changed, never by a new draw.
+    from hypothesis import settings
+
+    settings.register_profile("derandomized", derandomize=True)
+    settings.load_profile("derandomized")
 
 
 @pytest.fixture(scope="session", autouse=True)
