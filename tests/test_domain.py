@@ -108,7 +108,10 @@ def test_estimate_tokens():
 
 def test_chunks_fill_up_to_the_budget_and_never_past_it():
     messages = [said(n, "x" * 12) for n in range(5)]  # each costs 3 + 4 for the text and 4 for "Al": 11
-    sizes = lambda budget: [len(c.messages) for c in chunk_messages(messages, "s", budget)]  # noqa: E731
+
+    def sizes(budget: int) -> list[int]:
+        return [len(c.messages) for c in chunk_messages(messages, "s", budget)]
+
     assert sizes(22) == [2, 2, 1]  # exactly the budget fits
     assert sizes(21) == [1, 1, 1, 1, 1]
     assert sizes(33) == [3, 2]

@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Mutation testing of hymem's core with mutmut: the small changes to the code that no test notices.
+
+mutmut (>= 3.8) makes each mutant a variant of one function, records which tests call which function,
+and runs each mutant against those tests only. It works on a copy (build/mutate/mutants/), never on
+src/, and keeps every result there, so a run that is stopped resumes where it was, and a changed
+function has its mutants made and run again. Not part of CI: a full run takes hours on two cores.
+
+  .venv/bin/pip install 'mutmut>=3.8,<3.9'
+  nice -n 10 .venv/bin/python scripts/mutate.py                        # every core module
+  nice -n 10 .venv/bin/python scripts/mutate.py ingest/guards.py       # one module (path under src/hymem_cli/)
+  .venv/bin/python scripts/mutate.py --report                          # the last results, without running
+  .venv/bin/python scripts/mutate.py --retest ingest/guards.py         # the survivors again, after new tests
+  .venv/bin/python scripts/mutate.py --report --markdown               # the table docs/testing.md holds
+
+The report gives, per module, the mutants made, killed (a test failed or hung), survived, and the kill
+rate over the mutants that are not equivalent (EQUIVALENT below: a change no test can see, with why);
+then every survivor with its diff. Exit status: 0 when every module reaches --min-rate, else 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tarfile
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / "build" / "mutate"
+PACKAGE = "src/hymem_cli"
+
+# The core: the bank (store, history and diff, revert, the operation format, opening and transactions),
+# the write path and its guards, screening, readers and chunker, the domain types, errors and their exit
+# codes. Search ranking, export/import, the writer backends and the commands are outside it.
+CORE = [
+    "bank/store.py",
+    "bank/db.py",
+    "bank/history.py",
+    "bank/revert.py",
+    "bank/operations.py",
+    "ingest/guards.py",
+    "ingest/pipeline.py",
+    "ingest/processors.py",
+    "ingest/chunker.py",
+    "ingest/readers.py",
+    "ingest/sources.py",
+    "screen/__init__.py",
+    "screen/secrets.py",
+    "screen/instructions.py",
+    "domain.py",
+    "_errors.py",
+    "app.py",
+]
+
+# The fast suite: each mutant runs the tests of it that call the mutated function. The MCP server is
+# outside the core, and its tests hide the SDK by patching sys.modules, which the mutated copy defeats.
+TEST_SELECTION = ["tests/", "-m", "not slow and not llama", "--ignore=tests/test_mcp.py"]
+
+# Each module is held by its own tests: a mutant runs the tests that call its function, among these
+# files. The CLI end-to-end files (terminal, server, docs, architecture) reach every function of the
+# bank and would make each surviving mutant cost minutes, while telling little about the module.
+BANK_TESTS = ["test_bank_properties", "test_domain", "test_writer_pipeline", "test_chunk_atomicity", "test_transfer", "test_revert",
+              "test_errors", "test_error_lines", "test_cli_foundation", "test_verify", "test_concurrency", "test_project_bank"]
+WRITE_TESTS = ["test_guards", "test_domain", "test_writer_pipeline", "test_chunk_atomicity", "test_operations_fuzz", "test_poisoning",
+               "test_writer_cli", "test_hostile_inputs", "test_streaming", "test_provenance", "test_native_protocol", "test_errors",
+               "test_fail_closed", "test_cli_foundation"]
+READ_TESTS = ["test_readers", "test_sources", "test_domain", "test_session_logs", "test_streaming", "test_errors", "test_hostile_inputs", "test_transfer",
+              "test_writer_pipeline", "test_chunk_atomicity", "test_cli_foundation", "test_first_hour"]
+SCREEN_TESTS = ["test_secret_checks", "test_operations_fuzz", "test_poisoning", "test_privacy", "test_secrets_by_context", "test_hostile_inputs",
+                "test_writer_pipeline", "test_guards", "test_provenance", "test_fail_closed"]
+TESTS_FOR = {
+    "bank/store.py": BANK_TESTS, "bank/db.py": BANK_TESTS, "bank/history.py": BANK_TESTS, "bank/revert.py": BANK_TESTS,
+    "bank/operations.py": BANK_TESTS + ["test_operations_fuzz"],
+    "ingest/guards.py": WRITE_TESTS, "ingest/pipeline.py": WRITE_TESTS + READ_TESTS, "ingest/processors.py": WRITE_TESTS,
+    "ingest/chunker.py": READ_TESTS, "ingest/readers.py": READ_TESTS, "ingest/sources.py": READ_TESTS,
+    "screen/__init__.py": SCREEN_TESTS, "screen/secrets.py": SCREEN_TESTS, "screen/instructions.py": SCREEN_TESTS,
+    "domain.py": BANK_TESTS + WRITE_TESTS + READ_TESTS, "_errors.py": ["test_errors", "test_error_lines", "test_cli_foundation"],
+    "app.py": ["test_errors", "test_error_lines", "test_cli_foundation"],
+}
+
+# A pytest plugin for the mutant runs: it keeps the module's own test files (TESTS_FOR, passed in
+# HYMEM_MUTATE_TESTS) and puts the cheapest first, so a mutant a quick test kills costs little (mutmut
+# stops at the first failure). Files stay whole, so module fixtures are made once.
+ORDER_PLUGIN = """
+import json
+import os
+
+
+def _module(mutant):
+    dotted = mutant.split(".x_")[0].split(".x\u01c1")[0]
+    parts = dotted.split(".")[1:]
+    path = os.path.join("src", "hymem_cli", *parts)
+    return "/".join(parts) + ("/__init__.py" if os.path.isdir(path) else ".py")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    try:
+        with open("mutmut-stats.json") as f:
+            seconds = json.load(f)["duration_by_test"]
+    except (OSError, ValueError, KeyError):
+        return
+    mutant = os.environ.get("MUTANT_UNDER_TEST", "")
+    own = json.loads(os.environ.get("HYMEM_MUTATE_TESTS", "{}")).get(_module(mutant)) if mutant.startswith("hymem_cli.") else None
+    limit = float(os.environ.get("HYMEM_MUTATE_TEST_SECONDS", "inf"))
+    left = [item for item in items if seconds.get(item.nodeid, 0.0) > limit
+            or (own is not None and item.nodeid.split("::")[0].rsplit("/", 1)[-1][:-3] not in own)]
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = [item for item in items if item not in left]
+    cost = {}
+    for item in items:
+        cost[item.nodeid.split("::")[0]] = cost.get(item.nodeid.split("::")[0], 0.0) + seconds.get(item.nodeid, 1.0)
+    items.sort(key=lambda item: cost[item.nodeid.split("::")[0]])
+"""
+
+# Tests slower than this (in the recorded run) are left out of the mutant runs: timing tests and long
+# end-to-end flows. Unit and property tests stay.
+TEST_SECONDS = "5"
+
+# Property tests draw fewer examples in the mutant runs (each mutant runs them again); the fast suite
+# keeps its own numbers.
+FUZZ_EXAMPLES = "100"
+
+# Mutants that change nothing a caller can observe, so no test can kill them: (module, function, the
+# line as mutated, why). Matched on the mutated line, not on mutmut's numbering, which shifts when a
+# function changes.
+EQUIVALENT: list[tuple[str, str, str | None, str]] = [
+    ("ingest/pipeline.py", "MemoryBankǁ", None, "a Protocol's method: its body and defaults never run"),
+    ("ingest/pipeline.py", "ChunkProcessorǁ", None, "a Protocol's method: its body and defaults never run"),
+    ("bank/revert.py", "plan_revert", "plan = RevertPlan(None)",
+     "RevertPlan.rev is read by nothing; the re-check compares two plans built the same way"),
+]
+
+
+@dataclass
+class Module:
+    path: str  # under src/hymem_cli/
+    results: dict[str, int | None] = field(default_factory=dict)  # mutant name -> mutmut's exit code
+
+    def status(self, name: str) -> str:
+        from mutmut.stats import status_by_exit_code
+
+        return status_by_exit_code[self.results[name]]
+
+    def names(self, *statuses: str) -> list[str]:
+        return [n for n in self.results if self.status(n) in statuses]
+
+
+def mutmut_bin() -> str:
+    found = Path(sys.executable).parent / "mutmut"
+    if not found.exists():
+        sys.exit("mutate: mutmut is not installed in this environment: .venv/bin/pip install 'mutmut>=3.8,<3.9'")
+    return str(found)
+
+
+def sync(worktree: bool) -> str:
+    """Bring build/mutate/ up to HEAD (or the working tree), rewriting only the files that differ.
+
+    A rewritten file is newer than its mutated copy, so mutmut makes that file's mutants again (and keeps
+    the results of every function whose code did not change). Returns what was copied, for the report.
+    """
+    def git(*args: str) -> bytes:
+        return subprocess.run(["git", *args], cwd=ROOT, check=True, capture_output=True).stdout
+
+    if worktree:
+        listed = git("ls-files", "-co", "--exclude-standard", "-z").decode().split("\0")
+        files = {p: (ROOT / p).read_bytes() for p in listed if p and (ROOT / p).is_file()}
+        source = "working tree of " + git("rev-parse", "--short", "HEAD").decode().strip()
+    else:
+        with tarfile.open(fileobj=io.BytesIO(git("archive", "HEAD"))) as tar:
+            files = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+        source = "commit " + git("rev-parse", "--short", "HEAD").decode().strip()
+    files = {p: data for p, data in files.items() if not p.startswith("build/")}
+    for rel, data in sorted(files.items()):
+        dst = WORK / rel
+        if dst.is_file() and dst.read_bytes() == data:
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_bytes(data)
+    for path in WORK.rglob("*"):
+        rel = path.relative_to(WORK)
+        if path.is_file() and rel.parts[0] not in ("mutants", "setup.cfg", "SOURCE") and "__pycache__" not in rel.parts \
+                and not rel.parts[0].startswith(".") and str(rel) not in files:
+            path.unlink()
+    (WORK / "SOURCE").write_text(source + "\n")
+    return source
+
+
+def write_config(modules: list[str]) -> None:
+    also = sorted({p.name for p in WORK.iterdir() if p.name not in ("src", "mutants", "setup.cfg", "SOURCE") and not p.name.startswith(".")})
+    lines = ["[mutmut]", f"source_paths = {PACKAGE}/", "only_mutate ="]
+    lines += [f"    {PACKAGE}/{m}" for m in modules]
+    lines += ["pytest_add_cli_args_test_selection ="] + [f"    {a}" for a in TEST_SELECTION]
+    lines += ["pytest_add_cli_args =", "    -p", "    no:cacheprovider", "    -p", "    hymem_mutate_order"]
+    lines += ["also_copy ="] + [f"    {a}" for a in also]
+    # Workers fork from a process that has run no test: the tests leave threads behind (readers, servers),
+    # and a fork taken while one of them holds a lock hangs.
+    lines += ["process_isolation = forkserver", "use_git_change_detection = false", ""]
+    (WORK / "setup.cfg").write_text("\n".join(lines))
+
+
+def load(path: str) -> Module:
+    meta = WORK / "mutants" / PACKAGE / (path + ".meta")
+    module = Module(path)
+    if meta.exists():
+        module.results = json.loads(meta.read_text())["exit_code_by_key"]
+    return module
+
+
+def status_of(code: int | None) -> str:
+    from mutmut.stats import status_by_exit_code
+
+    return status_by_exit_code[code]
+
+
+def reset(path: str, which) -> None:
+    """Forget the results `which(exit code)` selects, so mutmut runs those mutants again."""
+    meta = WORK / "mutants" / PACKAGE / (path + ".meta")
+    if meta.exists():
+        data = json.loads(meta.read_text())
+        data["exit_code_by_key"] = {k: None if v is not None and which(v) else v for k, v in data["exit_code_by_key"].items()}
+        meta.write_text(json.dumps(data))
+
+
+def diff(name: str, module: str) -> str:
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+
+    cwd = os.getcwd()
+    os.chdir(WORK)
+    try:
+        return get_diff_for_mutant(name, path=f"{PACKAGE}/{module}")
+    finally:
+        os.chdir(cwd)
+
+
+def changed_lines(text: str) -> tuple[list[str], list[str]]:
+    body = [line for line in text.splitlines() if not line.startswith(("---", "+++", "@@"))]
+    return [line[1:].strip() for line in body if line.startswith("-")], [line[1:].strip() for line in body if line.startswith("+")]
+
+
+SQL = re.compile(r"\b(select|insert|update|delete|create|from|where|join|order by|group by|values|set)\b", re.IGNORECASE)
+
+
+def sql_case_only(removed: list[str], added: list[str]) -> bool:
+    """Only the case of SQL text changed, outside its '...' literals: SQLite reads keywords and names in any
+    case, and sqlite3.Row finds a column whatever the case of its name."""
+    if len(removed) != len(added) or not removed:
+        return False
+    for old, new in zip(removed, added):
+        if old == new or old.lower() != new.lower() or not SQL.search(old):
+            return False
+        if re.findall(r"'[^']*'", old) != re.findall(r"'[^']*'", new):
+            return False
+    return True
+
+
+ROW_KEY = re.compile(r"\b(?:r|row|head)\[(\"[^\"]*\"|'[^']*')\]")
+
+
+def row_key_case_only(removed: list[str], added: list[str]) -> bool:
+    """Only the case of a column name looked up in a sqlite3.Row (named r, row or head in the bank's code)
+    changed: a Row finds a column whatever the case."""
+    if len(removed) != 1 or len(added) != 1 or removed[0] == added[0] or removed[0].lower() != added[0].lower():
+        return False
+    old, new = ROW_KEY.sub("ROW[]", removed[0]), ROW_KEY.sub("ROW[]", added[0])
+    return old == new and ROW_KEY.findall(removed[0]) != ROW_KEY.findall(added[0])
+
+
+def equivalent_reason(module: str, name: str, text: str) -> str | None:
+    function = name.rsplit("__mutmut_", 1)[0].rsplit(".", 1)[-1]
+    removed, added = changed_lines(text)
+    if sql_case_only(removed, added):
+        return "the case of SQL keywords and names (SQLite and sqlite3.Row ignore it)"
+    if row_key_case_only(removed, added):
+        return "the case of a column looked up in a sqlite3.Row (it ignores case)"
+    for mod, func, line, why in EQUIVALENT:
+        if mod == module and (function.endswith(func) or func.endswith("ǁ") and func in function) and (line is None or line in added):
+            return why
+    return None
+
+
+def report(modules: list[str], markdown: bool, min_rate: float) -> int:
+    source = (WORK / "SOURCE").read_text().strip() if (WORK / "SOURCE").exists() else "nothing yet"
+    print(f"mutants of {source}, mutmut {version('mutmut')}, tests: pytest {' '.join(TEST_SELECTION)}\n")
+    rows, survivors, below = [], [], []
+    for path in modules:
+        m = load(path)
+        caught = m.names("killed", "timeout")
+        pending = m.names("not checked")
+        missed = [n for n in m.results if n not in caught and n not in pending]
+        equivalent = {}
+        for name in missed:
+            text = diff(name, path)
+            why = equivalent_reason(path, name, text)
+            if why:
+                equivalent[name] = why
+            else:
+                survivors.append((path, name, m.status(name), text))
+        scored = len(m.results) - len(equivalent) - len(pending)
+        rate = 100.0 * len(caught) / scored if scored else 100.0
+        if rate < min_rate or pending or not m.results:
+            below.append(path)
+        rows.append((path, len(m.results), len(caught), len(missed) - len(equivalent), len(equivalent), len(pending), rate))
+
+    if markdown:
+        print("| module | mutants | killed | survived | equivalent | kill rate |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for path, total, killed, survived, equivalent, pending, rate in rows:
+            note = f" ({pending} not run)" if pending else ""
+            print(f"| {path} | {total} | {killed} | {survived} | {equivalent} | {rate:.1f} %{note} |")
+        total = [sum(r[i] for r in rows) for i in range(1, 6)]
+        scored = total[0] - total[3] - total[4]
+        print(f"| **all** | {total[0]} | {total[1]} | {total[2]} | {total[3]} | {100.0 * total[1] / scored if scored else 100:.1f} % |")
+    else:
+        print(f"{'module':<24} {'mutants':>8} {'killed':>7} {'survived':>9} {'equiv.':>7} {'not run':>8} {'kill rate':>10}")
+        for path, total, killed, survived, equivalent, pending, rate in rows:
+            print(f"{path:<24} {total:>8} {killed:>7} {survived:>9} {equivalent:>7} {pending:>8} {rate:>9.1f}%")
+    if survivors:
+        print(f"\n{len(survivors)} surviving mutant(s):")
+        for path, name, status, text in survivors:
+            print(f"\n# {name} ({status})\n{text}")
+    return 1 if below else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", help=f"core modules under {PACKAGE}/ (default: all of {', '.join(CORE)})")
+    parser.add_argument("--report", action="store_true", help="print the last results; run nothing")
+    parser.add_argument("--retest", action="store_true", help="run the surviving mutants again (after adding tests)")
+    parser.add_argument("--markdown", action="store_true", help="the per-module table as Markdown")
+    parser.add_argument("--worktree", action="store_true", help="test the working tree, uncommitted changes included (default: HEAD)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutants run at once (default: the CPUs)")
+    parser.add_argument("--min-rate", type=float, default=95.0, help="kill rate every module must reach (default 95)")
+    args = parser.parse_args()
+    unknown = [m for m in args.modules if m not in CORE]
+    if unknown:
+        parser.error(f"not a core module: {', '.join(unknown)} (the core: {', '.join(CORE)})")
+    modules = args.modules or CORE
+    mutmut = mutmut_bin()
+    if not args.report:
+        WORK.mkdir(parents=True, exist_ok=True)
+        before = (WORK / "SOURCE").read_text().strip() if (WORK / "SOURCE").exists() else None
+        if sync(args.worktree) != before or args.worktree:
+            # Other code: which tests call which function is recorded again, and "no tests" is asked again.
+            (WORK / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+            for module in CORE:
+                reset(module, lambda code: status_of(code) == "no tests")
+        write_config(modules)
+        for module in modules:  # a run of other modules left a plain copy: drop it, or mutmut takes it for mutated
+            copy = WORK / "mutants" / PACKAGE / module
+            if copy.exists() and "# mutmut generated" not in copy.read_text():
+                copy.unlink()
+        if args.retest:  # survivors (and mutants no test reached) are forgotten, so this run tries them again
+            for module in modules:
+                reset(module, lambda code: code not in (1, 3) and status_of(code) not in ("killed", "timeout"))
+        command = [mutmut, "run", "--max-children", str(args.jobs)]
+        plugins = WORK / ".plugins"
+        plugins.mkdir(exist_ok=True)
+        (plugins / "hymem_mutate_order.py").write_text(ORDER_PLUGIN.lstrip())
+        # Processes the tests start (python -m hymem_cli) import the same copy, not the checkout's src/.
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(WORK / "mutants" / "src"), str(plugins)]),
+               "HYMEM_FUZZ_EXAMPLES": os.environ.get("HYMEM_FUZZ_EXAMPLES", FUZZ_EXAMPLES),
+               "HYMEM_MUTATE_TEST_SECONDS": os.environ.get("HYMEM_MUTATE_TEST_SECONDS", TEST_SECONDS),
+               "HYMEM_MUTATE_TESTS": json.dumps(TESTS_FOR),
+               "HYMEM_TEST_DERANDOMIZE": "1",  # the same examples for every mutant: no kill by a lucky draw
+               "HYMEM_TEST_CACHE": str(WORK / ".cache")}  # the embedder's copies, made once for all the runs
+        done = subprocess.run(command, cwd=WORK, env=env, check=False)
+        if done.returncode:
+            print(f"mutate: mutmut stopped with exit status {done.returncode}; re-run to resume", file=sys.stderr)
+    return report(modules, args.markdown, args.min_rate)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
