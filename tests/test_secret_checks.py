@@ -145,3 +145,14 @@ def test_redact_repeats_until_nothing_is_left():
 def test_overlapping_secrets_are_one_redaction():
     out, found = Screen().redact("token sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zB9cD1fG3hJ5kL7mN9 end")
     assert out == "token [REDACTED:openai-key] end" and found == ["openai-key"]
+
+
+@pytest.mark.parametrize("value,secret", [
+    ("hunter22", True),  # reads like a password
+    ("q8Zr2LmX0vT7pK", True),  # short and random
+    ("production", False),  # a word
+    ("/path/to/key123xyz", False),  # a path is a reference, not the secret
+    ("${TOKEN_2}", False),
+])
+def test_secret_fields(value, secret):
+    assert ("secret-field" in kinds(f"API_TOKEN={value}")) is secret

@@ -124,3 +124,33 @@ def test_read_lines_of_a_file_and_of_a_folder(tmp_path):
     with pytest.raises(InputError) as folder:
         read_lines(str(tmp_path), "an operations file")
     assert folder.value.hint == "give an operations file"
+
+
+def test_descriptor_lines_of_an_input_starting_with_an_empty_line():
+    r, w = os.pipe()
+    feed(w, [b"\nfirst\n"])
+    try:
+        assert list(_descriptor_lines(r)) == [b"\n", b"first\n"]
+    finally:
+        os.close(r)
+
+
+def test_idle_flush_flushes_a_quiet_start_too():
+    def late():
+        time.sleep(0.3)
+        yield Message("a", None, "one")
+
+    assert [m.id if m else None for m in idle_flush(late(), idle_seconds=0.1)] == [None, "a"]
+
+
+def test_the_reading_thread_never_keeps_the_process_alive():
+    """Ctrl-C must end hymem while its reader is blocked on a quiet pipe: the reader is a daemon thread."""
+    r, w = os.pipe()
+    try:
+        flushed = idle_flush(iter(lambda: os.read(r, 1), b""), idle_seconds=0.05)
+        assert next(flushed) is None  # quiet: the reader is blocked in os.read
+        readers = [t for t in threading.enumerate() if getattr(t, "_target", None) and t._target.__name__ == "pump"]
+        assert readers and all(t.daemon for t in readers)
+    finally:
+        os.close(w)
+        os.close(r)

@@ -283,7 +283,7 @@ def test_a_chunk_another_process_stored_first_is_skipped(hashed, tmp_path, mode)
                                          ("x" * 600, "x" * 500)])
 def test_an_answer_that_is_not_json_is_kept_as_one_invalid_operation(hashed, tmp_path, answer, kept):
     report, _ = run(hashed, tmp_path, "a.txt", SEATTLE, [answer])
-    assert (report.counts["proposed"], report.counts["rejected"]) == (1, 1)
+    assert (report.counts["proposed"], report.counts["rejected"], report.counts["writer_calls"]) == (1, 1, 1)
     assert revisions(hashed)[0]["rejections"] == [
         {"operation": {"op": "invalid", "text": kept}, "reason": "writer answer is not the JSON object asked for", "chunk": 1}]
 
