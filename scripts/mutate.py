@@ -305,44 +305,68 @@ def equivalent_reason(module: str, name: str, text: str) -> str | None:
 def report(modules: list[str], markdown: bool, min_rate: float) -> int:
     source = (WORK / "SOURCE").read_text().strip() if (WORK / "SOURCE").exists() else "nothing yet"
     print(f"mutants of {source}, mutmut {version('mutmut')}, tests: pytest {' '.join(TEST_SELECTION)}\n")
-    rows, survivors, below = [], [], []
+    rows, survivors, equivalents, below = [], [], [], []
     for path in modules:
         m = load(path)
         caught = m.names("killed", "timeout")
         pending = m.names("not checked")
         missed = [n for n in m.results if n not in caught and n not in pending]
-        equivalent = {}
+        equivalent = 0
         for name in missed:
             text = diff(name, path)
             why = equivalent_reason(path, name, text)
             if why:
-                equivalent[name] = why
+                equivalent += 1
+                equivalents.append((path, name, why))
             else:
                 survivors.append((path, name, m.status(name), text))
-        scored = len(m.results) - len(equivalent) - len(pending)
+        scored = len(m.results) - equivalent - len(pending)
         rate = 100.0 * len(caught) / scored if scored else 100.0
         if rate < min_rate or pending or not m.results:
             below.append(path)
-        rows.append((path, len(m.results), len(caught), len(missed) - len(equivalent), len(equivalent), len(pending), rate))
+        rows.append((path, len(m.results), len(caught), len(missed) - equivalent, equivalent, len(pending), rate))
 
     if markdown:
-        print("| module | mutants | killed | survived | equivalent | kill rate |")
-        print("|---|---:|---:|---:|---:|---:|")
+        print("| module | mutants | killed | survived | equivalent | not run | kill rate |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
         for path, total, killed, survived, equivalent, pending, rate in rows:
-            note = f" ({pending} not run)" if pending else ""
-            print(f"| {path} | {total} | {killed} | {survived} | {equivalent} | {rate:.1f} %{note} |")
+            shown = f"{rate:.1f} %" + (f" of the {total - equivalent - pending} run" if pending else "")
+            print(f"| {path} | {total} | {killed} | {survived} | {equivalent} | {pending} | {shown} |")
         total = [sum(r[i] for r in rows) for i in range(1, 6)]
         scored = total[0] - total[3] - total[4]
-        print(f"| **all** | {total[0]} | {total[1]} | {total[2]} | {total[3]} | {100.0 * total[1] / scored if scored else 100:.1f} % |")
-    else:
-        print(f"{'module':<24} {'mutants':>8} {'killed':>7} {'survived':>9} {'equiv.':>7} {'not run':>8} {'kill rate':>10}")
-        for path, total, killed, survived, equivalent, pending, rate in rows:
-            print(f"{path:<24} {total:>8} {killed:>7} {survived:>9} {equivalent:>7} {pending:>8} {rate:>9.1f}%")
+        print(f"| **all** | {total[0]} | {total[1]} | {total[2]} | {total[3]} | {total[4]} | "
+              f"{100.0 * total[1] / scored if scored else 100:.1f} % |")
+        by_reason: dict[str, list[str]] = {}
+        for path, name, why in equivalents:
+            by_reason.setdefault(why, []).append(f"{path}:{_function(name)}")
+        if by_reason:
+            print("\nEquivalent mutants, by reason:\n")
+            for why, where in sorted(by_reason.items(), key=lambda kv: -len(kv[1])):
+                places = sorted(set(where))
+                print(f"- {why}: {len(where)} ({', '.join(places[:6])}{', ...' if len(places) > 6 else ''})")
+        by_function: dict[str, int] = {}
+        for path, name, _, _ in survivors:
+            key = f"{path}:{_function(name)}"
+            by_function[key] = by_function.get(key, 0) + 1
+        if by_function:
+            print("\nSurviving mutants, by function (their diffs: `scripts/mutate.py --report`):\n")
+            for key, n in sorted(by_function.items()):
+                print(f"- `{key}`: {n}")
+        return 1 if below else 0
+    print(f"{'module':<24} {'mutants':>8} {'killed':>7} {'survived':>9} {'equiv.':>7} {'not run':>8} {'kill rate':>10}")
+    for path, total, killed, survived, equivalent, pending, rate in rows:
+        print(f"{path:<24} {total:>8} {killed:>7} {survived:>9} {equivalent:>7} {pending:>8} {rate:>9.1f}%")
     if survivors:
         print(f"\n{len(survivors)} surviving mutant(s):")
         for path, name, status, text in survivors:
             print(f"\n# {name} ({status})\n{text}")
     return 1 if below else 0
+
+
+def _function(name: str) -> str:
+    """The function a mutant belongs to, as the source names it: "Bank.commit_chunk", "check"."""
+    mangled = name.rsplit("__mutmut_", 1)[0].rsplit(".", 1)[-1]
+    return mangled.removeprefix("x_").replace("xǁ", "").replace("ǁ", ".").strip(".")
 
 
 def main() -> int:

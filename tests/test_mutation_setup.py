@@ -1,0 +1,44 @@
+"""scripts/mutate.py stays in step with the code and with docs/testing.md, and calls no mutant equivalent
+that a test could tell apart. (The mutation run itself is not part of the test suite: it takes hours.)"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def mutate():
+    spec = importlib.util.spec_from_file_location("mutate", ROOT / "scripts" / "mutate.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["mutate"] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_core_module_exists(mutate):
+    missing = [m for m in mutate.CORE if not (ROOT / mutate.PACKAGE / m).is_file()]
+    assert not missing, f"scripts/mutate.py names modules that are gone: {missing}"
+
+
+@pytest.mark.parametrize("removed,added,equivalent", [
+    (['"SELECT 1 FROM revisions WHERE id = ?"'], ['"select 1 from revisions where id = ?"'], True),  # keywords and names
+    (["\"UPDATE revisions SET state = 'open'\""], ["\"UPDATE revisions SET state = 'OPEN'\""], False),  # a quoted value
+    (['"Alex lives in Seattle."'], ['"alex lives in seattle."'], False),  # not SQL
+])
+def test_only_the_case_of_sql_is_taken_for_equivalent(mutate, removed, added, equivalent):
+    assert mutate.sql_case_only(removed, added) is equivalent
+
+
+@pytest.mark.parametrize("removed,added,equivalent", [
+    (['"reason": r["reason"]}'], ['"reason": r["REASON"]}'], True),  # a sqlite3.Row
+    (['{"reason": r["reason"]}'], ['{"REASON": r["reason"]}'], False),  # a dict's key
+    (['if v["chain"] == chain'], ['if v["CHAIN"] == chain'], False),  # a dict made from a row
+])
+def test_only_a_rows_column_case_is_taken_for_equivalent(mutate, removed, added, equivalent):
+    assert mutate.row_key_case_only(removed, added) is equivalent
