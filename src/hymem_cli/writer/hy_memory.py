@@ -9,8 +9,8 @@ The prompts are module constants of the SDK, read from its files with `ast` (imp
 pull chromadb, kuzu and more); this module holds no prompt text of its own. `pip install --no-deps hy-memory`
 installs the files alone.
 
-The SDK's language choice is reproduced for an SDK installed without its dependencies (no `langdetect`):
-a CJK character among the first ten letters, or a CJK ratio of 0.3, means Chinese.
+The SDK's language choice is reproduced, with its own patterns, for an SDK installed without its
+dependencies (no `langdetect`): a CJK character among the first ten letters, or a CJK ratio above 0.1.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import lru_cache
+from typing import Callable
 
 from hymem_cli._errors import WriterError
 
@@ -33,7 +34,13 @@ PROMPT_FILES = {
     "hy_memory/agent/extractor.py": ("EXTRACT_SYSTEM_PROMPT", "EXTRACT_PROMPT", "EXTRACT_PROMPT_NO_INTENTION"),
     "hy_memory/agent/reconciler.py": ("RECONCILE_PROMPT",),
     "hy_memory/agent/prompts_zh.py": ("EXTRACT_SYSTEM_PROMPT_ZH", "EXTRACT_PROMPT_ZH", "EXTRACT_PROMPT_ZH_NO_INTENTION", "RECONCILE_PROMPT_ZH"),
+    "hy_memory/utils/lang_detect.py": ("_CJK_RE", "_LEADING_ROLE_PREFIX_RE"),
 }
+# The SDK's own function that folds the intentions bucket into memory when intentions are off: compiled alone
+# from its source (it needs only `re`), so its replacement text is read from the SDK too.
+FOLD_FILE, FOLD_FUNCTION = "hy_memory/agent/extractor.py", "_system_prompt_without_intention"
+# The SDK's language test reads CJK characters and a leading role prefix with these two patterns.
+LANG_FILE, CJK_PATTERN, ROLE_PREFIX_PATTERN = "hy_memory/utils/lang_detect.py", "_CJK_RE", "_LEADING_ROLE_PREFIX_RE"
 HISTORY_MESSAGES = 10  # the SDK's default: the last 5 turns, 2 messages each
 HISTORY_CUT = 500  # characters kept of an assistant's (or another person's) earlier message
 KNOWN_ROLES = ("user", "assistant", "system", "tool")
@@ -41,10 +48,11 @@ KNOWN_ROLES = ("user", "assistant", "system", "tool")
 
 @dataclass(frozen=True)
 class Prompts:
-    """The SDK's prompt constants, and which SDK they came from."""
+    """The SDK's prompt constants, its rewrite of the system prompt without intentions, and which SDK they came from."""
 
     version: str
-    texts: dict
+    texts: dict  # constant name -> text; FOLD_FUNCTION -> that function's source (so the digest covers it)
+    without_intentions: Callable[..., str]
 
     @property
     def digest(self) -> str:
@@ -63,19 +71,35 @@ def load_prompts() -> Prompts:
     except metadata.PackageNotFoundError:
         raise WriterError("the hy-memory protocol needs the Hy-Memory SDK's prompts, and it is not installed", hint=INSTALL_HINT) from None
     texts = {}
+    fold = None
     for rel, names in PROMPT_FILES.items():
         try:
-            tree = ast.parse(dist.locate_file(rel).read_text(encoding="utf-8"))
+            source = dist.locate_file(rel).read_text(encoding="utf-8")
+            tree = ast.parse(source)
         except (OSError, SyntaxError, UnicodeDecodeError) as exc:
             raise WriterError(f"cannot read {rel} of hy-memory {dist.version}: {exc}", hint=INSTALL_HINT) from None
         for node in tree.body:
             if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                     and node.targets[0].id in names and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
                 texts[node.targets[0].id] = node.value.value
-        if missing := [n for n in names if n not in texts]:
+            elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                  and node.targets[0].id in names and isinstance(node.value, ast.Call) and node.value.args
+                  and isinstance(node.value.args[0], ast.Constant) and isinstance(node.value.args[0].value, str)):
+                texts[node.targets[0].id] = node.value.args[0].value  # a re.compile(...) pattern
+            elif rel == FOLD_FILE and isinstance(node, ast.FunctionDef) and node.name == FOLD_FUNCTION:
+                texts[FOLD_FUNCTION] = ast.get_source_segment(source, node)
+                fold = _compiled(node, rel)
+        if missing := [n for n in (*names, *((FOLD_FUNCTION,) if rel == FOLD_FILE else ())) if n not in texts]:
             raise WriterError(f"hy-memory {dist.version} has no {', '.join(missing)} in {rel}",
                               hint="this hymem reads the prompts of hy-memory 2.0; pip install --no-deps 'hy-memory>=2,<3'")
-    return Prompts(dist.version, texts)
+    return Prompts(dist.version, texts, fold)
+
+
+def _compiled(node: ast.FunctionDef, rel: str) -> Callable[..., str]:
+    """One SDK function, compiled on its own: it runs with `re` alone and sees nothing else of the SDK."""
+    namespace: dict = {"__builtins__": {"__import__": __import__}}
+    exec(compile(ast.Module(body=[node], type_ignores=[]), rel, "exec"), namespace)  # noqa: S102 - the SDK's text rewrite
+    return namespace[node.name]
 
 
 def names_hy_memory(info) -> bool:
@@ -88,23 +112,20 @@ def names_hy_memory(info) -> bool:
 
 # -- language --------------------------------------------------------------------------------------
 
-_CJK = re.compile("[\u4e00-\u9fff\u3400-\u4dbf\u2e80-\u2eff\uf900-\ufaff\ufe30-\ufe4f\U00020000-\U0002a6df]")
-_ROLE_PREFIX = re.compile(r"^\s*(?:\[[^\]\n]{1,32}\]|user|assistant|system|tool)\s*:\s*", re.IGNORECASE)
-
-
-def is_chinese(text: str) -> bool:
-    """The SDK's language test, without langdetect: CJK in the first ten letters, or a CJK ratio of 0.3 (0.1 when mixed)."""
+def is_chinese(prompts: Prompts, text: str) -> bool:
+    """The SDK's language test, without langdetect: CJK in the first ten letters, or a CJK ratio above 0.1."""
     text = text.strip()
     if not text:
         return False
-    leading = "".join(c for c in _ROLE_PREFIX.sub("", text, count=1) if c.isalnum())[:10]
-    if _CJK.search(leading):
+    cjk = re.compile(prompts.texts[CJK_PATTERN])
+    role_prefix = re.compile(prompts.texts[ROLE_PREFIX_PATTERN], re.IGNORECASE)
+    leading = "".join(c for c in role_prefix.sub("", text, count=1) if c.isalnum())[:10]
+    if cjk.search(leading):
         return True
     if len(leading) >= 10 and leading.isascii():
         return False
     letters = re.sub(r"\s+", "", text)
-    ratio = len(_CJK.findall(letters)) / len(letters) if letters else 0.0
-    return ratio >= 0.3 or (0 < ratio and ratio > 0.1)
+    return bool(letters) and len(cjk.findall(letters)) / len(letters) > 0.1
 
 
 def _detection_text(new_messages: list[dict]) -> str:
@@ -141,44 +162,15 @@ def extract_messages(prompts: Prompts, new_messages: list[dict], earlier: list[t
                      *, intentions: bool = True, today: str | None = None) -> list[dict]:
     """The extraction call: system and user messages, byte for byte what the SDK's Extractor sends."""
     content = json.dumps(new_messages, ensure_ascii=False)
-    zh = is_chinese(_detection_text(new_messages))
+    zh = is_chinese(prompts, _detection_text(new_messages))
     p = prompts.texts
     system = p["EXTRACT_SYSTEM_PROMPT_ZH" if zh else "EXTRACT_SYSTEM_PROMPT"]
     if not intentions:
-        system = without_intentions(system, zh)
+        system = prompts.without_intentions(system, lang="zh" if zh else "en")
     template = p[("EXTRACT_PROMPT_ZH" if zh else "EXTRACT_PROMPT") + ("" if intentions else "_NO_INTENTION")]
     user = template.format(content=content, current_date=today or date.today().isoformat(), memory_at=day(memory_at),
                            last_messages=history_block(earlier) or "(none)")
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
-
-
-def without_intentions(system: str, zh: bool) -> str:
-    """The system prompt with its two kinds of memory folded into one, as the SDK does when intentions are off."""
-    if zh:
-        one = ("# 记忆\n\n你只提取一类记忆：**memory（记忆）**。\n\n## memory（记忆）\n\n"
-               "一切值得长期记住的信息都放这里——既包括用户本人的，也包括对话中其他具名真人的：\n\n"
-               "* 偏好、观点、态度、价值观\n* 事件、行动、经历\n* 习惯、行为模式\n* 关系、稳定特质\n"
-               "* 客观事实、决策、约束条件\n* 正在进行的活动\n"
-               "* **未来计划 / 即将发生的安排**（若值得记住，直接写进 `memory`；不要单独开 intentions 桶）\n\n"
-               "如果用户隐式表达偏好，也应提取。\n\n不要把\"用户是怎样的人\"和\"发生了什么\"分开。两者都放进 `memory`。\n\n---\n\n")
-        system = re.sub(r"# 两类记忆.*?(?=\n# OWNER)", lambda m: one, system, count=1, flags=re.S)
-        system = system.replace("每条 memory 和 intention 都必须带 `owner`", "每条 memory 都必须带 `owner`")
-        system = system.replace("每条 memory 和 intention 都必须带", "每条 memory 都必须带")
-        return system + ("\n\n---\n\n# INTENTION 关闭\n当前配置关闭了 intention 抽取。即使示例里出现 `intentions`，"
-                         "也**不要**输出该字段；未来计划写入 `memory`。\n")
-    one = ("# MEMORY\n\nYou extract one kind of memory: **memory**.\n\n## memory\n\n"
-           "Everything durable and worth remembering about the user — and about any other\n"
-           "named person in the conversation — goes here:\n\n"
-           "* preferences, opinions, values, attitudes\n* events, actions, experiences\n* habits, behavioral patterns\n"
-           "* relationships, traits\n* objective facts, decisions, constraints\n* ongoing activities\n"
-           "* **future plans / upcoming actions** that are worth remembering\n"
-           "  (put them in `memory`; do NOT invent a separate intentions bucket)\n\n"
-           "Implicit preferences MUST be inferred when strongly suggested.\n\n"
-           "Do NOT separate \"what kind of person the user is\" from \"what happened\".\nBoth go into `memory`.\n\n---\n\n")
-    system = re.sub(r"# TWO KINDS OF MEMORY.*?(?=\n# OWNER\n)", lambda m: one, system, count=1, flags=re.S)
-    system = system.replace("Every memory and intention MUST carry an `owner`", "Every memory MUST carry an `owner`")
-    return system + ("\n\n---\n\n# INTENTION DISABLED\nIntention extraction is disabled. Even if few-shot examples show "
-                     "`intentions`, do **not** emit that key; put future plans in `memory`.\n")
 
 
 # -- the reconciliation call -----------------------------------------------------------------------
@@ -208,7 +200,7 @@ def reconcile_messages(prompts: Prompts, new: list[dict], memory_at: str | None,
         if m.get("tags"):
             item["tags"] = list(m["tags"])
         existing_block.append(item)
-    zh = is_chinese("\n".join(m["content"] for m in new))
+    zh = is_chinese(prompts, "\n".join(m["content"] for m in new))
     prompt = prompts.texts["RECONCILE_PROMPT_ZH" if zh else "RECONCILE_PROMPT"].format(
         current_date=now or datetime.now().strftime("%Y-%m-%d %H:%M"),
         new_memories=json.dumps(new_block, ensure_ascii=False, indent=2),
