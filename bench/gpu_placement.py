@@ -54,15 +54,10 @@ MESSAGES = [{"role": "system", "content": "You write memories as JSON."},
 
 def build_active_moe(path: Path, layers: int, experts: int) -> Path:
     """A random-weight F16 hy_v3 GGUF with a 30B-A3B's active path; every tensor is a view into one random pool."""
-    import gguf
     import numpy as np
-    from hy_v3_gguf import ARCH, BOS, CHAT_TEMPLATE, EOS, tokenizer
+    from hy_v3_gguf import Dims, build_hy_v3_gguf
 
     a = ACTIVE
-    tokens, types, merges = tokenizer()
-    pad = a["vocab"] - len(tokens)
-    tokens = tokens + [f"<|pad_{i}|>" for i in range(pad)]
-    types = types + [3] * pad  # control tokens: never produced by the tokenizer, harmless to the sampler
     rng = np.random.default_rng(0)
     pool = (rng.standard_normal(1 << 25, dtype=np.float32) / np.sqrt(a["embed"])).astype(np.float16)
     cursor = [0]
@@ -75,55 +70,10 @@ def build_active_moe(path: Path, layers: int, experts: int) -> Path:
         cursor[0] += 1
         return pool[start:start + n].reshape(shape)
 
-    def ones(n: int) -> np.ndarray:
-        return np.ones(n, dtype=np.float32)
-
-    q, kv = a["heads"] * a["head_dim"], a["kv_heads"] * a["head_dim"]
-    w = gguf.GGUFWriter(os.fspath(path), ARCH)
-    w.add_string("general.name", f"hy-v3-active-path-{layers}x{experts}")
-    w.add_uint32("general.file_type", 1)  # F16
-    for key, value in (("context_length", 8192), ("embedding_length", a["embed"]), ("block_count", layers),
-                       ("feed_forward_length", 4 * a["embed"]), ("attention.head_count", a["heads"]),
-                       ("attention.head_count_kv", a["kv_heads"]), ("attention.key_length", a["head_dim"]),
-                       ("attention.value_length", a["head_dim"]), ("rope.dimension_count", a["head_dim"]),
-                       ("expert_count", experts), ("expert_used_count", a["experts_used"]),
-                       ("expert_feed_forward_length", a["expert_ff"]), ("expert_shared_feed_forward_length", a["shared_ff"]),
-                       ("expert_gating_func", 2)):
-        w.add_uint32(f"{ARCH}.{key}", value)
-    w.add_float32(f"{ARCH}.attention.layer_norm_rms_epsilon", 1e-5)
-    w.add_float32(f"{ARCH}.rope.freq_base", 10000.0)
-    w.add_bool(f"{ARCH}.expert_weights_norm", True)
-    w.add_float32(f"{ARCH}.expert_weights_scale", 1.0)
-    w.add_string("tokenizer.ggml.model", "gpt2")
-    w.add_string("tokenizer.ggml.pre", "default")
-    w.add_array("tokenizer.ggml.tokens", tokens)
-    w.add_array("tokenizer.ggml.token_type", types)
-    w.add_array("tokenizer.ggml.merges", merges)
-    w.add_uint32("tokenizer.ggml.bos_token_id", tokens.index(BOS))
-    w.add_uint32("tokenizer.ggml.eos_token_id", tokens.index(EOS))
-    w.add_uint32("tokenizer.ggml.padding_token_id", tokens.index(EOS))
-    w.add_bool("tokenizer.ggml.add_bos_token", True)
-    w.add_string("tokenizer.chat_template", CHAT_TEMPLATE)
-    w.add_tensor("token_embd.weight", weight(a["vocab"], a["embed"]))
-    w.add_tensor("output_norm.weight", ones(a["embed"]))
-    w.add_tensor("output.weight", weight(a["vocab"], a["embed"]))
-    e, ff, sh = a["embed"], a["expert_ff"], a["shared_ff"]
-    for i in range(layers):
-        blk = f"blk.{i}"
-        for name, tensor in (("attn_norm.weight", ones(e)), ("attn_q.weight", weight(q, e)), ("attn_k.weight", weight(kv, e)),
-                             ("attn_v.weight", weight(kv, e)), ("attn_output.weight", weight(e, q)),
-                             ("attn_q_norm.weight", ones(a["head_dim"])), ("attn_k_norm.weight", ones(a["head_dim"])),
-                             ("ffn_norm.weight", ones(e)), ("ffn_gate_inp.weight", weight(experts, e).astype(np.float32)),
-                             ("exp_probs_b", np.zeros(experts, dtype=np.float32)),
-                             ("ffn_gate_exps.weight", weight(experts, ff, e)), ("ffn_up_exps.weight", weight(experts, ff, e)),
-                             ("ffn_down_exps.weight", weight(experts, e, ff)), ("ffn_gate_shexp.weight", weight(sh, e)),
-                             ("ffn_up_shexp.weight", weight(sh, e)), ("ffn_down_shexp.weight", weight(e, sh))):
-            w.add_tensor(f"{blk}.{name}", tensor)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
-    return path
+    dims = Dims(embed=a["embed"], heads=a["heads"], kv_heads=a["kv_heads"], head_dim=a["head_dim"], feed_forward=4 * a["embed"],
+                expert_ff=a["expert_ff"], shared_ff=a["shared_ff"], context=8192)
+    return build_hy_v3_gguf(path, layers=layers, experts=experts, experts_used=a["experts_used"], name=f"hy-v3-active-path-{layers}x{experts}",
+                            dims=dims, vocab_size=a["vocab"], weight=weight, file_type=1)  # 1: F16
 
 
 # -- one placement, in a process of its own ----------------------------------------------------------

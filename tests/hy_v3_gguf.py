@@ -29,7 +29,8 @@ Shapes below are numpy's (row-major), the reverse of ggml's `ne` order in the lo
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -78,7 +79,6 @@ DEFAULT_WORDS = (
 
 # GGUF token types (llama_token_type).
 _NORMAL, _CONTROL = 1, 3
-_FILE_TYPE_ALL_F32 = 0
 
 
 def _byte_chars() -> list[str]:
@@ -118,6 +118,20 @@ def tokenizer(words: Sequence[str] = DEFAULT_WORDS) -> tuple[list[str], list[int
     return tokens + list(SPECIAL_TOKENS), types, merges
 
 
+@dataclass(frozen=True)
+class Dims:
+    """The sizes of a hy_v3 model: the tiny test model by default (bench/gpu_placement.py builds a 30B-A3B's active path)."""
+
+    embed: int = EMBED
+    heads: int = HEADS
+    kv_heads: int = KV_HEADS
+    head_dim: int = HEAD_DIM
+    feed_forward: int = FEED_FORWARD
+    expert_ff: int = EXPERT_FEED_FORWARD
+    shared_ff: int = SHARED_FEED_FORWARD
+    context: int = CONTEXT
+
+
 def build_hy_v3_gguf(
     path: str | os.PathLike,
     *,
@@ -127,10 +141,16 @@ def build_hy_v3_gguf(
     vocab: Sequence[str] = DEFAULT_WORDS,
     seed: int = 0,
     name: str = "Hy-Memory-30B-A3B-tiny",
+    dims: Dims = Dims(),
+    vocab_size: int | None = None,
+    weight: Callable[..., np.ndarray] | None = None,
+    file_type: int = 0,
 ) -> Path:
-    """Write a random-weight F32 `hy_v3` GGUF to `path` and return the path.
+    """Write a random-weight `hy_v3` GGUF to `path` and return the path.
 
-    `vocab` lists the words merged into whole tokens on top of the 256 byte tokens. The same
+    `vocab` lists the words merged into whole tokens on top of the 256 byte tokens; `vocab_size` pads the
+    vocabulary with control tokens up to that size. `weight(*shape)` makes each weight (default: seeded
+    F32 normals scaled by the input width; `file_type` says what the weights are, 0 = F32). The same
     arguments always give the same bytes.
     """
     import gguf  # the `test` extra
@@ -138,12 +158,18 @@ def build_hy_v3_gguf(
     if not 0 < experts_used <= experts:
         raise ValueError(f"experts_used must be in 1..{experts}, not {experts_used}")
     tokens, token_types, merges = tokenizer(vocab)
+    if vocab_size is not None and vocab_size > len(tokens):
+        pad = vocab_size - len(tokens)
+        tokens, token_types = tokens + [f"<|pad_{i}|>" for i in range(pad)], token_types + [3] * pad  # control tokens
     n_vocab = len(tokens)
     rng = np.random.default_rng(seed)
+    d = dims
 
-    def weight(*shape: int) -> np.ndarray:
+    def seeded(*shape: int) -> np.ndarray:
         # Scaled by the input width so activations stay in range through the blocks.
         return (rng.standard_normal(shape) / np.sqrt(shape[-1])).astype(np.float32)
+
+    weight = weight or seeded
 
     def ones(n: int) -> np.ndarray:
         return np.ones(n, dtype=np.float32)
@@ -151,23 +177,23 @@ def build_hy_v3_gguf(
     path = Path(path)
     writer = gguf.GGUFWriter(os.fspath(path), ARCH)  # writes general.architecture
     writer.add_string("general.name", name)
-    writer.add_uint32("general.file_type", _FILE_TYPE_ALL_F32)
+    writer.add_uint32("general.file_type", file_type)
 
-    writer.add_uint32(f"{ARCH}.context_length", CONTEXT)
-    writer.add_uint32(f"{ARCH}.embedding_length", EMBED)
+    writer.add_uint32(f"{ARCH}.context_length", d.context)
+    writer.add_uint32(f"{ARCH}.embedding_length", d.embed)
     writer.add_uint32(f"{ARCH}.block_count", layers)
-    writer.add_uint32(f"{ARCH}.feed_forward_length", FEED_FORWARD)
-    writer.add_uint32(f"{ARCH}.attention.head_count", HEADS)
-    writer.add_uint32(f"{ARCH}.attention.head_count_kv", KV_HEADS)
-    writer.add_uint32(f"{ARCH}.attention.key_length", HEAD_DIM)
-    writer.add_uint32(f"{ARCH}.attention.value_length", HEAD_DIM)
+    writer.add_uint32(f"{ARCH}.feed_forward_length", d.feed_forward)
+    writer.add_uint32(f"{ARCH}.attention.head_count", d.heads)
+    writer.add_uint32(f"{ARCH}.attention.head_count_kv", d.kv_heads)
+    writer.add_uint32(f"{ARCH}.attention.key_length", d.head_dim)
+    writer.add_uint32(f"{ARCH}.attention.value_length", d.head_dim)
     writer.add_float32(f"{ARCH}.attention.layer_norm_rms_epsilon", RMS_EPS)
-    writer.add_uint32(f"{ARCH}.rope.dimension_count", HEAD_DIM)
+    writer.add_uint32(f"{ARCH}.rope.dimension_count", d.head_dim)
     writer.add_float32(f"{ARCH}.rope.freq_base", ROPE_BASE)
     writer.add_uint32(f"{ARCH}.expert_count", experts)
     writer.add_uint32(f"{ARCH}.expert_used_count", experts_used)
-    writer.add_uint32(f"{ARCH}.expert_feed_forward_length", EXPERT_FEED_FORWARD)
-    writer.add_uint32(f"{ARCH}.expert_shared_feed_forward_length", SHARED_FEED_FORWARD)
+    writer.add_uint32(f"{ARCH}.expert_feed_forward_length", d.expert_ff)
+    writer.add_uint32(f"{ARCH}.expert_shared_feed_forward_length", d.shared_ff)
     writer.add_bool(f"{ARCH}.expert_weights_norm", True)
     writer.add_float32(f"{ARCH}.expert_weights_scale", 1.0)
     writer.add_uint32(f"{ARCH}.expert_gating_func", GATING_SIGMOID)
@@ -183,29 +209,29 @@ def build_hy_v3_gguf(
     writer.add_bool("tokenizer.ggml.add_bos_token", True)
     writer.add_string("tokenizer.chat_template", CHAT_TEMPLATE)
 
-    writer.add_tensor("token_embd.weight", weight(n_vocab, EMBED))
-    writer.add_tensor("output_norm.weight", ones(EMBED))
-    writer.add_tensor("output.weight", weight(n_vocab, EMBED))
+    writer.add_tensor("token_embd.weight", weight(n_vocab, d.embed))
+    writer.add_tensor("output_norm.weight", ones(d.embed))
+    writer.add_tensor("output.weight", weight(n_vocab, d.embed))
     for i in range(layers):
         blk = f"blk.{i}"
-        writer.add_tensor(f"{blk}.attn_norm.weight", ones(EMBED))
-        writer.add_tensor(f"{blk}.attn_q.weight", weight(HEADS * HEAD_DIM, EMBED))
-        writer.add_tensor(f"{blk}.attn_k.weight", weight(KV_HEADS * HEAD_DIM, EMBED))
-        writer.add_tensor(f"{blk}.attn_v.weight", weight(KV_HEADS * HEAD_DIM, EMBED))
-        writer.add_tensor(f"{blk}.attn_output.weight", weight(EMBED, HEADS * HEAD_DIM))
-        writer.add_tensor(f"{blk}.attn_q_norm.weight", ones(HEAD_DIM))
-        writer.add_tensor(f"{blk}.attn_k_norm.weight", ones(HEAD_DIM))
-        writer.add_tensor(f"{blk}.ffn_norm.weight", ones(EMBED))
+        writer.add_tensor(f"{blk}.attn_norm.weight", ones(d.embed))
+        writer.add_tensor(f"{blk}.attn_q.weight", weight(d.heads * d.head_dim, d.embed))
+        writer.add_tensor(f"{blk}.attn_k.weight", weight(d.kv_heads * d.head_dim, d.embed))
+        writer.add_tensor(f"{blk}.attn_v.weight", weight(d.kv_heads * d.head_dim, d.embed))
+        writer.add_tensor(f"{blk}.attn_output.weight", weight(d.embed, d.heads * d.head_dim))
+        writer.add_tensor(f"{blk}.attn_q_norm.weight", ones(d.head_dim))
+        writer.add_tensor(f"{blk}.attn_k_norm.weight", ones(d.head_dim))
+        writer.add_tensor(f"{blk}.ffn_norm.weight", ones(d.embed))
         # Routed experts: router, selection bias (no ".weight"/".bias" suffix in hy_v3), stacked experts.
-        writer.add_tensor(f"{blk}.ffn_gate_inp.weight", weight(experts, EMBED))
+        writer.add_tensor(f"{blk}.ffn_gate_inp.weight", weight(experts, d.embed).astype(np.float32))
         writer.add_tensor(f"{blk}.exp_probs_b", (0.1 * rng.standard_normal(experts)).astype(np.float32))
-        writer.add_tensor(f"{blk}.ffn_gate_exps.weight", weight(experts, EXPERT_FEED_FORWARD, EMBED))
-        writer.add_tensor(f"{blk}.ffn_up_exps.weight", weight(experts, EXPERT_FEED_FORWARD, EMBED))
-        writer.add_tensor(f"{blk}.ffn_down_exps.weight", weight(experts, EMBED, EXPERT_FEED_FORWARD))
+        writer.add_tensor(f"{blk}.ffn_gate_exps.weight", weight(experts, d.expert_ff, d.embed))
+        writer.add_tensor(f"{blk}.ffn_up_exps.weight", weight(experts, d.expert_ff, d.embed))
+        writer.add_tensor(f"{blk}.ffn_down_exps.weight", weight(experts, d.embed, d.expert_ff))
         # The shared expert, always active.
-        writer.add_tensor(f"{blk}.ffn_gate_shexp.weight", weight(SHARED_FEED_FORWARD, EMBED))
-        writer.add_tensor(f"{blk}.ffn_up_shexp.weight", weight(SHARED_FEED_FORWARD, EMBED))
-        writer.add_tensor(f"{blk}.ffn_down_shexp.weight", weight(EMBED, SHARED_FEED_FORWARD))
+        writer.add_tensor(f"{blk}.ffn_gate_shexp.weight", weight(d.shared_ff, d.embed))
+        writer.add_tensor(f"{blk}.ffn_up_shexp.weight", weight(d.shared_ff, d.embed))
+        writer.add_tensor(f"{blk}.ffn_down_shexp.weight", weight(d.embed, d.shared_ff))
 
     writer.write_header_to_file()
     writer.write_kv_data_to_file()

@@ -151,9 +151,7 @@ def _extracted(doc) -> list[dict] | None:
     for kind in ("memory", "intentions"):
         for item in doc.get(kind) or []:
             if isinstance(item, dict) and isinstance(item.get("content"), str) and item["content"].strip():
-                tags = [t for t in item.get("tags") or [] if isinstance(t, str)] if isinstance(item.get("tags"), list) else []
-                found.append({"content": item["content"].strip(), "owner": item.get("owner") if item.get("owner") in ("user", "agent") else "user",
-                              "tags": tags, "kind": "intention" if kind == "intentions" else "memory",
+                found.append({"content": item["content"].strip(), "owner": _owner(item) or "user", "tags": _tags(item), "kind": "intention" if kind == "intentions" else "memory",
                               **({"valid_until": item["valid_until"]} if isinstance(item.get("valid_until"), str) else {})})
     profile = doc.get("basic_info")
     if isinstance(profile, dict):
@@ -185,11 +183,18 @@ def _kept(raw) -> tuple[list[str], str | None, str | None, str | None]:
     """What a version keeps of an SDK operation besides its text: tags, owner, kind, valid_until."""
     if not isinstance(raw, dict):
         return [], None, None, None
-    tags = [t for t in raw.get("tags") or [] if isinstance(t, str)] if isinstance(raw.get("tags"), list) else []
-    owner = raw.get("owner") if raw.get("owner") in ("user", "agent") else None
+    tags, owner = _tags(raw), _owner(raw)
     kind = raw.get("kind") if raw.get("kind") in ("memory", "intention", "profile") else None
     until = raw.get("valid_until") if isinstance(raw.get("valid_until"), str) else None
     return tags, owner, kind, until
+
+
+def _tags(item: dict) -> list[str]:
+    return [t for t in item["tags"] if isinstance(t, str)] if isinstance(item.get("tags"), list) else []
+
+
+def _owner(item: dict) -> str | None:
+    return item.get("owner") if item.get("owner") in ("user", "agent") else None
 
 
 def _unparseable(reply: WriterReply, stats: dict, screen: Screen, step: str) -> Proposal:
