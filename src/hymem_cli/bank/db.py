@@ -96,7 +96,7 @@ def open_stored(path: Path):
     Nothing can be migrated there: a bank this hymem would have to upgrade first is refused, with what to do."""
     sqlite = sqlite_module()
     conn = None
-    for mode in ("mode=ro", "immutable=1"):  # immutable: no -shm can be made beside it, and nothing will change it
+    for mode in ("mode=ro", "mode=ro&immutable=1"):  # immutable: no -shm can be made beside it, and nothing will change it
         try:
             conn = sqlite.connect(f"{path.resolve().as_uri()}?{mode}", uri=True, isolation_level=None, check_same_thread=False)
             conn.row_factory = sqlite.Row
@@ -109,7 +109,7 @@ def open_stored(path: Path):
             if conn is not None:
                 conn.close()
             conn = None
-            if mode == "immutable=1":
+            if "immutable" in mode:
                 raise translate(exc, path) from None
     pending = [fn.__name__ for fn in MIGRATIONS if fn.__name__ not in applied]
     if pending:
@@ -127,7 +127,7 @@ def open_read_only(path: Path):
     """
     sqlite = sqlite_module()
     # On read-only storage a WAL bank cannot be opened even read-only (its -shm cannot be made): read it as immutable.
-    conn = sqlite.connect(f"{path.resolve().as_uri()}?{'mode=ro' if writable(path) else 'immutable=1'}", uri=True)
+    conn = sqlite.connect(f"{path.resolve().as_uri()}?{'mode=ro' if writable(path) else 'mode=ro&immutable=1'}", uri=True)
     conn.enable_load_extension(True)
     with suppress(Exception):  # see the docstring
         conn.load_extension(vec_extension())

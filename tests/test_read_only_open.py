@@ -1,0 +1,88 @@
+"""Opening a bank for reading only (`db.open_stored`), the path every command takes on read-only storage.
+
+These call it directly, so they hold wherever the suite runs: as root, where file permissions do not
+stop a write and only the connection's own read-only mode does, and without the right to mount."""
+
+from __future__ import annotations
+
+import sqlite3  # the standard module, to look at the file from outside hymem
+import threading
+from pathlib import Path
+
+import pytest
+
+from hymem_cli._errors import BankError
+from hymem_cli.bank import db
+
+OperationalError = db.sqlite_module().OperationalError  # hymem's SQLite build, not necessarily the standard module's
+
+
+@pytest.fixture
+def bank_file(tmp_path: Path) -> Path:
+    path = tmp_path / "bank.db"
+    db.connect(path).close()
+    return path
+
+
+def test_reads_work_and_writes_are_refused_by_the_connection(bank_file: Path):
+    conn = db.open_stored(bank_file)
+    applied = {row["name"] for row in conn.execute("SELECT name FROM migrations")}  # rows by column name
+    assert applied == {fn.__name__ for fn in db.MIGRATIONS}
+    assert conn.execute("SELECT vec_version()").fetchone()[0].startswith("v")  # sqlite-vec is loaded
+    with pytest.raises(OperationalError, match="readonly"):
+        conn.execute("CREATE TABLE intruder (x)")
+    with pytest.raises(OperationalError, match="readonly"):
+        conn.execute("DELETE FROM migrations")
+    conn.close()
+    assert {row[0] for row in sqlite3.connect(bank_file).execute("SELECT name FROM migrations")} == applied
+
+
+def test_the_connection_opens_no_transaction_of_its_own_and_loads_nothing_more(bank_file: Path):
+    conn = db.open_stored(bank_file)
+    assert conn.isolation_level is None  # hymem begins its transactions itself, as on a writable bank
+    with pytest.raises(OperationalError, match="not authorized"):
+        conn.execute("SELECT load_extension('anything')")  # extension loading is switched off again once sqlite-vec is in
+
+
+def test_the_connection_can_be_used_from_another_thread(bank_file: Path):
+    """`hymem serve` and the MCP server answer on worker threads with a connection opened elsewhere."""
+    conn = db.open_stored(bank_file)
+    seen: list = []
+    worker = threading.Thread(target=lambda: seen.append(conn.execute("SELECT count(*) FROM versions").fetchone()[0]))
+    worker.start()
+    worker.join()
+    assert seen == [0]
+
+
+@pytest.mark.parametrize("content", [None, b"this is not a database, only some bytes " * 200])
+def test_a_missing_or_foreign_file_is_a_bank_error_naming_the_file(tmp_path: Path, content):
+    path = tmp_path / "bank.db"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(BankError) as caught:
+        db.open_stored(path)
+    assert str(path) in str(caught.value)
+    reason = "not a valid hymem bank" if content else "unable to open"
+    assert reason in str(caught.value)
+    assert path.exists() == (content is not None)  # nothing made where there was nothing
+
+
+def test_a_bank_that_needs_an_upgrade_is_refused_with_the_upgrade_named_and_what_to_do(bank_file: Path):
+    last = db.MIGRATIONS[-1].__name__
+    with sqlite3.connect(bank_file) as raw:
+        raw.execute("DELETE FROM migrations WHERE name = ?", (last,))
+    with pytest.raises(BankError) as caught:
+        db.open_stored(bank_file)
+    message = str(caught.value)
+    assert message == f"bank {bank_file} is on read-only storage and needs an upgrade this hymem must write ({last})"
+    assert caught.value.hint == f"copy it somewhere writable first: cp {bank_file} /tmp/bank.db && hymem ... --bank /tmp/bank.db"
+    with sqlite3.connect(bank_file) as raw:
+        assert last not in {row[0] for row in raw.execute("SELECT name FROM migrations")}  # nothing was migrated
+
+
+def test_two_pending_upgrades_are_both_named(bank_file: Path):
+    names = [fn.__name__ for fn in db.MIGRATIONS[-2:]]
+    with sqlite3.connect(bank_file) as raw:
+        raw.executemany("DELETE FROM migrations WHERE name = ?", [(n,) for n in names])
+    with pytest.raises(BankError, match=f"\\({names[0]}, {names[1]}\\)$"):
+        db.open_stored(bank_file)

@@ -1,0 +1,117 @@
+"""The readers' small rules, each pinned: which keys name a session, what a log line that is not a turn
+is, where each message starts, and how a value quoted in an error is shortened."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hymem_cli._errors import InputError
+from hymem_cli.ingest.readers import read_messages
+
+
+def read(objects: list, fmt: str, name: str = "log.jsonl") -> list:
+    return list(read_messages([json.dumps(o) + "\n" for o in objects], fmt, name=name))
+
+
+# JSON conversations: the session's id
+
+
+@pytest.mark.parametrize(("keys", "expected"), [
+    ({"session": "s-a", "session_id": "s-b", "id": "s-c"}, "s-a"),
+    ({"session_id": "s-b", "id": "s-c"}, "s-b"),
+    ({"id": "s-c"}, "s-c"),
+    ({"session_id": 7}, "7"),
+])
+def test_a_conversation_names_its_session_by_session_then_session_id_then_id(keys, expected):
+    doc = {**keys, "messages": [{"role": "user", "content": "I moved to Lisbon."}]}
+    [message] = read_messages([json.dumps(doc)], "json", name="chat.json")
+    assert message.session == expected
+
+
+# A value quoted in an error: JSON, as written, cut to 40 characters
+
+
+def bad_time_error(value: str) -> str:
+    with pytest.raises(InputError) as caught:
+        list(read_messages([json.dumps({"role": "user", "content": "hi", "timestamp": value}) + "\n"], "jsonl", name="t.jsonl"))
+    return str(caught.value)
+
+
+def test_a_quoted_value_of_forty_characters_is_shown_whole():
+    value = "x" * 38  # 40 with its quotes
+    assert f'"timestamp" value "{value}" as a time' in bad_time_error(value)
+
+
+def test_a_longer_quoted_value_is_cut_to_forty_characters_with_an_ellipsis():
+    value = "y" * 39  # 41 with its quotes
+    message = bad_time_error(value)
+    assert f'"timestamp" value "{"y" * 36}... as a time' in message  # 37 characters and "..."
+
+
+def test_a_quoted_value_keeps_its_own_letters():
+    assert '"timestamp" value "übermorgen früh" as a time' in bad_time_error("übermorgen früh")
+
+
+# Claude Code
+
+
+def claude(kind: str = "user", text: str = "We deploy on Fly.io.", **extra) -> dict:
+    return {"type": kind, "message": {"role": kind, "content": text}, "uuid": f"u-{text[:8]}", **extra}
+
+
+def test_claude_code_a_line_that_is_not_an_object_names_the_file_and_line():
+    with pytest.raises(InputError, match=r"^session\.jsonl line 2: expected a JSON object, got a list"):
+        read([claude(), [1, 2]], "claude-code", name="session.jsonl")
+
+
+def test_claude_code_a_turn_whose_message_is_not_an_object_is_left_out():
+    assert [m.text for m in read([{"type": "user", "message": "not an object"}, claude()], "claude-code")] == ["We deploy on Fly.io."]
+
+
+@pytest.mark.parametrize("flag", ["isSidechain", "isMeta", "isCompactSummary", "isApiErrorMessage"])
+def test_claude_code_each_kind_of_turn_that_is_not_the_users_words_is_left_out_on_its_own(flag):
+    got = read([claude(text="Not said by anyone here.", **{flag: True}), claude(text="Said by the user.")], "claude-code")
+    assert [m.text for m in got] == ["Said by the user."]
+
+
+# Codex
+
+
+def codex_turn(role: str, text: str, block: str = "input_text", kind: str = "response_item") -> dict:
+    return {"type": kind, "timestamp": "2026-11-02T10:00:00Z",
+            "payload": {"type": "message", "role": role, "content": [{"type": block, "text": text}]}}
+
+
+def test_codex_a_line_that_is_not_an_object_names_the_file_and_line():
+    with pytest.raises(InputError, match=r"^rollout\.jsonl line 1: expected a JSON object"):
+        read(["just a string"], "codex", name="rollout.jsonl")
+
+
+def test_codex_turns_before_the_session_line_have_no_session_and_later_ones_have_it():
+    got = read([codex_turn("user", "First."),
+                {"type": "session_meta", "payload": {"id": "rollout-1"}},
+                codex_turn("user", "Second.")], "codex")
+    assert [(m.text, m.session) for m in got] == [("First.", None), ("Second.", "rollout-1")]
+
+
+def test_codex_a_line_without_a_payload_object_is_passed_over_not_the_end():
+    got = read([{"type": "response_item", "payload": "odd"}, {"type": "event_msg"}, codex_turn("user", "Still read.")], "codex")
+    assert [m.text for m in got] == ["Still read."]
+
+
+def test_codex_a_message_shaped_payload_outside_a_response_item_is_not_a_turn():
+    got = read([codex_turn("user", "An echo of the turn.", kind="event_msg"), codex_turn("user", "The turn.")], "codex")
+    assert [m.text for m in got] == ["The turn."]
+
+
+@pytest.mark.parametrize("block", ["input_text", "output_text", "text"])
+def test_codex_reads_each_kind_of_text_block(block):
+    assert [m.text for m in read([codex_turn("assistant", "Done.", block=block)], "codex")] == ["Done."]
+
+
+def test_codex_messages_carry_the_line_they_start_on():
+    got = read([{"type": "session_meta", "payload": {"id": "r"}}, codex_turn("user", "One."), {"type": "event_msg", "payload": {}},
+                codex_turn("assistant", "Two.")], "codex")
+    assert [(m.id, m.line) for m in got] == [("LINE:2", 2), ("LINE:4", 4)]
