@@ -147,6 +147,13 @@ EQUIVALENT: list[tuple[str, str, str | None, str]] = [
     ("ingest/sources.py", "idle_flush", "box: queue.Queue = queue.Queue(maxsize=257)", "the queue's bound: how far the reader may run ahead"),
     ("ingest/sources.py", "idle_flush", "done = None", "the end marker: no message is None, so None marks the end as well"),
     ("ingest/sources.py", "idle_flush", "idle = None", "None is false, as False is"),
+    ("ingest/readers.py", "_drop_reminders", "if closed <= 0:", "the closing tag is looked for after the opening one: never at 0"),
+    ("ingest/readers.py", "_drop_reminders", "if closed < 1:", "the closing tag is looked for after the opening one: never at 0"),
+    ("bank/revert.py", "revert", "reason=reason)], [], strict=None)",
+     "deleting what the transaction has just found current: nothing can refuse it, so strictness decides nothing"),
+    ("bank/revert.py", "revert", "reason=reason)], [], strict=False)",
+     "deleting what the transaction has just found current: nothing can refuse it, so strictness decides nothing"),
+    ("screen/secrets.py", "_card_digits", "<= len(digits) <= 20", "the card shapes it is given have at most 19 digits"),
 ]
 
 # A codec's name is read whatever its case ("utf-8" and "UTF-8" are one codec).

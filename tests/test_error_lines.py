@@ -88,3 +88,14 @@ def test_a_bank_on_read_only_storage_is_read_and_not_written(cli, read_only_bank
     assert run.exit_code == 5
     errors = [line for line in run.stderr.splitlines() if line.startswith("hymem: error:")]
     assert len(errors) == 1 and "read-only storage: it can be read, not written" in errors[0]
+
+
+def test_doctor_looks_at_a_bank_on_read_only_storage(read_only_bank: Path):
+    """There no -shm can be made beside a WAL bank, so it is read as immutable."""
+    from hymem_cli.bank.db import open_read_only
+
+    conn = open_read_only(read_only_bank)
+    try:
+        assert conn.execute("SELECT text FROM versions").fetchall() == [("Alex lives in Oslo.",)]
+    finally:
+        conn.close()

@@ -86,3 +86,44 @@ def test_two_pending_upgrades_are_both_named(bank_file: Path):
         raw.executemany("DELETE FROM migrations WHERE name = ?", [(n,) for n in names])
     with pytest.raises(BankError, match=f"\\({names[0]}, {names[1]}\\)$"):
         db.open_stored(bank_file)
+
+
+# db.open_read_only: how `hymem doctor` looks at a bank without changing a byte
+
+
+def test_looking_at_a_bank_reads_it_with_sqlite_vec_and_cannot_write(bank_file: Path):
+    conn = db.open_read_only(bank_file)
+    assert conn.execute("SELECT vec_version()").fetchone()[0].startswith("v")
+    with pytest.raises(OperationalError, match="readonly"):
+        conn.execute("CREATE TABLE intruder (x)")
+    with pytest.raises(OperationalError, match="not authorized"):
+        conn.execute("SELECT load_extension('anything')")
+    conn.close()
+
+
+def test_looking_at_a_bank_sees_what_a_writer_has_committed_but_not_yet_checkpointed(tmp_path: Path):
+    """On writable storage the bank is read through its WAL, not as an immutable file that would miss it."""
+    path = tmp_path / "bank.db"
+    writer = db.connect(path)
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    writer.execute("INSERT INTO meta (key, value) VALUES ('probe', 'in the WAL only')")
+    assert (tmp_path / "bank.db-wal").stat().st_size > 0
+    conn = db.open_read_only(path)
+    assert conn.execute("SELECT value FROM meta WHERE key = 'probe'").fetchone() == ("in the WAL only",)
+    conn.close()
+    writer.close()
+
+
+def test_a_sqlite_vec_that_does_not_load_is_not_an_error_when_looking(bank_file: Path, monkeypatch):
+    monkeypatch.setattr(db, "vec_extension", lambda: str(bank_file.parent / "no-such-extension"))
+    conn = db.open_read_only(bank_file)
+    assert conn.execute("SELECT count(*) FROM migrations").fetchone()[0] == len(db.MIGRATIONS)
+    with pytest.raises(OperationalError, match="no such function"):
+        conn.execute("SELECT vec_version()")
+    conn.close()
+
+
+def test_looking_at_a_missing_file_creates_nothing(tmp_path: Path):
+    with pytest.raises(OperationalError):
+        db.open_read_only(tmp_path / "bank.db")
+    assert list(tmp_path.iterdir()) == []

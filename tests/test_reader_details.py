@@ -115,3 +115,69 @@ def test_codex_messages_carry_the_line_they_start_on():
     got = read([{"type": "session_meta", "payload": {"id": "r"}}, codex_turn("user", "One."), {"type": "event_msg", "payload": {}},
                 codex_turn("assistant", "Two.")], "codex")
     assert [(m.id, m.line) for m in got] == [("LINE:2", 2), ("LINE:4", 4)]
+
+
+# Content given as parts
+
+
+def test_content_parts_keep_strings_and_text_parts_in_order_and_nothing_else():
+    parts = [{"type": "text", "text": "One."}, "Two.", {"type": "image_url", "image_url": {"url": "x.png"}},
+             {"text": "Three."}, {"type": "input_text", "text": "Four."}, {"type": "output_text", "text": "Five."},
+             {"type": "tool_use", "text": "not said"}, {"type": "text", "text": 6}]
+    [message] = read([{"role": "user", "content": parts}], "jsonl")
+    assert message.text == "One.\nTwo.\nThree.\nFour.\nFive."
+
+
+# Session logs: what a line that is not a turn is
+
+
+@pytest.mark.parametrize(("line", "kind"), [("null", "null"), ("true", "true"), ("false", "false"), ("3", "a number"),
+                                            ('"hi"', "a string"), ("[]", "a list")])
+def test_a_session_log_line_that_is_not_an_object_says_what_it_is(line, kind):
+    with pytest.raises(InputError) as caught:
+        list(read_messages([json.dumps(claude()) + "\n", line + "\n"], "claude-code", name="session.jsonl"))
+    assert str(caught.value) == f"session.jsonl line 2: expected a JSON object, got {kind}"
+    assert caught.value.hint == "a session log has one JSON object a line; force another format with --input-format"
+
+
+def test_a_session_log_line_that_is_not_json_names_the_file():
+    with pytest.raises(InputError, match=r"^session\.jsonl line 2: invalid JSON"):
+        list(read_messages([json.dumps(claude()) + "\n", "{oops\n"], "claude-code", name="session.jsonl"))
+
+
+def test_blank_lines_in_a_session_log_are_passed_over():
+    lines = [json.dumps(claude(text="Before.")) + "\n", "\n", "   \n", json.dumps(claude(text="After.")) + "\n"]
+    assert [(m.text, m.line) for m in read_messages(lines, "claude-code")] == [("Before.", 1), ("After.", 4)]
+
+
+def test_session_log_content_that_is_neither_text_nor_blocks_says_nothing():
+    got = read([{"type": "user", "message": {"role": "user", "content": 5}}, claude(text="Said.")], "claude-code")
+    assert [m.text for m in got] == ["Said."]
+
+
+def test_blocks_of_other_kinds_are_left_out_even_when_they_carry_text():
+    turn = codex_turn("assistant", "Done.")
+    turn["payload"]["content"].insert(0, {"type": "reasoning", "text": "Thinking it over."})
+    assert [m.text for m in read([turn], "codex")] == ["Done."]
+
+
+def test_every_reminder_block_is_cut_out_and_the_words_between_them_kept():
+    text = "Move the API.<system-reminder>a</system-reminder> Use Fly.io<system-reminder>b</system-reminder>, not Heroku."
+    assert [m.text for m in read([claude(text=text)], "claude-code")] == ["Move the API. Use Fly.io, not Heroku."]
+
+
+# JSON documents: the errors name the file and say how to write it
+
+
+def test_a_session_that_is_not_a_conversation_is_named_with_how_to_write_it():
+    with pytest.raises(InputError) as caught:
+        list(read_messages([json.dumps({"sessions": [{"messages": []}, 5]})], "json", name="chat.json"))
+    assert str(caught.value) == 'chat.json: session 2 is not an object with a "messages" list'
+    assert caught.value.hint == 'write sessions as {"sessions": [{"id": "s1", "messages": [...]}]}'
+
+
+def test_a_document_that_holds_no_messages_is_named_with_how_to_write_it():
+    with pytest.raises(InputError) as caught:
+        list(read_messages(['"just words"'], "json", name="chat.json"))
+    assert str(caught.value) == 'chat.json: expected a list of messages or an object with a "messages" list, got a string'
+    assert caught.value.hint == 'write [{"role": "user", "content": "hi"}, ...] or {"messages": [...]}'

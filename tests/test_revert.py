@@ -198,3 +198,12 @@ def test_diff_backwards_is_the_change_that_undoes_the_forward_one(cli, monkeypat
         "- delete    m6: Alex has a dog named Rex.",
     ]
     assert cli("diff", "2", "2", "-f", "json").json() == []
+
+
+def test_the_copies_a_revert_makes_keep_the_chunk_they_were_written_from(cli, bank):
+    """m1 (superseded in revision 2) and m4 (deleted there) came from a chunk of the raw ingest; their copies still do."""
+    assert cli("revert", "2").exit_code == 0
+    rows = dict(_rows(bank, "SELECT id, chunk FROM versions"))
+    copies = dict(_rows(bank, "SELECT chain, id FROM versions WHERE revision = 3 AND op = 'update'"))
+    assert rows[1] is not None and rows[4] is not None
+    assert (rows[copies[1]], rows[copies[4]]) == (rows[1], rows[4])

@@ -22,7 +22,8 @@ def bank(tmp_path):
     b.bind_embedder(HashEmbedder())
     b.apply_operations([
         Operation("add", text="Alex lives in Seattle.", speaker="Alex", evidence="I live in Seattle", source_ids=["s1-1"],
-                  event_time="2024-05-01T10:00:00Z", tags=["home"], owner="user", kind="memory", origin="quoted"),
+                  event_time="2024-05-01T10:00:00Z", tags=["home"], owner="user", kind="memory", valid_until="2030-01-01",
+                  origin="quoted"),
         Operation("add", text="Alex has a cat."),
         Operation("add", text="Alex works at a bakery."),
     ], "apply", "facts.jsonl")
@@ -190,3 +191,66 @@ def test_forget_refuses_a_version_that_is_not_current(bank):
     with pytest.raises(InputError) as gone:
         forget(bank, "m1", "again")
     assert error(gone) == ("m1 was already superseded", "see it with `hymem history`")
+
+
+COPIED = ("chain", "text", "speaker", "evidence", "source", "source_ids", "event_time", "tags", "owner", "kind", "valid_until", "origin")
+
+
+def test_undoing_an_update_puts_back_every_field_of_the_old_version_and_its_vector(bank):
+    rev = apply(bank, Operation("update", target="m1", text="Alex lives in Sydney.", speaker="Sam", evidence="moved", source_ids=["s2-4"],
+                                event_time="2025-01-01T00:00:00Z", tags=["moves"], owner="Sam", kind="event", valid_until="2025-12-31",
+                                origin="document"))
+    draft, plan = revert(bank, rev)
+    assert [u.action for u in plan.undo] == ["update"]
+    rows = versions(bank, *COPIED)
+    assert rows[-1] == rows[0]  # m5, the copy, is m1 again: text, provenance, tags, owner, kind, validity and origin
+    assert versions(bank, "op", "reason", "revision")[-1] == ("update", f"revert of revision {rev}", draft.id)
+    vec = {r[0]: r[1] for r in bank.conn.execute("SELECT rowid, embedding FROM versions_vec")}
+    assert vec[5] == vec[1]
+
+
+def test_a_revert_is_a_revision_of_its_own_that_names_what_it_undid(bank):
+    rev = apply(bank, Operation("add", text="Alex has a dog."))
+    draft, _ = revert(bank, rev)
+    assert tuple(bank.conn.execute("SELECT command, source, state FROM revisions WHERE id = ?", (draft.id,)).fetchone()) == (
+        f"revert {rev}", f"revision {rev}", "done")
+    assert tuple(bank.conn.execute("SELECT version, how, reason FROM retirements WHERE revision = ?", (draft.id,)).fetchone()) == (
+        4, "deleted", f"revert of revision {rev}")
+
+
+def test_revert_refuses_a_fact_changed_since_unless_forced(bank):
+    rev = apply(bank, Operation("update", target="m1", text="Alex lives in Sydney."), Operation("add", text="Alex has a dog."))
+    apply(bank, Operation("update", target="m4", text="Alex lives in Perth."))
+    before = versions(bank, "id")
+    with pytest.raises(InputError, match="later changed m4"):
+        revert(bank, rev)
+    assert versions(bank, "id") == before
+    _, plan = revert(bank, rev, force=True)
+    assert [u.action for u in plan.undo] == ["delete"] and plan.skipped == ["revision 3 later changed m4"]
+
+
+def test_a_write_between_planning_and_reverting_stops_the_revert(bank, monkeypatch, tmp_path):
+    """Another process changes a fact after the plan was made: the revert replans inside its transaction and stops."""
+    from hymem_cli.bank import revert as revert_module
+
+    rev = apply(bank, Operation("update", target="m1", text="Alex lives in Sydney."), Operation("add", text="Alex has a dog."))
+    planned = revert_module.plan_revert
+    calls = []
+
+    def plan_then_someone_writes(b, r, force=False):
+        plan = planned(b, r, force)
+        if not calls:
+            other = open_bank(tmp_path / "bank.db")
+            other.bind_embedder(HashEmbedder())
+            other.apply_operations([Operation("update", target="m5", text="Alex has two dogs.")], "apply", "elsewhere")
+            other.close()
+        calls.append(r)
+        return plan
+
+    monkeypatch.setattr(revert_module, "plan_revert", plan_then_someone_writes)
+    before = versions(bank, "id")
+    with pytest.raises(BankError) as changed:
+        revert_module.revert(bank, rev, force=True)
+    assert error(changed) == (f"the bank changed while reverting revision {rev}", "run the revert again")
+    assert versions(bank, "id") == before + [(6,)]  # the other process's version, and nothing of the revert
+    assert bank.conn.execute("SELECT count(*) FROM revisions WHERE command LIKE 'revert%'").fetchone()[0] == 0

@@ -156,3 +156,22 @@ def test_overlapping_secrets_are_one_redaction():
 ])
 def test_secret_fields(value, secret):
     assert ("secret-field" in kinds(f"API_TOKEN={value}")) is secret
+
+
+@pytest.mark.parametrize("text,found", [
+    ("card 4111111111112", "4111111111112"),  # 13 digits, the shortest card run
+    ("card 4111111111111111112", "4111111111111111112"),  # 19 digits, the longest
+    ("card 4111 1111 1111 1112", "4111 1111 1111 1112"),  # three different digits are enough
+    ("card 411111111112", None),  # 12 digits: too short for a card
+    ("card 4444 4444 4444 4441", None),  # two different digits: a placeholder, not a number
+])
+def test_card_like_digits_beside_a_card_word_at_their_edges(text, found):
+    """The checksum fails on all of these: only the card word beside them makes them secrets."""
+    spans = [text[s:e] for kind, s, e in find_secrets(text) if kind == "card-context"]
+    assert spans == ([found] if found else [])
+
+
+def test_basic_auth_with_more_padding_than_it_needs_is_still_a_credential():
+    """Over-padded base64 still decodes to user:password in every lenient decoder: redact it."""
+    value = b64("ab:cdefg")  # 11 characters
+    assert kinds(f"Authorization: Basic {value}==") == ["basic-auth"]

@@ -85,7 +85,7 @@ def open_sources(paths: list[str], fmt: str | None = None, stdin: BinaryIO | Non
             else:  # a pipe or a terminal: read on a thread, straight from the descriptor
                 messages = read_messages(decode_lines(_descriptor_lines(stream.fileno()), name="<stdin>"), fmt, name="<stdin>",
                                          redact_line=redact_line)
-                sources.append(Source("<stdin>", idle_flush(messages), screen))
+                sources.append(Source("<stdin>", idle_flush(messages, IDLE_SECONDS), screen))
         else:
             try:
                 with open(p, "rb") as f:
@@ -96,6 +96,9 @@ def open_sources(paths: list[str], fmt: str | None = None, stdin: BinaryIO | Non
     return sources
 
 
+IDLE_SECONDS = 2.0  # a pipe quiet this long has its open chunk stored (the README's `tail -f` example)
+
+
 def _is_regular(stream) -> bool:
     try:
         return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
@@ -103,7 +106,7 @@ def _is_regular(stream) -> bool:
         return True  # an in-memory stream (tests): already complete
 
 
-def idle_flush(messages: Iterator[Message], idle_seconds: float = 2.0) -> Iterator[Message | None]:
+def idle_flush(messages: Iterator[Message], idle_seconds: float) -> Iterator[Message | None]:
     """Pass messages through; when none arrives for `idle_seconds`, yield None so the open chunk is
     processed now (`tail -f chat.log | hymem add -` stores each burst as it comes)."""
     import queue
