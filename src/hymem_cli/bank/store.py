@@ -156,6 +156,12 @@ class Bank:
         """The bank's self-checks (bank/verify.py): integrity, migrations, chain invariants, index rows. Changes nothing."""
         return verify_bank(self.conn, self.path)
 
+    def stats(self, limit: int = 10) -> dict:
+        """What this bank holds and its size by part (bank/stats.py); `limit` bounds each list. Changes nothing."""
+        from hymem_cli.bank.stats import stats
+
+        return {"bank": str(self.path), **stats(self.conn, self.reader(), limit)}
+
     def close(self) -> None:
         for conn in (self.conn, self._reader):
             if conn is not None:
