@@ -21,7 +21,7 @@ PARTS = {
     "full-text index": ("versions_fts*",),
     "vectors": ("versions_vec*",),
     "vector codes": ("versions_codes", "versions_code_blocks"),
-    "vector copies": ("versions_int8", "versions_floats"),
+    "vector copies": ("versions_f16", "versions_floats"),
     "history": ("revisions", "retirements", "retirements_revision", "rejections", "rejections_revision"),
 }
 OTHERS = "(others)"
