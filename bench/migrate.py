@@ -6,9 +6,9 @@ Builds banks as an older hymem left them, straight into that schema (the structu
 of bench/search_latency.py, made the same way), then opens each with this hymem and times the upgrade,
 phase by phase, as `hymem` shows it:
 
-  - `--from m001`: a bank from before the vector codes (migrations m002 to m007 pending): the upgrade reads
+  - `--from m001`: a bank from before the vector codes (migrations m002 to m008 pending): the upgrade reads
     every vector once to make its sign-bit codes and once for its float16 copies.
-  - `--from m006`: a bank with float32 copies of every vector (m007 pending): the upgrade makes float16
+  - `--from m006`: a bank with float32 copies of every vector (m008 pending): the upgrade makes float16
     copies, drops the float32 ones, and rewrites the file without the freed pages (VACUUM).
 
 Prints seconds per phase and in all, the file's size and bytes per memory before and after, and its parts

@@ -11,14 +11,14 @@ from hymem_cli.bank.search import search
 from test_vector_codes import make_bank
 
 
-def as_before_m007(path) -> None:
-    """The bank as hymem left it before m007: a float32 copy of every vector, no float16 copies."""
+def as_before_m008(path) -> None:
+    """The bank as hymem left it before m008: a float32 copy of every vector, no float16 copies."""
     bank = open_bank(path)
     conn = bank.conn
     conn.execute("CREATE TABLE versions_floats (version INTEGER PRIMARY KEY REFERENCES versions(id), embedding BLOB NOT NULL)")
     conn.execute("INSERT INTO versions_floats SELECT rowid, embedding FROM versions_vec")
     conn.execute("DROP TABLE versions_f16")
-    conn.execute("DELETE FROM migrations WHERE name = 'm007_half_vectors'")
+    conn.execute("DELETE FROM migrations WHERE name = 'm008_half_vectors'")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     bank.close()
 
@@ -49,10 +49,10 @@ def test_an_unknown_vec0_layout_falls_back_to_a_scan(tmp_path, monkeypatch):
     bank.close()
 
 
-def test_m007_replaces_float32_copies_with_float16_and_compacts_the_file(tmp_path):
+def test_m008_replaces_float32_copies_with_float16_and_compacts_the_file(tmp_path):
     path = tmp_path / "bank.db"
     make_bank(path, 3000).close()
-    as_before_m007(path)
+    as_before_m008(path)
     before = path.stat().st_size
     told = []
     bank = open_bank(path, progress=lambda *args: told.append(args))
@@ -61,8 +61,8 @@ def test_m007_replaces_float32_copies_with_float16_and_compacts_the_file(tmp_pat
     halves = dict(conn.execute("SELECT version, embedding FROM versions_f16").fetchall())
     assert halves == {vid: codes.half_blob(blob) for vid, blob in vectors(conn).items()}
     assert conn.execute("PRAGMA freelist_count").fetchone()[0] == 0 and path.stat().st_size < 0.75 * before
-    assert told[0] == ("m007_half_vectors", "started", 0, None)
-    assert ("m007_half_vectors", "vectors", 3000, 3000) in told
+    assert told[0] == ("m008_half_vectors", "started", 0, None)
+    assert ("m008_half_vectors", "vectors", 3000, 3000) in told
     assert told[-1][:2] == ("compact", told[-1][1]) and "free pages" in told[-1][1]
     assert [f.check for f in bank.verify() if f.status != "ok"] == []
     hits = search(bank, "kyoto pottery", 3)
@@ -73,7 +73,7 @@ def test_m007_replaces_float32_copies_with_float16_and_compacts_the_file(tmp_pat
 def test_an_interrupted_upgrade_rolls_back_and_finishes_next_time(tmp_path):
     path = tmp_path / "bank.db"
     make_bank(path, 1500).close()
-    as_before_m007(path)
+    as_before_m008(path)
 
     def interrupt(migration, phase, done, total):
         if phase == "vectors":
@@ -84,7 +84,7 @@ def test_an_interrupted_upgrade_rolls_back_and_finishes_next_time(tmp_path):
     conn = db.open_read_only(path)
     assert conn.execute("SELECT count(*) FROM versions_floats").fetchone()[0] == 1500  # as it was
     assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'versions_f16'").fetchone()
-    assert not conn.execute("SELECT 1 FROM migrations WHERE name = 'm007_half_vectors'").fetchone()
+    assert not conn.execute("SELECT 1 FROM migrations WHERE name = 'm008_half_vectors'").fetchone()
     conn.close()
     bank = open_bank(path)
     assert bank.conn.execute("SELECT count(*) FROM versions_f16").fetchone()[0] == 1500
@@ -117,10 +117,10 @@ def test_float16_rescoring_keeps_the_exact_order_of_distinct_neighbours(tmp_path
 def test_the_cli_tells_each_phase_on_a_pipe(cli, home, monkeypatch):
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
     assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
-    as_before_m007(home / "bank.db")
+    as_before_m008(home / "bank.db")
     found = cli("search", "Sydney", "-f", "jsonl")
     assert found.exit_code == 0 and found.jsonl()
-    assert "upgrading bank" in found.stderr and "upgrading: m007_half_vectors" in found.stderr
-    assert "upgrading: m007_half_vectors: vectors" in found.stderr
+    assert "upgrading bank" in found.stderr and "upgrading: m008_half_vectors" in found.stderr
+    assert "upgrading: m008_half_vectors: vectors" in found.stderr
     quiet = cli("search", "Sydney", "-f", "jsonl", "-q")
     assert quiet.stderr == ""

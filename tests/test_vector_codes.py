@@ -136,7 +136,7 @@ def test_a_bank_from_before_the_codes_gets_them(tmp_path):
     expected = bank.conn.execute("SELECT * FROM versions_codes JOIN versions_f16 USING (version) ORDER BY version").fetchall()
     for table in ("versions_codes", "versions_f16", "versions_code_blocks"):
         bank.conn.execute(f"DROP TABLE {table}")
-    bank.conn.execute("DELETE FROM migrations WHERE name IN ('m002_vector_codes', 'm007_half_vectors')")
+    bank.conn.execute("DELETE FROM migrations WHERE name IN ('m002_vector_codes', 'm008_half_vectors')")
     bank.conn.close()
     again = open_bank(path)
     assert [tuple(r) for r in again.conn.execute("SELECT * FROM versions_codes JOIN versions_f16 USING (version) ORDER BY version")] == [tuple(r) for r in expected]
@@ -206,7 +206,7 @@ def test_an_upgraded_bank_says_so_once(cli, home, monkeypatch):
     bank = open_bank(home / "bank.db")
     for table in ("versions_codes", "versions_f16", "versions_code_blocks"):
         bank.conn.execute(f"DROP TABLE {table}")
-    bank.conn.execute("DELETE FROM migrations WHERE name IN ('m002_vector_codes', 'm007_half_vectors')")
+    bank.conn.execute("DELETE FROM migrations WHERE name IN ('m002_vector_codes', 'm008_half_vectors')")
     bank.conn.close()
     found = cli("search", "Sydney", "-f", "jsonl")
     assert found.exit_code == 0 and found.jsonl()

@@ -104,8 +104,8 @@ def m002_vector_codes(conn, progress=None) -> None:
     """Sign-bit codes and a plain copy of each vector, for the binary prefilter of large banks (bank/codes.py)."""
     # Narrow rows, so loading every code reads a few MB, not every vector.
     conn.execute("CREATE TABLE versions_codes (version INTEGER PRIMARY KEY REFERENCES versions(id), bits BLOB NOT NULL)")
-    # float32, the same bytes as versions_vec, where reading a few hundred by id is cheap. Left empty since m007
-    # replaced it with float16 copies (which m007 makes, then drops this table): filling it here only cost time.
+    # float32, the same bytes as versions_vec, where reading a few hundred by id is cheap. Left empty since m008
+    # replaced it with float16 copies (which m008 makes, then drops this table): filling it here only cost time.
     conn.execute("CREATE TABLE versions_floats (version INTEGER PRIMARY KEY REFERENCES versions(id), embedding BLOB NOT NULL)")
     # The same codes, BLOCK to a row, so a new process loads them in a few reads (bank/codes.py compact).
     conn.execute("CREATE TABLE versions_code_blocks (last INTEGER PRIMARY KEY, ids BLOB NOT NULL, bits BLOB NOT NULL)")
@@ -143,7 +143,7 @@ def m006_version_origin(conn) -> None:
     conn.execute("CREATE INDEX versions_origin ON versions(origin) WHERE origin IS NOT NULL")
 
 
-def m007_half_vectors(conn, progress=None) -> None:
+def m008_half_vectors(conn, progress=None) -> None:
     """The large-bank rescoring copy of each vector in float16 instead of float32: 820 bytes a memory instead of
     2,048 (bank/codes.py says why). The file keeps the freed pages until the upgrade compacts it (db.migrate)."""
     # float16 of versions_vec's vectors, by version: the binary prefilter's candidates are rescored from these.
@@ -156,7 +156,8 @@ def m007_half_vectors(conn, progress=None) -> None:
     conn.execute("DROP TABLE versions_floats")
 
 
-MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys, m005_version_details, m006_version_origin, m007_half_vectors]
+MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys, m005_version_details, m006_version_origin,
+              m008_half_vectors]
 
 # The vector table is created when the bank first meets its embedder, since its width is the
 # model's dimension: see Bank.bind_embedder.
