@@ -87,8 +87,9 @@ def stored_vectors(conn, batch: int = 16_384) -> Iterator[tuple[list[int], "np.n
     cur = conn.cursor()
     cur.row_factory = None
     if known:
+        # No ORDER BY: sorting would hold every chunk's vectors before the first came back.
         rows = cur.execute("SELECT c.size, c.validity, c.rowids, v.vectors FROM versions_vec_chunks c "
-                           "JOIN versions_vec_vector_chunks00 v ON v.rowid = c.chunk_id ORDER BY c.chunk_id")
+                           "JOIN versions_vec_vector_chunks00 v ON v.rowid = c.chunk_id")
         for size, validity, rowids, vectors in rows:
             if len(rowids) != 8 * size or len(vectors) != 4 * dim * size or len(validity) * 8 < size:
                 known = False  # not the layout of sqlite-vec 0.1.x
