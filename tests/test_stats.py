@@ -139,3 +139,15 @@ def test_without_dbstat_the_total_is_still_known(known):
     size = size_by_part(NoDbstat(bank.conn))
     bank.close()
     assert size["by_part"] == "unavailable (no dbstat)" and size["file"] > 0 and "vectors" not in size
+
+
+def test_parts_not_walked_agree_with_dbstat(tmp_path):
+    from test_vector_codes import make_bank
+
+    bank = make_bank(tmp_path / "bank.db", 2500)
+    size = size_by_part(bank.conn)
+    walked = dict(bank.conn.execute("SELECT name, sum(pgsize) FROM dbstat WHERE name IN ('versions_f16', 'versions_vec_vector_chunks00') "
+                                    "AND aggregate = TRUE GROUP BY name").fetchall())
+    bank.close()
+    assert abs(size["vector copies"] - walked["versions_f16"]) <= 4 * 4096
+    assert size["vectors"] >= walked["versions_vec_vector_chunks00"] and size["vectors"] > 0

@@ -1,8 +1,8 @@
 """What a bank holds and what it costs on disk: counts by status, source and speaker, revisions, rejections, size by part.
 
-Everything here reads; on a million memories it takes well under a second (docs/benchmarks.md, "How cost grows"):
+Everything here reads; on a million memories it takes about half a second (docs/benchmarks.md, "How cost grows"):
 the counts are one scan of `versions`, and the sizes come from SQLite's `dbstat` table, walked on the bank's
-second connection at the same time, except for sqlite-vec's vector chunks, whose size follows from their count.
+second connection at the same time, except for the two largest parts (see `size_by_part`).
 """
 
 from __future__ import annotations
@@ -64,12 +64,14 @@ def _counts(conn, limit: int) -> dict:
     total = conn.execute("SELECT count(*) FROM versions").fetchone()[0]
     retired = dict(conn.execute("SELECT how, count(*) FROM retirements GROUP BY how").fetchall())
     by_source, by_speaker = Counter(), Counter()
-    # One scan of versions for both; current memories only (a fact's past versions would count it twice).
-    for source, speaker, n in conn.execute(
-            "SELECT source, speaker, count(*) FROM versions v WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id) "
-            "GROUP BY source, speaker"):
-        by_source[source or "(none)"] += n
-        by_speaker[speaker or "(none)"] += n
+    # Current memories only (a fact's past versions would count it twice): every version in one scan, less the
+    # retired ones, which are few and found through retirements rather than by a lookup per version.
+    for sign, sql in ((1, "SELECT source, speaker, count(*) FROM versions GROUP BY source, speaker"),
+                      (-1, "SELECT v.source, v.speaker, count(*) FROM retirements r JOIN versions v ON v.id = r.version GROUP BY 1, 2")):
+        for source, speaker, n in conn.execute(sql):
+            by_source[source or "(none)"] += sign * n
+            by_speaker[speaker or "(none)"] += sign * n
+    by_source, by_speaker = +by_source, +by_speaker  # sources and speakers left with no current memory
     by_command = dict(conn.execute("SELECT command, count(*) FROM revisions GROUP BY command ORDER BY 2 DESC, 1").fetchall())
     writers = [
         {"backend": w.get("backend"), "model": w.get("model"), "protocol": w.get("protocol"), "revisions": n}
@@ -102,11 +104,17 @@ def _merge_writers(writers: list[dict]) -> list[dict]:
     return sorted(merged.values(), key=lambda w: -w["revisions"])
 
 
+# The vector copies, one row of the same width per memory, are most of what dbstat would walk: their part is what
+# the file holds besides everything else, which is measured.
+REMAINDER = ("versions_f16", "versions_floats")
+
+
 def size_by_part(conn) -> dict:
     """Bytes of the bank file by part (PARTS), free pages, and the whole file (pages in use plus free).
 
-    dbstat walks every page of a table; sqlite-vec's vector chunks (most of a bank's bytes, in overflow pages) are
-    counted from their number and length instead: within a fraction of a percent of dbstat, and far quicker."""
+    dbstat walks every page of a table, so the two largest parts are not walked: sqlite-vec's vector chunks
+    (overflow pages) are counted from their number and length, within a fraction of a percent of dbstat, and
+    the vector copies are what remains of the file once every other part and the free pages are counted."""
     page = conn.execute("PRAGMA page_size").fetchone()[0]
     pages = conn.execute("PRAGMA page_count").fetchone()[0]
     free = conn.execute("PRAGMA freelist_count").fetchone()[0]
@@ -116,12 +124,14 @@ def size_by_part(conn) -> dict:
         for name in ["sqlite_schema", *names]:
             if name.startswith("versions_vec_vector_chunks"):
                 parts[part_of(name)] += _blob_pages(conn, name, page) * page
-            else:
+            elif name not in REMAINDER:
                 parts[part_of(name)] += conn.execute("SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name = ? AND aggregate = TRUE",
                                                      (name,)).fetchone()[0]
         exact = True
     except Exception:  # noqa: BLE001 - a SQLite built without dbstat: the file's total is still known
         parts, exact = {}, False
+    if exact and any(name in REMAINDER for name in names):
+        parts[part_of(REMAINDER[0])] = max(0, (pages - free) * page - sum(parts.values()))
     return {"file": pages * page, **parts, "free": free * page, "by_part": "measured" if exact else "unavailable (no dbstat)"}
 
 
