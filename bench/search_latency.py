@@ -5,7 +5,7 @@ Usage: python bench/search_latency.py [--sizes 10000,100000,1000000] [--vectors 
 
 Building a million memories through the embedder would take hours here, so each bank is built
 straight into the schema the bank creates (open_bank, bind_embedder, then executemany into
-revisions, versions, versions_fts, versions_vec, versions_codes and versions_floats in one transaction,
+revisions, versions, versions_fts, versions_vec, versions_codes and versions_f16 in one transaction,
 then codes.compact):
 
   - `mixture` (default) vectors have the structure of real ones: a few thousand sentences from a
@@ -165,7 +165,7 @@ def build(path: Path, size: int, kind: str, base_texts: list[str], base: np.ndar
         conn.executemany("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", list(zip(ids, blobs)))
         bits = np.packbits(vectors > 0, axis=1, bitorder="little")  # what vec_quantize_binary stores
         conn.executemany("INSERT INTO versions_codes (version, bits) VALUES (?, ?)", [(i, b.tobytes()) for i, b in zip(ids, bits)])
-        conn.executemany("INSERT INTO versions_floats (version, embedding) VALUES (?, ?)", list(zip(ids, blobs)))
+        conn.executemany("INSERT INTO versions_f16 (version, embedding) VALUES (?, ?)", [(i, v.astype("<f2").tobytes()) for i, v in zip(ids, vectors)])
     codes.compact(conn)
     conn.execute("UPDATE meta SET value = ? WHERE key = 'embed_model'", (DEFAULT_MODEL,))
     conn.execute("COMMIT")

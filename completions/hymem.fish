@@ -23,6 +23,7 @@ complete -c hymem -n '__fish_use_subcommand' -a 'import' -d 'Import an export in
 complete -c hymem -n '__fish_use_subcommand' -a 'revert' -d 'Undo revision REV by adding a new revision ("revert REV"); nothing is erased.'
 complete -c hymem -n '__fish_use_subcommand' -a 'forget' -d 'Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.'
 complete -c hymem -n '__fish_use_subcommand' -a 'init' -d 'Make a directory a hymem project: .hymem/ with a bank and a project config.'
+complete -c hymem -n '__fish_use_subcommand' -a 'stats' -d 'Show what the bank holds and what it costs on disk. Changes nothing.'
 complete -c hymem -n '__fish_use_subcommand' -a 'doctor' -d 'Check that hymem can work here: SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank\'s integrity and invariants. Exits 1 when a check fails.'
 complete -c hymem -n '__fish_use_subcommand' -a 'eval' -d 'Evaluate writers: each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.'
 complete -c hymem -n '__fish_use_subcommand' -a 'config' -d 'Read and change settings. Precedence: defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.'
@@ -120,6 +121,11 @@ complete -c hymem -n '__fish_seen_subcommand_from forget' -s q -l quiet -d 'No m
 # hymem init
 complete -c hymem -n '__fish_seen_subcommand_from init' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from init' -s q -l quiet -d 'No messages on stderr, only records and errors.'
+
+# hymem stats
+complete -c hymem -n '__fish_seen_subcommand_from stats' -s n -l limit -x -d 'Sources, speakers and rejection reasons to list; the rest are summed as (others).'
+complete -c hymem -n '__fish_seen_subcommand_from stats' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
+complete -c hymem -n '__fish_seen_subcommand_from stats' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 
 # hymem doctor
 complete -c hymem -n '__fish_seen_subcommand_from doctor' -l load -d 'Also load the writer model with llama.cpp and time it (slow for large models).'

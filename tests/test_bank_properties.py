@@ -106,7 +106,7 @@ def full_snapshot(bank) -> dict:
     snap = snapshot(bank.path)
     snap["versions_vec"] = [r[0] for r in bank.conn.execute("SELECT rowid FROM versions_vec ORDER BY rowid")]
     snap["versions_fts"] = [r[0] for r in bank.conn.execute("SELECT id FROM versions_fts_docsize ORDER BY id")]
-    for table in ("versions_codes", "versions_floats"):
+    for table in ("versions_codes", "versions_f16"):
         snap[table] = [r[0] for r in bank.conn.execute(f"SELECT version FROM {table} ORDER BY version")]
     return snap
 

@@ -110,7 +110,7 @@ def check_invariants(path: Path, mode: str, ops_per_reply: int) -> None:
         assert q("SELECT count(*) FROM versions_fts_docsize")[0][0] == len(ids)
         if "versions_vec" in tables:
             assert {r[0] for r in q("SELECT rowid FROM versions_vec")} == ids
-            assert {r[0] for r in q("SELECT version FROM versions_codes")} == ids == {r[0] for r in q("SELECT version FROM versions_floats")}
+            assert {r[0] for r in q("SELECT version FROM versions_codes")} == ids == {r[0] for r in q("SELECT version FROM versions_f16")}
         else:
             assert not ids
         # no chunk half applied; no version without its chunk

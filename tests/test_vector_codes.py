@@ -49,11 +49,11 @@ def distances(bank, q, ids: list[int]) -> list[float]:
 
 def test_every_version_gets_its_code_and_vector(big_bank):
     rows = big_bank.conn.execute(
-        "SELECT c.version, c.bits = vec_quantize_binary(v.embedding), f.embedding = v.embedding, length(c.bits) "
-        "FROM versions_codes c JOIN versions_floats f USING (version) JOIN versions_vec v ON v.rowid = c.version"
+        "SELECT c.version, c.bits = vec_quantize_binary(v.embedding), f.embedding, v.embedding, length(c.bits) "
+        "FROM versions_codes c JOIN versions_f16 f USING (version) JOIN versions_vec v ON v.rowid = c.version"
     ).fetchall()
     assert len(rows) == 3000 == big_bank.conn.execute("SELECT count(*) FROM versions").fetchone()[0]
-    assert all(r[1] == 1 and r[2] == 1 and r[3] == 384 // 8 for r in rows)
+    assert all(r[1] == 1 and r[2] == codes.half_blob(r[3]) and len(r[2]) == 384 * 2 and r[4] == 384 // 8 for r in rows)
 
 
 def test_prefilter_with_every_code_as_candidate_is_exact(big_bank, prefilter_always, monkeypatch):
@@ -133,14 +133,14 @@ def test_small_banks_use_exact_knn(tmp_path):
 def test_a_bank_from_before_the_codes_gets_them(tmp_path):
     path = tmp_path / "bank.db"
     bank = make_bank(path, 40)
-    expected = bank.conn.execute("SELECT * FROM versions_codes JOIN versions_floats USING (version) ORDER BY version").fetchall()
-    bank.conn.execute("DROP TABLE versions_codes")
-    bank.conn.execute("DROP TABLE versions_floats")
-    bank.conn.execute("DROP TABLE versions_code_blocks")
-    bank.conn.execute("DELETE FROM migrations WHERE name = 'm002_vector_codes'")
+    expected = bank.conn.execute("SELECT * FROM versions_codes JOIN versions_f16 USING (version) ORDER BY version").fetchall()
+    for table in ("versions_codes", "versions_f16", "versions_code_blocks"):
+        bank.conn.execute(f"DROP TABLE {table}")
+    bank.conn.execute("DELETE FROM migrations WHERE name IN ('m002_vector_codes', 'm008_half_vectors')")
     bank.conn.close()
     again = open_bank(path)
-    assert [tuple(r) for r in again.conn.execute("SELECT * FROM versions_codes JOIN versions_floats USING (version) ORDER BY version")] == [tuple(r) for r in expected]
+    assert [tuple(r) for r in again.conn.execute("SELECT * FROM versions_codes JOIN versions_f16 USING (version) ORDER BY version")] == [tuple(r) for r in expected]
+    assert not again.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'versions_floats'").fetchone()
     again.conn.close()
 
 
@@ -204,9 +204,9 @@ def test_an_upgraded_bank_says_so_once(cli, home, monkeypatch):
     first = cli("add", "--raw", "examples/alex.jsonl")
     assert first.exit_code == 0 and "upgrading" not in first.stderr  # a new bank is made, not upgraded
     bank = open_bank(home / "bank.db")
-    for table in ("versions_codes", "versions_floats", "versions_code_blocks"):
+    for table in ("versions_codes", "versions_f16", "versions_code_blocks"):
         bank.conn.execute(f"DROP TABLE {table}")
-    bank.conn.execute("DELETE FROM migrations WHERE name = 'm002_vector_codes'")
+    bank.conn.execute("DELETE FROM migrations WHERE name IN ('m002_vector_codes', 'm008_half_vectors')")
     bank.conn.close()
     found = cli("search", "Sydney", "-f", "jsonl")
     assert found.exit_code == 0 and found.jsonl()

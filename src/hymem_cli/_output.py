@@ -192,3 +192,36 @@ class Output:
 
         columns = [TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()] + ([TimeRemainingColumn()] if eta else [])
         return Progress(*columns, console=_console(stderr=True), transient=True)
+
+
+class UpgradeProgress:
+    """Told how a bank upgrade goes (bank/db.migrate's `progress`): a bar per phase when stderr is a terminal,
+    else one line per phase; nothing with --quiet. The core never sees rich: it calls this with plain values."""
+
+    def __init__(self, out: Output):
+        self.out = out
+        self.phase: tuple[str, str] | None = None
+        self.bar = None
+        self.task = None
+
+    def __call__(self, migration: str, phase: str, done: int, total: int | None) -> None:
+        if self.out.quiet:
+            return
+        if (migration, phase) != self.phase:
+            self.close()
+            self.phase = (migration, phase)
+            if phase == "started":
+                return self.out.info(f"upgrading: {migration}")
+            self.bar = self.out.progress(f"{migration}: {phase}", eta=total is not None)
+            if self.bar is None:
+                self.out.info(f"upgrading: {migration}: {phase}" + (f" ({total:,})" if total else ""))
+            else:
+                self.bar.start()
+                self.task = self.bar.add_task(phase, total=total)
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, total=total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+        self.bar = self.task = None

@@ -1,23 +1,33 @@
-"""Vector search that stays fast at a million memories: a binary prefilter, then exact cosine.
+"""Vector search that stays fast at a million memories: a binary prefilter, then rescoring from half floats.
 
 Every version's embedding is also kept as its sign bits in `versions_codes` (one bit per dimension,
-sqlite-vec's `vec_quantize_binary`) and as float32 in `versions_floats`, a plain table where reading
-a few hundred rows by id is cheap (sqlite-vec's own point lookups are not). A search ranks all codes by
-Hamming distance in memory — column-major uint64 words, about 10 ms for 1M codes of 384 bits here —
-keeps the nearest `CANDIDATES`, and rescores those exactly by cosine. On embeddings with real
-structure that finds the exact top 10 (bench/search_latency.py measures recall against exact KNN);
-on structureless random vectors it would not, which is why small banks, where exact KNN is as fast,
-never use it (see `worth_it`).
+sqlite-vec's `vec_quantize_binary`) and as float16 in `versions_f16`, a plain table where reading
+a few hundred rows by id is cheap (sqlite-vec's own point lookups are not: 0.2-0.5 ms each on a 1M bank,
+and `rowid IN (...)` scans the whole table). A search ranks all codes by Hamming distance in memory —
+column-major uint64 words, about 10 ms for 1M codes of 384 bits here — keeps the nearest `CANDIDATES`,
+and rescores those by cosine. On embeddings with real structure that finds the exact top 10
+(bench/search_latency.py measures recall against exact KNN); on structureless random vectors it would not,
+which is why small banks, where exact KNN is as fast, never use it (see `worth_it`).
+
+Why float16 and not a float32 copy: a float32 row (1,536 bytes) fits twice in a 4 KB page, so it cost
+2 KB a memory, as much as sqlite-vec's own vector; a float16 row fits five times (about 820 bytes), and its
+rounding (a relative 5e-4 per dimension) only reorders vectors whose cosines tie to the fourth decimal.
 
 The codes stay in memory for the life of the Bank object and are topped up with the rows added
 since, so a long-lived process pays the load once; versions are insert-only, so ids above the last
 one loaded are all that can be new. A new process reads them from `versions_code_blocks`, copies
 of the codes in blocks of BLOCK (see `compact`), and only the newest few one row each.
+
+Upgrades read every vector once (`stored_vectors`): straight from sqlite-vec's chunk tables, a chunk of
+1,024 vectors per row, which takes seconds for a million where a scan of the vec0 table took many minutes.
 """
 
 from __future__ import annotations
 
 import json
+from typing import Callable, Iterator
+
+Progress = Callable[[str, int, int | None], None]  # (phase, done, total): told as long work goes on
 
 PREFILTER_FROM = 20_000  # vectors; below this sqlite-vec's exact KNN takes ~25 ms or less here
 CANDIDATES = 1_000  # codes rescored per search at least; 0.996 recall@10 on 1M structured vectors (docs/benchmarks.md)
@@ -44,11 +54,73 @@ def compact(conn) -> None:
     dozen rows. versions_codes stays the record, the blocks are a copy of it.
     """
     last = conn.execute("SELECT coalesce(max(last), 0) FROM versions_code_blocks").fetchone()[0]
-    while conn.execute("SELECT count(*) FROM versions_codes WHERE version > ?", (last,)).fetchone()[0] >= BLOCK:
-        rows = conn.execute("SELECT version, bits FROM versions_codes WHERE version > ? ORDER BY version LIMIT ?", (last, BLOCK)).fetchall()
-        last = rows[-1][0]
-        conn.execute("INSERT INTO versions_code_blocks (last, ids, bits) VALUES (?, ?, ?)",
-                     (last, _ids_blob([r[0] for r in rows]), b"".join(r[1] for r in rows)))
+    cur = conn.cursor()
+    cur.row_factory = None
+    cur.execute("SELECT version, bits FROM versions_codes WHERE version > ? ORDER BY version", (last,))
+    blocks = []
+    while len(rows := cur.fetchmany(BLOCK)) == BLOCK:  # one ordered scan; a last partial block waits for more codes
+        blocks.append((rows[-1][0], _ids_blob([r[0] for r in rows]), b"".join(r[1] for r in rows)))
+    conn.executemany("INSERT INTO versions_code_blocks (last, ids, bits) VALUES (?, ?, ?)", blocks)
+
+
+def half_blob(blob: bytes) -> bytes:
+    """A little-endian float32 vector as little-endian float16: what versions_f16 keeps."""
+    import numpy as np
+
+    return np.frombuffer(blob, dtype="<f4").astype("<f2").tobytes()
+
+
+def stored_vectors(conn, batch: int = 16_384) -> Iterator[tuple[list[int], "np.ndarray"]]:  # noqa: F821
+    """Every vector of versions_vec as (ids, float32 matrix), a batch at a time, in no particular order.
+
+    Read from sqlite-vec's own tables (versions_vec_chunks: ids and a validity bitmap per chunk;
+    versions_vec_vector_chunks00: the chunk's vectors as one blob), which is sequential; a layout this code
+    does not know (another sqlite-vec) falls back to scanning the vec0 table, which is right but slow."""
+    import numpy as np
+
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE name LIKE 'versions_vec%'")}
+    if "versions_vec" not in tables:
+        return
+    dim = int(conn.execute("SELECT value FROM meta WHERE key = 'embed_dim'").fetchone()[0])
+    known = {"versions_vec_chunks", "versions_vec_vector_chunks00"} <= tables and [
+        r[1] for r in conn.execute("PRAGMA table_info(versions_vec_chunks)")] == ["chunk_id", "size", "validity", "rowids"]
+    cur = conn.cursor()
+    cur.row_factory = None
+    if known:
+        # No ORDER BY: sorting would hold every chunk's vectors before the first came back.
+        rows = cur.execute("SELECT c.size, c.validity, c.rowids, v.vectors FROM versions_vec_chunks c "
+                           "JOIN versions_vec_vector_chunks00 v ON v.rowid = c.chunk_id")
+        for size, validity, rowids, vectors in rows:
+            if len(rowids) != 8 * size or len(vectors) != 4 * dim * size or len(validity) * 8 < size:
+                known = False  # not the layout of sqlite-vec 0.1.x
+                break
+            valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size].astype(bool)
+            if valid.any():
+                ids = np.frombuffer(rowids, dtype="<i8")[valid]
+                yield ids.tolist(), np.frombuffer(vectors, dtype="<f4").reshape(size, dim)[valid]
+        if known:
+            return
+    cur.execute("SELECT rowid, embedding FROM versions_vec")
+    while rows := cur.fetchmany(batch):
+        yield [r[0] for r in rows], np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows), dim)
+
+
+def derive(conn, codes: bool, halves: bool, progress: Progress | None = None) -> None:
+    """Fill versions_codes and/or versions_f16 from every stored vector (an upgrade; inside its transaction)."""
+    import numpy as np
+
+    total = conn.execute("SELECT count(*) FROM versions").fetchone()[0]
+    done = 0
+    for ids, matrix in stored_vectors(conn):
+        if codes:
+            bits = np.packbits(matrix > 0, axis=1, bitorder="little")  # what vec_quantize_binary stores
+            conn.executemany("INSERT INTO versions_codes (version, bits) VALUES (?, ?)", zip(ids, (b.tobytes() for b in bits)))
+        if halves:
+            half = matrix.astype("<f2")
+            conn.executemany("INSERT INTO versions_f16 (version, embedding) VALUES (?, ?)", zip(ids, (h.tobytes() for h in half)))
+        done += len(ids)
+        if progress is not None:
+            progress("vectors", done, max(total, done))
 
 
 def block_problems(conn) -> list[str]:
@@ -137,7 +209,7 @@ def knn(bank, codes: BinaryCodes, vector, where: str, args: list, want: int) -> 
     while True:
         ids = codes.nearest_codes(query, count)
         rows = bank.conn.execute(
-            f"SELECT c.version, c.embedding FROM versions_floats c JOIN versions v ON v.id = c.version "
+            f"SELECT c.version, c.embedding FROM versions_f16 c JOIN versions v ON v.id = c.version "
             f"WHERE c.version IN (SELECT value FROM json_each(?)) AND {where}",
             [json.dumps(ids.tolist()), *args],
         ).fetchall()
@@ -149,7 +221,7 @@ def knn(bank, codes: BinaryCodes, vector, where: str, args: list, want: int) -> 
     if not rows:
         return []
     found = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(len(rows), -1).astype(np.float32)
     cosine = (matrix @ query) / (np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0) + 1e-12)
     order = np.lexsort((found, -cosine))  # nearest first; ties by id, so results are deterministic
     return found[order[:want]].tolist()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import time
 from contextlib import contextmanager, suppress
@@ -55,7 +57,7 @@ def writable(path: Path) -> bool:
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
-def connect(path: Path, busy_timeout: float = 30.0, on_upgrade=None):
+def connect(path: Path, busy_timeout: float = 30.0, on_upgrade=None, progress=None):
     """Open (creating if needed) the bank at `path` with sqlite-vec loaded and migrations applied.
 
     A bank on storage this process cannot write is opened read-only (see `open_stored`): reading works,
@@ -83,7 +85,7 @@ def connect(path: Path, busy_timeout: float = 30.0, on_upgrade=None):
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
         conn.execute("PRAGMA foreign_keys = ON")
         _set_wal(conn, busy_timeout)
-        migrate(conn, on_upgrade)
+        migrate(conn, on_upgrade, progress)
     except sqlite.DatabaseError as exc:
         conn.close()
         raise translate(exc, path) from None
@@ -181,10 +183,14 @@ def transaction(conn) -> Iterator[None]:
         conn.execute("COMMIT")
 
 
-def migrate(conn, on_upgrade=None) -> None:
+def migrate(conn, on_upgrade=None, progress=None) -> None:
     """Apply the migrations this bank lacks, each in the same transaction as its record.
 
-    `on_upgrade(names)` is told first when a bank that already had migrations gets new ones.
+    `on_upgrade(names)` is told first when a bank that already had migrations gets new ones, and
+    `progress(migration, phase, done, total)` (total None: unknown) as long ones go on. An interrupted
+    upgrade keeps the migrations already recorded; the one that was running rolls back and runs again
+    next time. Other processes keep reading the bank while it runs (WAL); one that opens it meanwhile
+    waits for it, up to the busy timeout.
     """
     conn.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
     applied = {row[0] for row in conn.execute("SELECT name FROM migrations")}
@@ -198,6 +204,7 @@ def migrate(conn, on_upgrade=None) -> None:
     pending = [fn.__name__ for fn in MIGRATIONS if fn.__name__ not in applied]
     if pending and applied and on_upgrade is not None:
         on_upgrade(pending)
+    ran = False
     for fn in MIGRATIONS:
         if fn.__name__ in applied:
             continue
@@ -205,5 +212,40 @@ def migrate(conn, on_upgrade=None) -> None:
             # Another process may have migrated while we waited for the lock.
             if conn.execute("SELECT 1 FROM migrations WHERE name = ?", (fn.__name__,)).fetchone():
                 continue
-            fn(conn)
+            if progress is not None and applied:
+                progress(fn.__name__, "started", 0, None)
+            if "progress" in inspect.signature(fn).parameters:
+                fn(conn, progress=functools.partial(progress, fn.__name__) if progress is not None and applied else None)
+            else:
+                fn(conn)
             conn.execute("INSERT INTO migrations VALUES (?, datetime('now'))", (fn.__name__,))
+            ran = bool(applied)
+    if ran:
+        compact_file(conn, progress)
+
+
+COMPACT_FROM = 0.25  # share of the file's pages that are free after an upgrade before it is worth rewriting
+
+
+def compact_file(conn, progress=None) -> bool:
+    """Rewrite the bank without its free pages (VACUUM) when an upgrade freed a good part of it.
+
+    SQLite keeps freed pages in the file for reuse; a migration that drops a copy of every vector would
+    otherwise leave the file its old size. VACUUM needs about the bank's size again on disk for a while,
+    and another process reading at that moment makes it wait or give up: then the pages stay free, and
+    new memories reuse them. Returns whether the file was rewritten."""
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+    if free < 1024 or free < COMPACT_FROM * pages:
+        return False
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    if progress is not None:
+        progress("compact", f"rewriting the file without {free * page / 1e6:,.0f} MB of free pages", 0, None)
+    try:
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except Exception as exc:  # noqa: BLE001 - the bank is whole either way; only its size differs
+        if progress is not None:
+            progress("compact", f"left as it is ({exc}); new memories reuse the free pages", 0, None)
+        return False
+    return True

@@ -100,20 +100,20 @@ def m001_initial(conn) -> None:
     )
 
 
-def m002_vector_codes(conn) -> None:
+def m002_vector_codes(conn, progress=None) -> None:
     """Sign-bit codes and a plain copy of each vector, for the binary prefilter of large banks (bank/codes.py)."""
     # Narrow rows, so loading every code reads a few MB, not every vector.
     conn.execute("CREATE TABLE versions_codes (version INTEGER PRIMARY KEY REFERENCES versions(id), bits BLOB NOT NULL)")
-    # float32, the same bytes as versions_vec, where reading a few hundred by id is cheap.
+    # float32, the same bytes as versions_vec, where reading a few hundred by id is cheap. Left empty since m008
+    # replaced it with float16 copies (which m008 makes, then drops this table): filling it here only cost time.
     conn.execute("CREATE TABLE versions_floats (version INTEGER PRIMARY KEY REFERENCES versions(id), embedding BLOB NOT NULL)")
     # The same codes, BLOCK to a row, so a new process loads them in a few reads (bank/codes.py compact).
     conn.execute("CREATE TABLE versions_code_blocks (last INTEGER PRIMARY KEY, ids BLOB NOT NULL, bits BLOB NOT NULL)")
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'versions_vec'").fetchone():
-        from hymem_cli.bank import codes
+    from hymem_cli.bank import codes
 
-        conn.execute("INSERT INTO versions_floats SELECT rowid, embedding FROM versions_vec")
-        conn.execute("INSERT INTO versions_codes SELECT version, vec_quantize_binary(embedding) FROM versions_floats")
-        codes.compact(conn)
+    # Read from sqlite-vec's chunks in bulk: a scan of the vec0 table took minutes for a million vectors.
+    codes.derive(conn, codes=True, halves=False, progress=progress)
+    codes.compact(conn)
 
 
 def m003_writer_chunk_keys(conn) -> None:
@@ -143,7 +143,21 @@ def m006_version_origin(conn) -> None:
     conn.execute("CREATE INDEX versions_origin ON versions(origin) WHERE origin IS NOT NULL")
 
 
-MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys, m005_version_details, m006_version_origin]
+def m008_half_vectors(conn, progress=None) -> None:
+    """The large-bank rescoring copy of each vector in float16 instead of float32: 820 bytes a memory instead of
+    2,048 (bank/codes.py says why). The file keeps the freed pages until the upgrade compacts it (db.migrate)."""
+    # float16 of versions_vec's vectors, by version: the binary prefilter's candidates are rescored from these.
+    conn.execute("CREATE TABLE versions_f16 (version INTEGER PRIMARY KEY REFERENCES versions(id), embedding BLOB NOT NULL)")
+    from hymem_cli.bank import codes
+
+    codes.derive(conn, codes=False, halves=True, progress=progress)
+    if progress is not None:
+        progress("dropping the float32 copies", 0, None)
+    conn.execute("DROP TABLE versions_floats")
+
+
+MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys, m005_version_details, m006_version_origin,
+              m008_half_vectors]
 
 # The vector table is created when the bank first meets its embedder, since its width is the
 # model's dimension: see Bank.bind_embedder.

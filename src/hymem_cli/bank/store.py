@@ -156,6 +156,12 @@ class Bank:
         """The bank's self-checks (bank/verify.py): integrity, migrations, chain invariants, index rows. Changes nothing."""
         return verify_bank(self.conn, self.path)
 
+    def stats(self, limit: int = 10) -> dict:
+        """What this bank holds and its size by part (bank/stats.py); `limit` bounds each list. Changes nothing."""
+        from hymem_cli.bank.stats import stats
+
+        return {"bank": str(self.path), **stats(self.conn, self.reader(), limit)}
+
     def close(self) -> None:
         for conn in (self.conn, self._reader):
             if conn is not None:
@@ -322,11 +328,11 @@ class Bank:
         return vid
 
     def index_version(self, vid: int, text: str, blob: bytes) -> None:
-        """Every version has exactly one full-text row, one vector (with its code and plain copy), under its own id."""
+        """Every version has exactly one full-text row, one vector (with its code and float16 copy), under its own id."""
         self.conn.execute("INSERT INTO versions_fts (rowid, text) VALUES (?, ?)", (vid, text))
         self.conn.execute("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", (vid, blob))
         self.conn.execute("INSERT INTO versions_codes (version, bits) VALUES (?, vec_quantize_binary(?))", (vid, blob))
-        self.conn.execute("INSERT INTO versions_floats (version, embedding) VALUES (?, ?)", (vid, blob))
+        self.conn.execute("INSERT INTO versions_f16 (version, embedding) VALUES (?, ?)", (vid, codes.half_blob(blob)))
         if vid % 256 == 0:  # cheap to ask; compact() copies full blocks only
             codes.compact(self.conn)
 
@@ -411,12 +417,13 @@ def version_dict(row, as_of: int | None = None) -> dict:
     }
 
 
-def open_bank(path: Path, busy_timeout: float = 30.0, create: bool = True, on_upgrade=None) -> Bank:
+def open_bank(path: Path, busy_timeout: float = 30.0, create: bool = True, on_upgrade=None, progress=None) -> Bank:
     """Open the bank at `path`; with create=False a missing bank is an error instead of a new file.
 
-    `on_upgrade(migration names)` is told before an existing bank is brought to this version's schema.
+    `on_upgrade(migration names)` is told before an existing bank is brought to this version's schema, and
+    `progress(migration, phase, done, total)` while it is (db.migrate).
     """
     db.check_path(path)
     if not create and not path.exists():
         raise BankError(f"no bank at {path}", hint="store memories first with `hymem add` or `hymem apply`, or pick a bank with --bank")
-    return Bank(db.connect(path, busy_timeout, on_upgrade), path, busy_timeout)
+    return Bank(db.connect(path, busy_timeout, on_upgrade, progress), path, busy_timeout)

@@ -138,7 +138,7 @@ def findings(conn, path: Path) -> Iterator[Finding]:
     # versions_fts is an external-content index: count its own rows (docsize), not the content table's.
     fts = conn.execute("SELECT count(*) FROM versions_fts_docsize").fetchone()[0] if "versions_fts_docsize" in tables else None
     yield _index_finding("index: full-text", fts, versions)
-    for table, label in (("versions_codes", "index: vector codes"), ("versions_floats", "index: vector copies")):
+    for table, label in (("versions_codes", "index: vector codes"), ("versions_f16", "index: vector copies")):
         if table in tables:
             yield _index_finding(label, conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0], versions)
     if "versions_code_blocks" in tables:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hymem_cli import config
-from hymem_cli._output import Output
+from hymem_cli._output import Output, UpgradeProgress
 from hymem_cli.bank import Bank, open_bank
 from hymem_cli.bank.db import writable
 
@@ -62,9 +62,13 @@ class Context:
         path = path or self.bank_path
 
         def upgrading(names: list[str]) -> None:
-            self.out.info(f"upgrading bank {path} to this version of hymem ({', '.join(names)}); once, and minutes for a very large bank")
+            self.out.info(f"upgrading bank {path} to this version of hymem ({', '.join(names)}); once; about a minute for a million memories")
 
-        bank = open_bank(path, self.settings.bank.busy_timeout, create=create, on_upgrade=upgrading)
+        progress = UpgradeProgress(self.out)
+        try:
+            bank = open_bank(path, self.settings.bank.busy_timeout, create=create, on_upgrade=upgrading, progress=progress)
+        finally:
+            progress.close()
         if not writable(path):
             self.out.info(f"note: {path} is on read-only storage: opened for reading only")
         if embed:
