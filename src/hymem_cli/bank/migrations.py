@@ -143,7 +143,14 @@ def m006_version_origin(conn) -> None:
     conn.execute("CREATE INDEX versions_origin ON versions(origin) WHERE origin IS NOT NULL")
 
 
-MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys, m005_version_details, m006_version_origin]
+def m007_version_context(conn) -> None:
+    """What a version's vector was embedded with besides its text (bank/memory_text.py): the previous turn of a
+    raw message, or the source messages of a writer's fact. NULL: none, or written before m007."""
+    conn.execute("ALTER TABLE versions ADD COLUMN context TEXT")
+
+
+MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys, m005_version_details, m006_version_origin,
+              m007_version_context]
 
 # The vector table is created when the bank first meets its embedder, since its width is the
 # model's dimension: see Bank.bind_embedder.
