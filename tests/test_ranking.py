@@ -167,3 +167,30 @@ def test_with_the_default_recipe_a_memory_embeds_its_text_alone_and_keeps_its_co
     bank, embedder = _ingest(tmp_path, MemoryText())
     assert embedder.seen[:2] == ["Ana: Which seats did we get on the Lisbon flight?", "Bia: Yes, 23A and 23B."]
     assert bank.conn.execute("SELECT count(*) FROM versions WHERE context IS NOT NULL").fetchone()[0] == 3
+
+
+def test_the_retrieval_set_is_well_formed_and_built_from_its_sources(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from hymem_cli.eval import load_conversations, load_questions, match_questions
+
+    folder = Path(__file__).resolve().parent.parent / "bench" / "data" / "retrieval"
+    convs = load_conversations(sorted(str(p) for p in folder.glob("*.jsonl") if p.name != "questions.jsonl"))
+    questions = match_questions(load_questions(folder / "questions.jsonl"), convs)  # every cited id exists
+    assert len(questions) == 65 and {c.name for c in convs} == {q.conversation for q in questions}
+    time_of = {m.id: m.timestamp for c in convs for m in c.messages}
+    for q in questions:
+        if q.category == "knowledge-update":
+            assert max(time_of[i] for i in q.stale) < min(time_of[i] for i in q.updated), q.id
+    copy = tmp_path / "retrieval"
+    copy.mkdir()
+    (copy / "src").mkdir()
+    for p in (folder / "src").glob("*.chat"):
+        (copy / "src" / p.name).write_text(p.read_text(encoding="utf-8"), encoding="utf-8")
+    (copy / "build.py").write_text((folder / "build.py").read_text(encoding="utf-8"), encoding="utf-8")
+    subprocess.run([sys.executable, str(copy / "build.py")], check=True, capture_output=True)
+    for p in folder.glob("*.jsonl"):  # the committed JSONL is what the sources build
+        assert [json.loads(line) for line in (copy / p.name).read_text().splitlines()] == [json.loads(line) for line in p.read_text().splitlines()]
