@@ -194,3 +194,11 @@ def test_the_retrieval_set_is_well_formed_and_built_from_its_sources(tmp_path):
     subprocess.run([sys.executable, str(copy / "build.py")], check=True, capture_output=True)
     for p in folder.glob("*.jsonl"):  # the committed JSONL is what the sources build
         assert [json.loads(line) for line in (copy / p.name).read_text().splitlines()] == [json.loads(line) for line in p.read_text().splitlines()]
+
+
+def test_without_an_event_time_the_later_stored_memory_counts_as_newer(tmp_path):
+    fact = "Alex lives in Sydney, in Surry Hills."  # applied later without a time: not older than the message it rests on
+    bank = bank_of(tmp_path, [(NEW, unit(1, 0.2), "2024-06-20T09:16:30Z"), (fact, unit(1, 0.9), None)])
+    q = dict(query_vector=unit(1, 0.2))
+    assert texts(search(bank, "where does Alex live now", 2, newer_first=False, **q)) == [NEW, fact]
+    assert texts(search(bank, "where does Alex live now", 2, **q)) == [fact, NEW]

@@ -255,8 +255,8 @@ def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[st
     """`head` (best first) with each result moved above the first older one it updates.
 
     "Updates" is a narrow rule: close in meaning (cosine > RECENT_COSINE between their stored vectors) and
-    holding at least RECENT_WORDS of the query's words in common. Newer is the later event time, else the
-    later version. Results without a stored vector stay where they are.
+    holding at least RECENT_WORDS of the query's words in common. Newer is the later event time when both
+    have one, else the later stored version. Results without a stored vector stay where they are.
     """
     import numpy as np
 
@@ -264,8 +264,9 @@ def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[st
     shared = {vid: wanted & {_stem(w) for w in re.findall(r"\w+", rows[vid]["text"].lower())} for vid in head}
     unit = {vid: v / (np.linalg.norm(v) or 1.0) for vid, v in vectors.items()}
 
-    def when(vid: int) -> tuple[str, int]:
-        return (rows[vid]["event_time"] or "", vid)
+    def newer(a: int, b: int) -> bool:
+        ta, tb = rows[a]["event_time"], rows[b]["event_time"]
+        return (ta, a) > (tb, b) if ta and tb else a > b  # without both event times, the later stored
 
     order = list(head)
     for j in range(1, len(order)):
@@ -274,7 +275,7 @@ def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[st
             continue
         for i in range(j):
             earlier = order[i]
-            if (earlier in unit and when(later) > when(earlier) and len(shared[later] & shared[earlier]) >= RECENT_WORDS
+            if (earlier in unit and newer(later, earlier) and len(shared[later] & shared[earlier]) >= RECENT_WORDS
                     and float(unit[later] @ unit[earlier]) > RECENT_COSINE):
                 order.insert(i, order.pop(j))
                 break
