@@ -195,8 +195,8 @@ def test_large_banks_rank_words_on_a_second_connection_alongside_vectors(big_ban
     assert len(hits) == 5 and len(calls) == 1
     conn, ranked = calls[0]
     assert conn is big_bank.reader() and conn is not big_bank.conn
-    assert ranked == real(big_bank.conn, ["kyoto", "pottery", "dentist"], *SearchFilter().sql(), 50)
-    assert {int(h["id"][1:]) for h in hits} & set(ranked)  # the words counted in the fused result
+    assert ranked == real(big_bank.conn, ["kyoto", "pottery", "dentist"], *SearchFilter().sql(), 100, True)
+    assert {int(h["id"][1:]) for h in hits} & {vid for vid, _ in ranked}  # the words counted in the fused result
 
 
 def test_an_upgraded_bank_says_so_once(cli, home, monkeypatch):

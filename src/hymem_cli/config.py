@@ -14,10 +14,14 @@ KEYS: dict[str, tuple[object, str]] = {
     "bank.path": ("", "path of the bank file, as --bank gives it (default: bank.db in the data directory)"),
     "embed.model": ("all-MiniLM-L6-v2", "sentence-transformers model name or path; 'hash' is a non-semantic test embedder"),
     "embed.onnx": (True, "run the embedder from torch-free copies made on first ingest: numpy for queries, ONNX for batches"),
+    "embed.context": (0, "characters of the previous turn (a writer's fact: its source messages) embedded with a new memory; 0: none"),
+    "embed.date": (False, "embed a new memory with its event date in front of its text"),
     "search.limit": (10, "results per query"),
-    "search.vector_weight": (0.5, "weight of vector similarity in rank fusion"),
+    "search.fusion": ("minmax", "how the vector and full-text lists are fused: minmax (each list's scores scaled to 0..1, weighted mean) or rrf (weighted reciprocal rank)"),
+    "search.vector_weight": (0.4, "weight of vector similarity in rank fusion"),
     "search.server": (True, "ask a running hymem serve for the bank first (falls back to searching in process)"),
-    "search.text_weight": (1.0, "weight of full-text (BM25) rank in rank fusion"),
+    "search.text_weight": (0.6, "weight of full-text (BM25) in rank fusion"),
+    "search.newer_first": (True, "within the top 10, put a result above an older one it updates (close in meaning, two query words in common)"),
     "ingest.chunk_tokens": (768, "token budget of one transcript chunk"),
     "writer.backend": ("", "llama or openai; empty means no writer is configured"),
     "writer.model": ("", "GGUF path or name in the models directory (llama), or served model name (openai)"),
@@ -86,6 +90,7 @@ def env_name(key: str) -> str:
 # Values a key admits beyond its type: the same rule whether the value comes from a flag, the
 # environment or the file, so a typo is an error everywhere and never a silent default.
 CHOICES: dict[str, tuple[str, ...]] = {
+    "search.fusion": ("minmax", "rrf"),
     "writer.backend": ("", "llama", "openai", "scripted"),
     "writer.pipeline": ("single", "two-pass"),
     "writer.protocol": ("auto", "hy-memory", "hymem"),
@@ -94,7 +99,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 MINIMUM: dict[str, float] = {
     "search.limit": 1, "ingest.chunk_tokens": 16, "writer.n_ctx": 256, "writer.n_gpu_layers": -1, "writer.threads": 0,
     "writer.max_tokens": 1, "writer.timeout": 0.001, "writer.related": 0, "bank.busy_timeout": 0,
-    "search.vector_weight": 0, "search.text_weight": 0,
+    "search.vector_weight": 0, "search.text_weight": 0, "embed.context": 0,
 }
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -176,14 +181,22 @@ class BankSettings:
 class EmbedSettings:
     model: str
     onnx: bool
+    context: int
+    date: bool
 
 
 @dataclass(frozen=True)
 class SearchSettings:
     limit: int
+    fusion: str
     vector_weight: float
     server: bool
     text_weight: float
+    newer_first: bool
+
+    def ranking(self) -> dict[str, object]:
+        """How results are ranked, as `bank.search.search` takes it (and `hymem serve` receives it)."""
+        return {"vector_weight": self.vector_weight, "text_weight": self.text_weight, "fusion": self.fusion, "newer_first": self.newer_first}
 
 
 @dataclass(frozen=True)

@@ -124,6 +124,7 @@ class Operation:
     kind: str | None = None  # "memory", "intention" or "profile" (Hy-Memory's protocol)
     valid_until: str | None = None  # an intention's deadline
     origin: str | None = None  # where its evidence sits when not in a participant's own words: quoted, document, comment, code, tool
+    context: str | None = None  # embedded with the text, not indexed as words: the turn it answers, or a fact's source messages
 
     def to_json(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v not in (None, [])}

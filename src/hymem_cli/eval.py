@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hymem_cli._errors import InputError
+from hymem_cli.bank.memory_text import MemoryText
 from hymem_cli.bank.search import SearchFilter, search
 from hymem_cli.bank.store import open_bank
 from hymem_cli.domain import Message, reason_kind
@@ -272,8 +273,11 @@ def evaluate_writer(
     *,
     ks: Sequence[int] = DEFAULT_KS,
     chunk_tokens: int = 768,
-    vector_weight: float = 0.5,
-    text_weight: float = 1.0,
+    vector_weight: float = 0.4,
+    text_weight: float = 0.6,
+    fusion: str = "minmax",
+    newer_first: bool = True,
+    memory_text: MemoryText | None = None,
     per_question: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
 ) -> dict:
@@ -293,7 +297,7 @@ def evaluate_writer(
         with tempfile.TemporaryDirectory(prefix="hymem-eval-") as tmp:
             bank = open_bank(Path(tmp) / "bank.db")
             try:
-                bank.bind_embedder(embedder)
+                bank.bind_embedder(embedder, memory_text)
                 started = time.perf_counter()
                 report = ingest(bank, [Source(conv.name, conv.messages)], processor, chunk_tokens=chunk_tokens)
                 took_ingest = time.perf_counter() - started
@@ -305,7 +309,8 @@ def evaluate_writer(
                 session_of = conv.session_of()
                 started = time.perf_counter()
                 for q in asked:
-                    hits = search(bank, q.question, limit, SearchFilter(), vector_weight=vector_weight, text_weight=text_weight)
+                    hits = search(bank, q.question, limit, SearchFilter(), vector_weight=vector_weight, text_weight=text_weight,
+                                  fusion=fusion, newer_first=newer_first)
                     scored.append(score_question(q, hits, session_of, current))
                 took_query = time.perf_counter() - started
             finally:

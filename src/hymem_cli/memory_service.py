@@ -103,7 +103,7 @@ class MemoryService:
         if as_of is not None:
             flt.as_of = bank.check_revision(as_of)
         s = self.settings.search
-        return search_bank(bank, query, _bounded(limit, "limit"), flt, vector_weight=s.vector_weight, text_weight=s.text_weight)
+        return search_bank(bank, query, _bounded(limit, "limit"), flt, **s.ranking())
 
     def get(self, memory: str) -> dict:
         """One memory version with its provenance, and the current version of its fact (None once deleted)."""

@@ -143,6 +143,12 @@ def m006_version_origin(conn) -> None:
     conn.execute("CREATE INDEX versions_origin ON versions(origin) WHERE origin IS NOT NULL")
 
 
+def m007_version_context(conn) -> None:
+    """What a version's vector was embedded with besides its text (bank/memory_text.py): the previous turn of a
+    raw message, or the source messages of a writer's fact. NULL: none, or written before m007."""
+    conn.execute("ALTER TABLE versions ADD COLUMN context TEXT")
+
+
 def m008_half_vectors(conn, progress=None) -> None:
     """The large-bank rescoring copy of each vector in float16 instead of float32: 820 bytes a memory instead of
     2,048 (bank/codes.py says why). The file keeps the freed pages until the upgrade compacts it (db.migrate)."""
@@ -157,7 +163,7 @@ def m008_half_vectors(conn, progress=None) -> None:
 
 
 MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys, m005_version_details, m006_version_origin,
-              m008_half_vectors]
+              m007_version_context, m008_half_vectors]
 
 # The vector table is created when the bank first meets its embedder, since its width is the
 # model's dimension: see Bank.bind_embedder.

@@ -1,4 +1,7 @@
-"""Hybrid search: vector KNN and FTS5 BM25, fused by weighted reciprocal rank.
+"""Hybrid search: vector KNN and FTS5 BM25, each list's scores min-max normalised and fused by weight.
+
+Within the top RECENT_TOP, a result that is newer than one ranked above it, close to it in meaning and
+sharing at least two of the query's words with it, goes first: the updated fact above the stale one.
 
 Small banks use sqlite-vec's exact KNN and plain BM25. Large ones (codes.PREFILTER_FROM memories
 and up) search vectors through sign-bit codes with exact rescoring (bank/codes.py), score with
@@ -19,6 +22,11 @@ from hymem_cli.embed import to_blob
 KNN_MAX = 4096  # sqlite-vec's largest k
 TEXT_BUDGET = 10_000  # memories BM25 may score per query (a few µs each here); see text_plan
 RRF_K = 60  # the usual reciprocal-rank constant: flattens the difference between ranks 1 and 2
+FUSIONS = ("minmax", "rrf")  # config search.fusion
+POOL = 100  # results per ranker that are normalised and fused (min-max); RRF keeps its old 50
+RECENT_TOP = 10  # the newer-first rule reorders this many best results
+RECENT_COSINE = 0.5  # ... between two results at least this close in meaning
+RECENT_WORDS = 2  # ... that share at least this many of the query's words
 # Words that match almost every conversational message and only add noise to an OR query.
 STOPWORDS = frozenset(
     "a an and are as at be but by did do does for from had has have he her his how i in is it its "
@@ -134,21 +142,28 @@ def search(
     query: str,
     limit: int = 10,
     flt: SearchFilter | None = None,
-    vector_weight: float = 0.5,
-    text_weight: float = 1.0,
+    vector_weight: float = 0.4,
+    text_weight: float = 0.6,
     query_vector: list[float] | None = None,
+    fusion: str = "minmax",
+    newer_first: bool = True,
 ) -> list[dict]:
-    """The best `limit` versions for `query`, each a version dict with `score` (and component ranks)."""
+    """The best `limit` versions for `query`, each a version dict with `score`.
+
+    `fusion` "minmax" scales each ranker's scores over its own top POOL to [0, 1] and adds them by weight
+    (the score is that weighted mean); "rrf" adds weight / (RRF_K + rank) (the score is that sum times RRF_K).
+    `newer_first` applies the update rule of the module docstring to the top RECENT_TOP.
+    """
     flt = flt or SearchFilter()
     where, args = flt.sql()
     limit = max(1, min(int(limit), MAX_RESULTS))  # a limit from a config file is not bounded by the CLI's option
-    pool = max(limit * 5, 50)  # candidates per ranker before fusion
-    scores: dict[int, float] = {}
+    pool = max(limit * 5, POOL if fusion == "minmax" else 50)  # candidates per ranker before fusion
 
     words = query_words(query) if text_weight > 0 else []
     by_vector = vector_weight > 0 and bank.embedder is not None  # not bound: the bank had no vectors when opened
-    text_hits: list[int] = []
+    text_hits: list[tuple[int, float]] = []
     vector_hits: list[int] = []
+    vector = _query_vector(bank, query, query_vector) if by_vector else None
     large = _large(bank)
     if words and by_vector and large:
         # A large bank: rank the words on a second connection while the vectors are ranked here;
@@ -156,31 +171,126 @@ def search(
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(1) as executor:
-            job = executor.submit(text_ranked, bank.reader(), words, where, args, pool)
-            vector_hits = _knn(bank, _query_vector(bank, query, query_vector), where, args, pool, large)
+            job = executor.submit(text_ranked, bank.reader(), words, where, args, pool, True)
+            vector_hits = _knn(bank, vector, where, args, pool, large)
             text_hits = job.result()
     else:
-        text_hits = text_ranked(bank.conn, words, where, args, pool) if words else []
-        vector_hits = _knn(bank, _query_vector(bank, query, query_vector), where, args, pool, large) if by_vector else []
-    for hits, weight in ((text_hits, text_weight), (vector_hits, vector_weight)):
-        for rank, vid in enumerate(hits, 1):
-            scores[vid] = scores.get(vid, 0.0) + weight / (RRF_K + rank)
+        text_hits = text_ranked(bank.conn, words, where, args, pool, True) if words else []
+        vector_hits = _knn(bank, vector, where, args, pool, large) if by_vector else []
+    if fusion == "rrf":
+        scores = _rrf([([vid for vid, _ in text_hits], text_weight), (vector_hits, vector_weight)])
+    else:
+        similar = _cosines(bank, vector, vector_hits) if vector_hits else {}
+        scores = _minmax([({vid: -bm25 for vid, bm25 in text_hits}, text_weight), (similar, vector_weight)])
 
-    best = sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))[:limit]
+    ranked = [vid for vid, _ in sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))]
+    rows: dict[int, object] = {}
+    if newer_first and len(ranked) > 1:
+        head = ranked[:RECENT_TOP]
+        rows = {vid: bank.version_row(vid) for vid in head}
+        ranked = newer_first_order(head, rows, _vectors(bank, head), words or query_words(query)) + ranked[RECENT_TOP:]
     results = []
-    for vid, score in best:
-        hit = version_dict(bank.version_row(vid), as_of=flt.as_of)
-        hit["score"] = round(score * RRF_K, 6)  # 1.0 ≈ ranked first by a ranker of weight 1
+    for vid in ranked[:limit]:
+        hit = version_dict(rows.get(vid) or bank.version_row(vid), as_of=flt.as_of)
+        hit["score"] = round(scores[vid] * (RRF_K if fusion == "rrf" else 1), 6)  # rrf: 1.0 ≈ ranked first by a ranker of weight 1
         results.append(hit)
     return results
+
+
+def _rrf(lists: list[tuple[list[int], float]]) -> dict[int, float]:
+    """Weighted reciprocal rank fusion: each list adds weight / (RRF_K + rank)."""
+    scores: dict[int, float] = {}
+    for hits, weight in lists:
+        for rank, vid in enumerate(hits, 1):
+            scores[vid] = scores.get(vid, 0.0) + weight / (RRF_K + rank)
+    return scores
+
+
+def _minmax(lists: list[tuple[dict[int, float], float]]) -> dict[int, float]:
+    """Each list's scores (higher is better) scaled to [0, 1] over that list, then a weighted mean; absent counts 0.
+
+    Unlike RRF this keeps how far apart scores are: a weak vector list (all similarities close together) moves
+    results little, a decisive BM25 match keeps its lead. A list whose scores are all equal gives each 1.
+    """
+    total = sum(weight for scored, weight in lists if scored) or 1.0
+    fused: dict[int, float] = {}
+    for scored, weight in lists:
+        if not scored:
+            continue
+        low, high = min(scored.values()), max(scored.values())
+        span = high - low
+        for vid, value in scored.items():
+            fused[vid] = fused.get(vid, 0.0) + weight / total * ((value - low) / span if span > 0 else 1.0)
+    return fused
+
+
+def _vectors(bank: Bank, ids: list[int]) -> dict:
+    """The stored vectors of `ids` (float32 numpy arrays), from the float16 copies that bank/codes.py keeps."""
+    import numpy as np
+
+    rows = bank.conn.execute("SELECT version, embedding FROM versions_f16 WHERE version IN (SELECT value FROM json_each(?))",
+                             (json.dumps(ids),)).fetchall()
+    return {r[0]: np.frombuffer(r[1], dtype="<f2").astype(np.float32) for r in rows}
+
+
+def _cosines(bank: Bank, vector, ids: list[int]) -> dict[int, float]:
+    """Cosine similarity of the query `vector` to each of `ids`: the vector ranker's scores."""
+    import numpy as np
+
+    query = np.asarray(vector, dtype=np.float32)
+    query = query / (np.linalg.norm(query) or 1.0)
+    found = _vectors(bank, ids)
+    return {vid: float(found[vid] @ query / (np.linalg.norm(found[vid]) or 1.0)) for vid in ids if vid in found}
+
+
+def _stem(word: str) -> str:
+    """A crude stem, enough to see that "moved" and "move" or "lives" and "live" are one query word."""
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[str]) -> list[int]:
+    """`head` (best first) with each result moved above the first older one it updates.
+
+    "Updates" is a narrow rule: close in meaning (cosine > RECENT_COSINE between their stored vectors) and
+    holding at least RECENT_WORDS of the query's words in common. Newer is the later event time when both
+    have one, else the later stored version. Results without a stored vector stay where they are.
+    """
+    import numpy as np
+
+    wanted = {_stem(w) for w in words}
+    shared = {vid: wanted & {_stem(w) for w in re.findall(r"\w+", rows[vid]["text"].lower())} for vid in head}
+    unit = {vid: v / (np.linalg.norm(v) or 1.0) for vid, v in vectors.items()}
+
+    def newer(a: int, b: int) -> bool:
+        ta, tb = rows[a]["event_time"], rows[b]["event_time"]
+        return (ta, a) > (tb, b) if ta and tb else a > b  # without both event times, the later stored
+
+    order = list(head)
+    for j in range(1, len(order)):
+        later = order[j]
+        if later not in unit or len(shared[later]) < RECENT_WORDS:
+            continue
+        for i in range(j):
+            earlier = order[i]
+            if (earlier in unit and newer(later, earlier) and len(shared[later] & shared[earlier]) >= RECENT_WORDS
+                    and float(unit[later] @ unit[earlier]) > RECENT_COSINE):
+                order.insert(i, order.pop(j))
+                break
+    return order
 
 
 def _query_vector(bank: Bank, query: str, given):
     return given if given is not None else bank.embedder.embed([query])[0]
 
 
-def text_ranked(conn, words: list[str], where: str, args: list, want: int) -> list[int]:
-    """The `want` best versions for `words` admitted by the filter, following text_plan."""
+def text_ranked(conn, words: list[str], where: str, args: list, want: int, scores: bool = False) -> list:
+    """The `want` best versions for `words` admitted by the filter, following text_plan.
+
+    With `scores`, (version, BM25) pairs (lower is better); the newest memories a plan ends with, which have
+    no score, get the worst score of the list."""
     scored: dict[int, float] = {}  # BM25 (lower is better) of versions ranked by score
     newest: list[int] = []  # then, for a plan that ends in common words only, the newest
     for match, order in text_plan(conn, words):
@@ -192,7 +302,11 @@ def text_ranked(conn, words: list[str], where: str, args: list, want: int) -> li
             else:
                 scored[vid] = min(score, scored.get(vid, score))
     best = sorted(scored, key=lambda v: (scored[v], -v))
-    return (best + [v for v in newest if v not in scored])[:want]
+    ranked = (best + [v for v in newest if v not in scored])[:want]
+    if not scores:
+        return ranked
+    worst = max(scored.values(), default=0.0)
+    return [(v, scored.get(v, worst)) for v in ranked]
 
 
 def _matches(conn, match: str, order: str, where: str, args: list, want: int) -> list[tuple[int, float | None]]:

@@ -10,6 +10,7 @@ from typing import Sequence
 
 from hymem_cli._errors import BankError, InputError, NotFoundError
 from hymem_cli.bank import codes, db
+from hymem_cli.bank.memory_text import MemoryText, kept
 from hymem_cli.bank.operations import parse_memory_id
 from hymem_cli.bank.verify import Finding
 from hymem_cli.bank.verify import verify as verify_bank
@@ -55,6 +56,7 @@ class Bank:
         self.busy_timeout = busy_timeout
         self._reader = None
         self.embedder: Embedder | None = None
+        self.memory_text = MemoryText()  # what is embedded for a new memory (config embed.context, embed.date)
         self.codes: codes.BinaryCodes | None = None  # this bank's sign-bit codes, loaded by code_index() on the first large search
 
     # -- meta and embedder -------------------------------------------------------------
@@ -63,8 +65,12 @@ class Bank:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
-    def bind_embedder(self, embedder: Embedder) -> None:
-        """Record the embedder on first use; refuse one of another model or dimension later."""
+    def bind_embedder(self, embedder: Embedder, memory_text: MemoryText | None = None) -> None:
+        """Record the embedder on first use; refuse one of another model or dimension later.
+
+        `memory_text` is the recipe of what new memories embed (default: MemoryText())."""
+        if memory_text is not None:
+            self.memory_text = memory_text
         if self.meta("embed_model") is None:
             with db.transaction(self.conn):
                 if self.meta("embed_model") is None:
@@ -176,6 +182,10 @@ class Bank:
 
     # -- writing ---------------------------------------------------------------------------
 
+    def embed_operations(self, ops: Sequence[Operation]) -> list[bytes]:
+        """Vectors for the versions `ops` will insert (all but deletes), each of its text as memory_text embeds it."""
+        return self.embed_texts([self.memory_text.embedded(op.text or "", op.event_time, op.context) for op in ops if op.op != "delete"])
+
     def embed_texts(self, texts: Sequence[str]) -> list[bytes]:
         if not texts:
             return []
@@ -186,7 +196,7 @@ class Bank:
     def apply_operations(self, ops: list[Operation], command: str, source: str, writer: dict | None = None) -> RevisionDraft:
         """Apply `ops` as one revision, all or nothing: the first refused operation aborts everything."""
         draft = RevisionDraft(command=command, source=source, writer=writer)
-        vectors = self.embed_texts([op.text or "" for op in ops if op.op != "delete"])
+        vectors = self.embed_operations(ops)
         try:
             with db.transaction(self.conn):
                 self._open_revision(draft)
@@ -205,7 +215,7 @@ class Bank:
         The proposal carries the operations, the rejections, the count proposed and the writer's stats.
         """
         ops, rejections = proposal.operations, proposal.rejections
-        vectors = self.embed_texts([op.text or "" for op in ops if op.op != "delete"])
+        vectors = self.embed_operations(ops)
         saved = (draft.id, dict(draft.counts))  # restored if the transaction rolls back
         try:
             with db.transaction(self.conn):
@@ -312,14 +322,14 @@ class Bank:
                        evidence=None, chunk=None, source=None, source_ids=(), event_time=None, created_at=None, details=None) -> int:
         """Insert one version and its search entries (inside the caller's transaction); chain None starts a chain.
 
-        `details` (an Operation, or a version row) carries tags, owner, kind, valid_until and origin."""
+        `details` (an Operation, or a version row) carries tags, owner, kind, valid_until, origin and context."""
         tags = list(_detail(details, "tags") or [])
         cur = self.conn.execute(
             "INSERT INTO versions (chain, op, text, speaker, reason, evidence, revision, chunk, source, source_ids, event_time, created_at, "
-            "tags, owner, kind, valid_until, origin) VALUES (coalesce(?, -1), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "tags, owner, kind, valid_until, origin, context) VALUES (coalesce(?, -1), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (chain, op, text, speaker, reason, evidence, revision, chunk, source, json.dumps(list(source_ids)), event_time, created_at or now(),
              json.dumps(tags, ensure_ascii=False) if tags else None, _detail(details, "owner"), _detail(details, "kind"), _detail(details, "valid_until"),
-             _detail(details, "origin")),
+             _detail(details, "origin"), kept(_detail(details, "context"))),
         )
         vid = cur.lastrowid
         if chain is None:

@@ -53,6 +53,7 @@ TABLES: dict[str, tuple[str, dict[str, tuple[type, ...]]]] = {
         "id": _INT, "chain": _INT, "op": _STR, "text": _STR, "speaker": _OPT_STR, "reason": _OPT_STR, "evidence": _OPT_STR,
         "revision": _INT, "chunk": _OPT_INT, "source": _OPT_STR, "source_ids": _LIST, "event_time": _OPT_STR, "created_at": _STR,
         "tags": _OPT_LIST, "owner": _OPT_STR, "kind": _OPT_STR, "valid_until": _OPT_STR, "origin": _OPT_STR,
+        "context": _OPT_STR,
     }),
     "retirement": ("retirements", {
         "version": _INT, "revision": _INT, "how": _STR, "successor": _OPT_INT, "reason": _OPT_STR,
@@ -63,7 +64,7 @@ TABLES: dict[str, tuple[str, dict[str, tuple[type, ...]]]] = {
 }
 JSON_COLUMNS = {"writer", "counts", "message_ids", "source_ids", "operation", "tags"}
 # Columns a record may leave out (written only when set; files from before they existed lack them).
-OPTIONAL_COLUMNS = {"version": ("tags", "owner", "kind", "valid_until", "origin")}
+OPTIONAL_COLUMNS = {"version": ("tags", "owner", "kind", "valid_until", "origin", "context")}
 KEY_COLUMN = {"retirement": "version"}  # the primary key where it is not `id`
 ALLOWED = {("version", "op"): ("add", "update", "supersede"), ("retirement", "how"): ("updated", "superseded", "deleted")}
 
@@ -311,7 +312,8 @@ def import_export(bank: Bank, export: ExportFile, on_progress: Callable[[int, in
     versions = export.records["version"]
     blobs: list[bytes] = []
     for start in range(0, len(versions), EMBED_BATCH):
-        blobs += bank.embed_texts([v["text"] for v in versions[start : start + EMBED_BATCH]])
+        blobs += bank.embed_texts([bank.memory_text.embedded(v["text"], v.get("event_time"), v.get("context"))
+                                   for v in versions[start : start + EMBED_BATCH]])
         if on_progress:
             on_progress(len(blobs), len(versions))
     conn = bank.conn

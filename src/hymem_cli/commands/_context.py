@@ -75,6 +75,12 @@ class Context:
             self.bind_embedder(bank)
         return bank
 
+    def memory_text(self):
+        """What new memories embed besides their text (config embed.context, embed.date)."""
+        from hymem_cli.bank.memory_text import MemoryText
+
+        return MemoryText(context=self.settings.embed.context, date=self.settings.embed.date)
+
     def bind_embedder(self, bank: Bank) -> None:
         bank.check_embedder(self.settings.embed.model)  # before seconds of model loading
-        bank.bind_embedder(self.embedder())
+        bank.bind_embedder(self.embedder(), self.memory_text())

@@ -106,8 +106,8 @@ def eval_(
     options = {
         "ks": ks,
         "chunk_tokens": settings.ingest.chunk_tokens,
-        "vector_weight": settings.search.vector_weight,
-        "text_weight": settings.search.text_weight,
+        **settings.search.ranking(),
+        "memory_text": ctx.memory_text(),
         "per_question": details,
         "on_progress": lambda p: _report(ctx.out, p),
     }

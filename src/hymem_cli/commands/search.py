@@ -67,7 +67,7 @@ def search(
         flt.as_of = target.check_revision(as_of)
     target.check_embedder(settings.embed.model)  # refused here whether a server answers or not
     n = settings.search.limit
-    weights = dict(vector_weight=settings.search.vector_weight, text_weight=settings.search.text_weight)
+    weights = settings.search.ranking()
 
     def run_search(q: str) -> list[dict]:
         if settings.search.server:  # a running `hymem serve` has everything loaded already

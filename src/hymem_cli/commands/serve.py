@@ -43,8 +43,10 @@ def serve(bank: BankOpt = None) -> None:
         bank = opened["bank"]
         if bank.embedder is None and bank.embed_model is not None:  # the bank got its first vectors since
             ctx.bind_embedder(bank)
+        defaults = ctx.settings.search  # a request from an older hymem names the weights only
         return search(bank, request["query"], int(request["limit"]), SearchFilter(**request["filter"]),
-                      vector_weight=float(request["vector_weight"]), text_weight=float(request["text_weight"]))
+                      vector_weight=float(request["vector_weight"]), text_weight=float(request["text_weight"]),
+                      fusion=str(request.get("fusion", defaults.fusion)), newer_first=bool(request.get("newer_first", defaults.newer_first)))
 
     answered = server.serve(target, answer, on_ready=lambda path: ctx.out.info(f"serving {target.path} on {path}; Ctrl-C stops"))
     ctx.out.info(f"answered {answered} searches")

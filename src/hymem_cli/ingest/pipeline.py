@@ -8,8 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from hymem_cli.bank.memory_text import kept
 from hymem_cli.bank.store import RevisionDraft
-from hymem_cli.domain import Chunk, ChunkRecord, Proposal, chunk_key
+from hymem_cli.domain import Chunk, ChunkRecord, Message, Proposal, chunk_key
 from hymem_cli.ingest.chunker import chunk_messages
 from hymem_cli.ingest.sources import Source
 from hymem_cli.screen import Screen, kind_counts
@@ -78,7 +79,10 @@ def ingest(
     shared = _Locked(bank, lock)
 
     def one_source(source: Source) -> None:
+        preceding = None  # the message before this chunk, for the previous turn of its first message
         for chunk in chunk_messages(source.messages, source.name, chunk_tokens):
+            before = _previous_turns(chunk, preceding)
+            preceding = chunk.messages[-1]
             with lock:
                 report.chunks += 1
                 report.messages += len(chunk.messages)
@@ -97,6 +101,7 @@ def ingest(
                     if n:
                         proposal.stats[key] = proposal.stats.get(key, 0) + n
                 _mark_tool_output(proposal, chunk)
+                _add_context(proposal, chunk, before, processor.mode, processor.screen)
                 first, last = chunk.lines
                 start, end = chunk.times
                 kept = processor.screen.redact_chunk(chunk).render()  # provenance keeps no secret either
@@ -165,6 +170,27 @@ def _unstored_part(bank: MemoryBank, chunk: Chunk, mode: str, key: Callable[[str
                 break
         else:
             return chunk, digest, None
+
+
+def _previous_turns(chunk: Chunk, last: Message | None) -> dict[str, Message]:
+    """Each message's previous turn in its session: the message before it, in this chunk or (`last`) the one before."""
+    earlier = [last if last is not None and last.session == chunk.messages[0].session else None, *chunk.messages[:-1]]
+    return {m.id: p for p, m in zip(earlier, chunk.messages) if p is not None}
+
+
+def _add_context(proposal: Proposal, chunk: Chunk, before: dict[str, Message], mode: str, screen: Screen) -> None:
+    """What each new version embeds besides its text (bank/memory_text.py), secrets redacted: a raw message's
+    previous turn; a writer's fact's source messages."""
+    by_id = {m.id: m for m in chunk.messages}
+    for op in proposal.operations:
+        if op.op == "delete" or op.context is not None:
+            continue
+        if mode == "raw":
+            turns = [before[i] for i in op.source_ids[:1] if i in before]
+        else:
+            turns = [by_id[i] for i in op.source_ids if i in by_id]
+        if turns:
+            op.context = kept(screen.scrub(" ".join(f"{m.speaker}: {m.text}" if m.speaker else m.text for m in turns)))
 
 
 def _mark_tool_output(proposal: Proposal, chunk: Chunk) -> None:

@@ -1,0 +1,160 @@
+"""Retrieval quality of raw memories: all@k, any@k, any-session@k and update ordering, per category and chat kind.
+
+Each conversation is stored as raw messages in a fresh bank (once per embedding recipe), every question is
+searched, and results are scored only from their `source_ids`, the way `hymem eval` scores (src/hymem_cli/eval.py):
+
+- all@k: the top k together cite every evidence message; any@k: at least one; session@k: one from an evidence session;
+- update: knowledge updates whose updated message ranks above the stale one (20 results).
+
+Chat kinds: "people" (no speaker named Assistant) and "assistant" (a user and an assistant).
+A configuration is a name and settings, `NAME:key=value,key=value` (the keys of `hymem config list`); built in:
+bm25, vector, before (the ranking before min-max fusion: RRF 1.0/0.5, no update rule, text alone embedded) and
+after (the defaults).
+
+    python bench/retrieval.py                                  # before, after, bm25, vector on both sets
+    python bench/retrieval.py --config 'w7:search.text_weight=0.7,search.vector_weight=0.3' --config after
+    python bench/retrieval.py --shared --json results.json     # one bank for all conversations: more distractors
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from hymem_cli import config  # noqa: E402
+from hymem_cli.bank.memory_text import MemoryText  # noqa: E402
+from hymem_cli.bank.search import SearchFilter, search  # noqa: E402
+from hymem_cli.bank.store import open_bank  # noqa: E402
+from hymem_cli.eval import load_conversations, load_questions, match_questions, score_question  # noqa: E402
+from hymem_cli.ingest.pipeline import ingest  # noqa: E402
+from hymem_cli.ingest.processors import RawProcessor  # noqa: E402
+from hymem_cli.ingest.sources import Source  # noqa: E402
+from hymem_cli.screen import Screen  # noqa: E402
+
+SETS = [ROOT / "bench/data/eval", ROOT / "bench/data/retrieval"]
+BUILT_IN = {
+    "before": "search.fusion=rrf,search.text_weight=1.0,search.vector_weight=0.5,search.newer_first=false,embed.context=0,embed.date=false",
+    "after": "",
+    "bm25": "search.vector_weight=0,search.newer_first=false",
+    "vector": "search.text_weight=0,search.newer_first=false",
+}
+LIMIT = 20
+
+
+def parse_config(spec: str) -> tuple[str, config.Settings]:
+    name, _, body = spec.partition(":")
+    body = body if ":" in spec else BUILT_IN.get(name, "")
+    if ":" not in spec and name not in BUILT_IN:
+        raise SystemExit(f"unknown configuration {name!r}: give NAME:key=value,... or one of {', '.join(BUILT_IN)}")
+    overrides = dict(pair.split("=", 1) for pair in body.split(",") if pair)
+    defaults = config._build({k: d for k, (d, _) in config.KEYS.items()})  # the shipped defaults, whatever this machine's config says
+    return name, defaults.replace(**overrides)
+
+
+def kind_of(conversation) -> str:
+    return "assistant" if any((m.speaker or "").lower() == "assistant" for m in conversation.messages) else "people"
+
+
+def build_banks(conversations, embedder, recipe: MemoryText, workdir: Path, shared: bool) -> dict[str, Path]:
+    """A bank of raw messages per conversation (or one for all, `shared`), embedded with `recipe`."""
+    banks = {}
+    for conv in conversations:
+        path = workdir / f"{'all' if shared else conv.name}-{recipe.context}-{int(recipe.date)}.db"
+        if not path.exists():
+            bank = open_bank(path)
+            bank.bind_embedder(embedder, recipe)
+            ingest(bank, [Source(c.name, c.messages) for c in (conversations if shared else [conv])], RawProcessor(Screen()))
+            bank.close()
+        banks[conv.name] = path
+    return banks
+
+
+def score(conversations, questions, banks, embedder, settings) -> list[dict]:
+    rows = []
+    ranking = settings.search.ranking()
+    for conv in conversations:
+        bank = open_bank(banks[conv.name], create=False)
+        bank.bind_embedder(embedder)
+        session_of, kind = conv.session_of(), kind_of(conv)
+        for q in (q for q in questions if q.conversation == conv.name):
+            hits = search(bank, q.question, LIMIT, SearchFilter(), **ranking)
+            s = score_question(q, hits, session_of, [])
+            rows.append({"id": q.id, "category": q.category, "kind": kind, "all": s.all_rank["message"], "any": s.any_rank["message"],
+                         "session": s.any_rank["session"], "updated": s.updated_rank, "stale": s.stale_rank})
+        bank.close()
+    return rows
+
+
+def summary(rows: list[dict]) -> dict:
+    def rate(flags):
+        flags = list(flags)
+        return round(100 * sum(flags) / len(flags), 1) if flags else None
+
+    def within(r, k):
+        return r is not None and r <= k
+
+    out = {"questions": len(rows), "all@5": rate(within(r["all"], 5) for r in rows), "all@10": rate(within(r["all"], 10) for r in rows),
+           "any@10": rate(within(r["any"], 10) for r in rows), "session@10": rate(within(r["session"], 10) for r in rows)}
+    updates = [r for r in rows if r["category"] == "knowledge-update"]
+    out["update"] = rate(r["updated"] is not None and (r["stale"] is None or r["updated"] < r["stale"]) for r in updates)
+    for key in ("category", "kind"):
+        for value in sorted({r[key] for r in rows}):
+            out[f"{value}"] = rate(within(r["all"], 10) for r in rows if r[key] == value)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", dest="sets", action="append", help="a folder with conversations and questions.jsonl (repeatable)")
+    parser.add_argument("--config", action="append", help="NAME or NAME:key=value,... (repeatable)")
+    parser.add_argument("--model", default=None, help="embed.model for every configuration (default: the settings')")
+    parser.add_argument("--shared", action="store_true", help="one bank holding every conversation (default: a bank each)")
+    parser.add_argument("--workdir", help="keep the banks here between runs (default: a temporary folder)")
+    parser.add_argument("--json", help="write every figure (and each question's ranks) to this file")
+    args = parser.parse_args()
+
+    conversations, questions = [], []
+    for folder in map(Path, args.sets or SETS):
+        convs = load_conversations(sorted(str(p) for p in folder.glob("*.jsonl") if p.name != "questions.jsonl"))
+        conversations += convs
+        questions += match_questions(load_questions(folder / "questions.jsonl"), convs)
+    configs = [parse_config(c) for c in (args.config or ["before", "after", "bm25", "vector"])]
+
+    from hymem_cli.embed import get_embedder
+
+    embedders, results = {}, {}
+    with tempfile.TemporaryDirectory(prefix="hymem-retrieval-") as tmp:
+        workdir = Path(args.workdir or tmp)
+        workdir.mkdir(parents=True, exist_ok=True)
+        for name, settings in configs:
+            model = args.model or settings.embed.model
+            if model not in embedders:
+                embedders[model] = get_embedder(model, prepare_fast=True)
+            recipe = MemoryText(settings.embed.context, settings.embed.date)
+            started = time.perf_counter()
+            banks = build_banks(conversations, embedders[model], recipe, workdir / model.replace("/", "_"), args.shared)
+            built = time.perf_counter() - started
+            started = time.perf_counter()
+            rows = score(conversations, questions, banks, embedders[model], settings)
+            results[name] = {"summary": summary(rows), "questions": rows, "model": model,
+                             "seconds": {"ingest": round(built, 2), "queries": round(time.perf_counter() - started, 2)}}
+            print(f"{name}: {json.dumps(results[name]['summary'])}", file=sys.stderr)
+
+    columns = list(next(iter(results.values()))["summary"])
+    print("| config | " + " | ".join(columns) + " |")
+    print("|---|" + "---|" * len(columns))
+    for name, result in results.items():
+        print(f"| {name} | " + " | ".join(str(result["summary"][c]) for c in columns) + " |")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

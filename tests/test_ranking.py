@@ -1,0 +1,204 @@
+"""How search ranks: min-max fusion against RRF, the newer-first rule for updates, and what a memory embeds.
+
+Vectors are chosen by hand through a fake embedder (the `Embedder` seam), and stored and searched through
+real SQLite, FTS5 and sqlite-vec; the ingest tests run the real write path (chunker, raw processor, bank).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from hymem_cli import config
+from hymem_cli._errors import ConfigError
+from hymem_cli.bank import open_bank
+from hymem_cli.bank.memory_text import MemoryText
+from hymem_cli.bank.search import _minmax, search
+from hymem_cli.domain import Message, Operation
+from hymem_cli.ingest.pipeline import ingest
+from hymem_cli.ingest.processors import RawProcessor
+from hymem_cli.ingest.sources import Source
+from hymem_cli.screen import Screen
+
+DIM = 8
+
+
+def unit(*xs: float) -> list[float]:
+    v = list(xs) + [0.0] * (DIM - len(xs))
+    n = math.sqrt(sum(x * x for x in v))
+    return [x / n for x in v]
+
+
+def at_cosine(c: float) -> list[float]:
+    """A unit vector whose cosine to unit(1) is `c`."""
+    return unit(c, math.sqrt(1 - c * c))
+
+
+class FixedEmbedder:
+    """Vectors chosen per text; every other text gets a vector far from the query (and records what it was asked)."""
+
+    name, dim = "fixed", DIM
+
+    def __init__(self, vectors: dict[str, list[float]]):
+        self.vectors, self.seen = vectors, []
+
+    def embed(self, texts):
+        self.seen += list(texts)
+        return [self.vectors.get(t, unit(0, 0, 1)) for t in texts]
+
+
+def bank_of(tmp_path, memories: list[tuple[str, list[float], str | None]]):
+    """A bank holding `memories` (text, vector, event time), added in order."""
+    bank = open_bank(tmp_path / "bank.db")
+    bank.bind_embedder(FixedEmbedder({text: vector for text, vector, _ in memories}))
+    bank.apply_operations([Operation("add", text=text, event_time=when) for text, _, when in memories], "apply", "test")
+    return bank
+
+
+def texts(hits) -> list[str]:
+    return [h["text"] for h in hits]
+
+
+# -- fusion -----------------------------------------------------------------------------------
+
+
+def test_minmax_scales_each_list_and_weights_them():
+    fused = _minmax([({1: -2.0, 2: -4.0, 3: -6.0}, 0.6), ({2: 0.9, 3: 0.5}, 0.4)])
+    assert fused == pytest.approx({1: 0.6, 2: 0.6 * 0.5 + 0.4, 3: 0.0})
+    assert _minmax([({7: 1.0}, 0.6), ({}, 0.4)]) == {7: 1.0}  # a list alone takes the whole weight; one result scores 1
+
+
+def test_a_decisive_word_match_beats_a_flat_vector_list_under_minmax_but_not_rrf(tmp_path):
+    # The vector list is nearly flat at the top (five "pottery" notes at 0.60-0.596, the Kyoto note 6th at 0.59;
+    # the words are decisive: only the Kyoto note holds both query words.
+    memories = [("pottery", at_cosine(0.60), None)]
+    memories += [(f"pottery note number {i} of a longer text", at_cosine(0.599 - 0.001 * i), None) for i in range(4)]
+    memories += [("Kyoto pottery class on Sundays", at_cosine(0.59), None)]
+    memories += [(f"unrelated {i}", at_cosine(0.1), None) for i in range(6)]
+    bank = bank_of(tmp_path, memories)
+    query = dict(query_vector=unit(1), newer_first=False)
+    assert texts(search(bank, "kyoto pottery", 3, fusion="minmax", **query))[0] == "Kyoto pottery class on Sundays"
+    assert texts(search(bank, "kyoto pottery", 3, fusion="rrf", vector_weight=0.5, text_weight=1.0, **query))[0] == "pottery"
+    scores = [h["score"] for h in search(bank, "kyoto pottery", 12, **query)]
+    assert scores == sorted(scores, reverse=True) and 0 <= scores[-1] and scores[0] <= 1  # a weighted mean of 0..1 scales
+
+
+def test_fusion_and_weights_are_checked_settings(monkeypatch):
+    monkeypatch.setenv("HYMEM_SEARCH_FUSION", "borda")
+    with pytest.raises(ConfigError, match="search.fusion"):
+        config.load()
+    monkeypatch.setenv("HYMEM_SEARCH_FUSION", "rrf")
+    monkeypatch.setenv("HYMEM_SEARCH_NEWER_FIRST", "no")
+    assert config.load().search.ranking() == {"vector_weight": 0.4, "text_weight": 0.6, "fusion": "rrf", "newer_first": False}
+    monkeypatch.setenv("HYMEM_EMBED_CONTEXT", "-1")
+    with pytest.raises(ConfigError, match="embed.context"):
+        config.load()
+
+
+# -- newer first ------------------------------------------------------------------------------
+
+OLD, NEW = "Alex: I live in Seattle, in Fremont.", "Alex: I live in Sydney now, in Surry Hills."
+
+
+def test_the_newer_of_two_close_results_sharing_query_words_goes_first(tmp_path):
+    bank = bank_of(tmp_path, [(OLD, unit(1, 0.3), "2024-03-02T18:04:00Z"), (NEW, unit(1, 0.9), "2024-06-20T09:16:30Z")])
+    q = dict(query_vector=unit(1, 0.2))
+    assert texts(search(bank, "where does Alex live", 2, newer_first=False, **q)) == [OLD, NEW]
+    assert texts(search(bank, "where does Alex live", 2, **q)) == [NEW, OLD]
+
+
+def test_newer_is_the_event_time_not_the_order_of_storing(tmp_path):
+    bank = bank_of(tmp_path, [(NEW, unit(1, 0.9), "2024-06-20T09:16:30Z"), (OLD, unit(1, 0.3), "2024-03-02T18:04:00Z")])
+    assert texts(search(bank, "where does Alex live", 2, query_vector=unit(1, 0.2))) == [NEW, OLD]
+
+
+@pytest.mark.parametrize("new_vector, query", [
+    (unit(0.3, 1), "where does Alex live"),  # far apart in meaning: cosine below 0.5 to the old one at unit(1, -0.6)
+    (unit(1, 0.9), "where does Alex stay"),  # one query word in common (alex), not two
+])
+def test_the_rule_leaves_results_that_are_not_an_update_alone(tmp_path, new_vector, query):
+    old = unit(1, -0.6)
+    bank = bank_of(tmp_path, [(OLD, old, "2024-03-02T18:04:00Z"), (NEW, new_vector, "2024-06-20T09:16:30Z")])
+    assert sum(a * b for a, b in zip(old, new_vector)) < 0.5 or query.endswith("stay")
+    q = dict(query_vector=old)  # the old one is nearer the query: first without the rule
+    assert texts(search(bank, query, 2, newer_first=False, **q))[0] == OLD
+    assert texts(search(bank, query, 2, **q))[0] == OLD
+
+
+# -- what a memory embeds ---------------------------------------------------------------------
+
+
+def test_memory_text_puts_the_date_first_and_the_previous_turn_after():
+    recipe = MemoryText(context=12, date=True)
+    assert recipe.embedded("Bia: Yes, 23A.", "2024-05-18T11:20:00Z", "Ana: Which seats are ours?") == "2024-05-18: Bia: Yes, 23A. (after: Ana: Which s)"
+    assert MemoryText(context=0).embedded("Yes", "2024-05-18T11:20:00Z", "Which seats?") == "Yes"
+
+
+def _messages() -> list[Message]:
+    said = [("s1", "Ana", "Which seats did we get on the Lisbon flight?"), ("s1", "Bia", "Yes, 23A and 23B."),
+            ("s1", "Ana", "My api key is sk-live-Zq8v7Hc2JdM4nP0xR5tW9yB3 for the booking site"), ("s1", "Bia", "Great, thanks."),
+            ("s2", "Ana", "Another day: the cat is fine.")]
+    return [Message(f"m{i}", who, text, f"2024-05-18T11:{20 + i}:00Z", session) for i, (session, who, text) in enumerate(said, 1)]
+
+
+def _ingest(tmp_path, recipe: MemoryText, chunk_tokens: int = 768):
+    embedder = FixedEmbedder({})
+    bank = open_bank(tmp_path / "bank.db")
+    bank.bind_embedder(embedder, recipe)
+    ingest(bank, [Source("chat.jsonl", _messages())], RawProcessor(Screen()), chunk_tokens=chunk_tokens)
+    return bank, embedder
+
+
+@pytest.mark.parametrize("chunk_tokens", [768, 16])  # 16: every message a chunk of its own, the previous turn in the one before
+def test_raw_memories_embed_their_previous_turn_but_index_only_their_words(tmp_path, chunk_tokens):
+    bank, embedder = _ingest(tmp_path, MemoryText(context=300, date=True), chunk_tokens)
+    assert embedder.seen[1] == "2024-05-18: Bia: Yes, 23A and 23B. (after: Ana: Which seats did we get on the Lisbon flight?)"
+    assert embedder.seen[0].startswith("2024-05-18: Ana: Which seats") and "(after:" not in embedder.seen[0]  # nothing before
+    assert "(after:" not in embedder.seen[4]  # a new session: the last turn of another session is not its previous turn
+    assert "sk-live" not in embedder.seen[3] and "(after: Ana: My api key is [REDACTED" in embedder.seen[3]
+    stored = dict(bank.conn.execute("SELECT text, context FROM versions").fetchall())
+    assert stored["Bia: Yes, 23A and 23B."] == "Ana: Which seats did we get on the Lisbon flight?"
+    # Words of the previous turn are not the reply's words: only the question itself matches "lisbon".
+    assert texts(search(bank, "lisbon", 5, vector_weight=0)) == ["Ana: Which seats did we get on the Lisbon flight?"]
+
+
+def test_with_the_default_recipe_a_memory_embeds_its_text_alone_and_keeps_its_context(tmp_path):
+    bank, embedder = _ingest(tmp_path, MemoryText())
+    assert embedder.seen[:2] == ["Ana: Which seats did we get on the Lisbon flight?", "Bia: Yes, 23A and 23B."]
+    assert bank.conn.execute("SELECT count(*) FROM versions WHERE context IS NOT NULL").fetchone()[0] == 3
+
+
+def test_the_retrieval_set_is_well_formed_and_built_from_its_sources(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from hymem_cli.eval import load_conversations, load_questions, match_questions
+
+    folder = Path(__file__).resolve().parent.parent / "bench" / "data" / "retrieval"
+    convs = load_conversations(sorted(str(p) for p in folder.glob("*.jsonl") if p.name != "questions.jsonl"))
+    questions = match_questions(load_questions(folder / "questions.jsonl"), convs)  # every cited id exists
+    assert len(questions) == 65 and {c.name for c in convs} == {q.conversation for q in questions}
+    time_of = {m.id: m.timestamp for c in convs for m in c.messages}
+    for q in questions:
+        if q.category == "knowledge-update":
+            assert max(time_of[i] for i in q.stale) < min(time_of[i] for i in q.updated), q.id
+    copy = tmp_path / "retrieval"
+    copy.mkdir()
+    (copy / "src").mkdir()
+    for p in (folder / "src").glob("*.chat"):
+        (copy / "src" / p.name).write_text(p.read_text(encoding="utf-8"), encoding="utf-8")
+    (copy / "build.py").write_text((folder / "build.py").read_text(encoding="utf-8"), encoding="utf-8")
+    subprocess.run([sys.executable, str(copy / "build.py")], check=True, capture_output=True)
+    for p in folder.glob("*.jsonl"):  # the committed JSONL is what the sources build
+        assert [json.loads(line) for line in (copy / p.name).read_text().splitlines()] == [json.loads(line) for line in p.read_text().splitlines()]
+
+
+def test_without_an_event_time_the_later_stored_memory_counts_as_newer(tmp_path):
+    fact = "Alex lives in Sydney, in Surry Hills."  # applied later without a time: not older than the message it rests on
+    bank = bank_of(tmp_path, [(NEW, unit(1, 0.2), "2024-06-20T09:16:30Z"), (fact, unit(1, 0.9), None)])
+    q = dict(query_vector=unit(1, 0.2))
+    assert texts(search(bank, "where does Alex live now", 2, newer_first=False, **q)) == [NEW, fact]
+    assert texts(search(bank, "where does Alex live now", 2, **q)) == [fact, NEW]
