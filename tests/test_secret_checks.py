@@ -175,3 +175,9 @@ def test_basic_auth_with_more_padding_than_it_needs_is_still_a_credential():
     """Over-padded base64 still decodes to user:password in every lenient decoder: redact it."""
     value = b64("ab:cdefg")  # 11 characters
     assert kinds(f"Authorization: Basic {value}==") == ["basic-auth"]
+
+
+def test_a_redacted_security_code_does_not_make_the_number_after_it_a_secret():
+    """The placeholder names its kind, card-cvv; the next round of redaction must not read that as the word CVV."""
+    out, found = Redactor().redact("Alex CVV 000 2024-05-01")
+    assert out == "Alex CVV [REDACTED:card-cvv] 2024-05-01" and found == ["card-cvv"]

@@ -100,7 +100,7 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     ),
     # a card's security code, and a card-like run of digits beside a card word even when the checksum fails
     "card-cvv": re.compile(
-        r"\b(?:cvv2?|cvc2?|csc|cvn|security[ \t]+code|card[ \t]+code)\b[^\w\n]{0,3}(?:(?:is|was|number|no)\b[^\w\n]{0,3})?(\d{3,4})(?!\d)",
+        r"(?<!REDACTED:card-)\b(?:cvv2?|cvc2?|csc|cvn|security[ \t]+code|card[ \t]+code)\b[^\w\n]{0,3}(?:(?:is|was|number|no)\b[^\w\n]{0,3})?(\d{3,4})(?!\d)",
         re.I,
     ),
     "card-context": re.compile(
