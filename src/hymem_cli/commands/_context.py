@@ -48,9 +48,9 @@ class Context:
         """The configured embedder, loaded once per command. Its torch-free copies are made on first need,
         whatever the command: without them every later search would import torch (seconds each)."""
         if self._embedder is None:
-            from hymem_cli.embed import fast_copy_missing, get_embedder
+            from hymem_cli.embed import canonical_model, fast_copy_missing, get_embedder
 
-            model, fast = self.settings.embed.model, self.settings.embed.onnx
+            model, fast = canonical_model(self.settings.embed.model), self.settings.embed.onnx
             if fast_copy_missing(model, fast):
                 self.out.info(f"preparing a torch-free copy of {model} (once for this cache, about 20 s; "
                               "afterwards searches start without torch, in under a second)")
