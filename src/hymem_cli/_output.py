@@ -198,8 +198,9 @@ class UpgradeProgress:
     """Told how a bank upgrade goes (bank/db.migrate's `progress`): a bar per phase when stderr is a terminal,
     else one line per phase; nothing with --quiet. The core never sees rich: it calls this with plain values."""
 
-    def __init__(self, out: Output):
+    def __init__(self, out: Output, verb: str = "upgrading"):
         self.out = out
+        self.verb = verb  # what a line says is going on when stderr is no terminal: "upgrading: m008_half_vectors: vectors"
         self.phase: tuple[str, str] | None = None
         self.bar = None
         self.task = None
@@ -211,10 +212,10 @@ class UpgradeProgress:
             self.close()
             self.phase = (migration, phase)
             if phase == "started":
-                return self.out.info(f"upgrading: {migration}")
+                return self.out.info(f"{self.verb}: {migration}")
             self.bar = self.out.progress(f"{migration}: {phase}", eta=total is not None)
             if self.bar is None:
-                self.out.info(f"upgrading: {migration}: {phase}" + (f" ({total:,})" if total else ""))
+                self.out.info(f"{self.verb}: {migration}: {phase}" + (f" ({total:,})" if total else ""))
             else:
                 self.bar.start()
                 self.task = self.bar.add_task(phase, total=total)

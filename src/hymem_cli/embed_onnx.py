@@ -41,6 +41,7 @@ class OnnxEmbedder:
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3
         self._session = onnxruntime.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}  # MPNet has no token_type_ids
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         import numpy as np
@@ -53,7 +54,7 @@ class OnnxEmbedder:
                 "attention_mask": np.array([e.attention_mask for e in batch], dtype=np.int64),
                 "token_type_ids": np.array([e.type_ids for e in batch], dtype=np.int64),
             }
-            out.extend(v.tolist() for v in self._session.run(None, feed)[0])
+            out.extend(v.tolist() for v in self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0])
         return out
 
 
@@ -81,13 +82,19 @@ def export(st_model, name: str, folder: Path) -> OnnxEmbedder | None:
         return None
     transformer, tokenizer_json = shape
 
+    import inspect
+
+    # BERT takes token types; MPNet (all-mpnet-base-v2) has none, and its graph gets no such input.
+    typed = "token_type_ids" in inspect.signature(transformer.auto_model.forward).parameters
+
     class Pooled(torch.nn.Module):
         def __init__(self, model):
             super().__init__()
             self.model = model
 
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            hidden = self.model(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
+        def forward(self, input_ids, attention_mask, token_type_ids=None):
+            types = {"token_type_ids": token_type_ids} if typed else {}
+            hidden = self.model(input_ids=input_ids, attention_mask=attention_mask, **types).last_hidden_state
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
             mean = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(mean, p=2, dim=1)
@@ -96,7 +103,7 @@ def export(st_model, name: str, folder: Path) -> OnnxEmbedder | None:
         import warnings
 
         sample = transformer.tokenizer(embed_copy.PROBES[:2], padding=True, return_tensors="pt")
-        names = ["input_ids", "attention_mask", "token_type_ids"]
+        names = ["input_ids", "attention_mask", "token_type_ids"][:3 if typed else 2]
         axes = {n: {0: "batch", 1: "tokens"} for n in names} | {"embedding": {0: "batch"}}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

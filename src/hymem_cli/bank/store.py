@@ -15,7 +15,7 @@ from hymem_cli.bank.operations import parse_memory_id
 from hymem_cli.bank.verify import Finding
 from hymem_cli.bank.verify import verify as verify_bank
 from hymem_cli.domain import ChunkRecord, Operation, Proposal, Rejection, memory_id
-from hymem_cli.embed import Embedder, to_blob
+from hymem_cli.embed import Embedder, canonical_model, to_blob
 
 COUNTERS = ("chunks", "messages", "proposed", "applied", "rejected", "added", "updated", "superseded", "deleted")
 RETIRED_AS = {"update": "updated", "supersede": "superseded", "delete": "deleted"}
@@ -75,10 +75,7 @@ class Bank:
             with db.transaction(self.conn):
                 if self.meta("embed_model") is None:
                     self.conn.execute("INSERT INTO meta VALUES ('embed_model', ?), ('embed_dim', ?)", (embedder.name, str(embedder.dim)))
-                    # Vector KNN for search; rowid = versions.id.
-                    self.conn.execute(
-                        f"CREATE VIRTUAL TABLE versions_vec USING vec0(embedding float[{embedder.dim}] distance_metric=cosine)"
-                    )
+                    create_vector_table(self.conn, embedder.dim)
         self.check_embedder(embedder.name, embedder.dim)
         self.embedder = embedder
 
@@ -87,16 +84,23 @@ class Bank:
         model, stored_dim = self.meta("embed_model"), self.meta("embed_dim")
         if model is None:
             return
+        name = canonical_model(name)
         if model != name or (dim is not None and int(stored_dim or 0) != dim):
             shown = f"{name} ({dim}-d)" if dim is not None else name
             raise BankError(
                 f"bank {self.path} holds {model} vectors ({stored_dim}-d); the configured embedder is {shown}",
-                hint=f"set embed.model to {model} (HYMEM_EMBED_MODEL={model}) or use another bank",
+                hint=f"set embed.model to {model} (HYMEM_EMBED_MODEL={model}), or move the bank to {name} with `hymem reembed --model {name}`",
             )
 
     @property
     def embed_model(self) -> str | None:
         return self.meta("embed_model")
+
+    def reembed(self, embedder: Embedder, memory_text: MemoryText | None = None, progress=None):
+        """Rebuild every vector with `embedder` and record it; history is untouched (bank/reembed.py). Resumable."""
+        from hymem_cli.bank.reembed import reembed
+
+        return reembed(self, embedder, memory_text or self.memory_text, progress)
 
     # -- reading --------------------------------------------------------------------------
 
@@ -324,6 +328,9 @@ class Bank:
 
         `details` (an Operation, or a version row) carries tags, owner, kind, valid_until, origin and context."""
         tags = list(_detail(details, "tags") or [])
+        if self.embedder is not None and self.meta("embed_model") != self.embedder.name:  # re-embedded while this ran
+            raise BankError(f"bank {self.path} now holds {self.meta('embed_model')} vectors, not {self.embedder.name}'s",
+                            hint="it was re-embedded while this command ran; run it again with the bank's model")
         cur = self.conn.execute(
             "INSERT INTO versions (chain, op, text, speaker, reason, evidence, revision, chunk, source, source_ids, event_time, created_at, "
             "tags, owner, kind, valid_until, origin, context) VALUES (coalesce(?, -1), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -366,6 +373,11 @@ class Bank:
             current = f"; the current version is {memory_id(head)}" if head else ""
             return f"{memory_id(vid)} was already {row['how']}{current}", None
         return None, row
+
+
+def create_vector_table(conn, dim: int) -> None:
+    # Vector KNN for search; rowid = versions.id.
+    conn.execute(f"CREATE VIRTUAL TABLE versions_vec USING vec0(embedding float[{dim}] distance_metric=cosine)")
 
 
 def _detail(details, name: str):

@@ -48,10 +48,11 @@ class Context:
         """The configured embedder, loaded once per command. Its torch-free copies are made on first need,
         whatever the command: without them every later search would import torch (seconds each)."""
         if self._embedder is None:
-            from hymem_cli.embed import fast_copy_missing, get_embedder
+            from hymem_cli.embed import ALIASES, canonical_model, fast_copy_missing, get_embedder
 
-            model, fast = self.settings.embed.model, self.settings.embed.onnx
-            if fast_copy_missing(model, fast):
+            model, fast = canonical_model(self.settings.embed.model), self.settings.embed.onnx
+            # Announced only for a model that is there to copy: a bad path stays one error line.
+            if fast_copy_missing(model, fast) and (model in ALIASES.values() or Path(model).exists()):
                 self.out.info(f"preparing a torch-free copy of {model} (once for this cache, about 20 s; "
                               "afterwards searches start without torch, in under a second)")
             self._embedder = get_embedder(model, prepare_fast=True, fast=fast)

@@ -169,7 +169,7 @@ def check_embedder(settings: config.Settings, bank_model: str | None) -> dict:
     detail = f"{embedder.name}: {embedder.dim}-d, loaded in {seconds:.1f} s" + (f" from {source}" if source else "")
     if bank_model is not None and bank_model != embedder.name:
         return _check("embedder", FAIL, f"{detail}; the bank holds {bank_model} vectors",
-                      f"set embed.model to {bank_model} (HYMEM_EMBED_MODEL={bank_model}) or use another bank")
+                      f"set embed.model to {bank_model} (HYMEM_EMBED_MODEL={bank_model}), or move the bank with `hymem reembed --model {embedder.name}`")
     return _check("embedder", OK, detail)
 
 
