@@ -177,11 +177,11 @@ def search(
 
         with ThreadPoolExecutor(1) as executor:
             job = executor.submit(text_ranked, bank.reader(), words, where, args, pool, True)
-            vector_hits = _knn(bank, vector, where, args, pool, large)
+            vector_hits = _knn(bank, vector, where, args, pool, large, exact=limit)
             text_hits = job.result()
     else:
         text_hits = text_ranked(bank.conn, words, where, args, pool, True) if words else []
-        vector_hits = _knn(bank, vector, where, args, pool, large) if by_vector else []
+        vector_hits = _knn(bank, vector, where, args, pool, large, exact=limit) if by_vector else []
     if fusion == "rrf":
         scores = _rrf([([vid for vid, _ in text_hits], text_weight), (vector_hits, vector_weight)])
     else:
@@ -356,12 +356,13 @@ def _large(bank: Bank) -> bool:
     return not bank.conn.in_transaction and codes.worth_it(bank.conn)
 
 
-def _knn(bank: Bank, vector, where: str, args: list, want: int, large: bool | None = None) -> list[int]:
-    """Nearest versions admitted by the filter: the binary prefilter on large banks, else exact KNN."""
+def _knn(bank: Bank, vector, where: str, args: list, want: int, large: bool | None = None, exact: int | None = None) -> list[int]:
+    """Nearest versions admitted by the filter: the binary prefilter on large banks (candidates sized for the first
+    `exact`), else exact KNN."""
     if large is None:
         large = _large(bank)
     if large:
-        found = codes.knn(bank, bank.code_index(), vector, where, args, want)
+        found = codes.knn(bank, bank.code_index(), vector, where, args, want, exact)
         if found is not None:
             return found
     return _exact_knn(bank, to_blob(vector), where, args, want)
