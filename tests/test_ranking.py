@@ -211,13 +211,13 @@ STALE_JOB = "Raj: Work is hard: I'm a backend engineer at Ledgerly, a payments s
 NEW_JOB = "Raj: Update: I quit Ledgerly. I accepted a staff engineer role at Northwind Robotics."
 
 
-def speaker_bank(tmp_path, new_text: str, new_speaker: str = "Raj", cosine: float = 0.6):
-    """The old job (Raj, nearest the query) and a newer message at `cosine` to it, stored by `new_speaker`."""
+def speaker_bank(tmp_path, new_text: str, new_speaker: str | None = "Raj", cosine: float = 0.6, old_speaker: str | None = "Raj"):
+    """The old job (by `old_speaker`, nearest the query) and a newer message at `cosine` to it, by `new_speaker`."""
     angle = math.atan(0.2) + math.acos(cosine)
     old_vector, new_vector = unit(1, 0.2), unit(math.cos(angle), math.sin(angle))
     bank = open_bank(tmp_path / "bank.db")
     bank.bind_embedder(FixedEmbedder({STALE_JOB: old_vector, new_text: new_vector}))
-    bank.apply_operations([Operation("add", text=STALE_JOB, speaker="Raj", event_time="2024-02-03T10:00:00Z"),
+    bank.apply_operations([Operation("add", text=STALE_JOB, speaker=old_speaker, event_time="2024-02-03T10:00:00Z"),
                            Operation("add", text=new_text, speaker=new_speaker, event_time="2024-04-20T10:00:00Z")], "apply", "test")
     assert texts(search(bank, "where does Raj work", 2, newer_first=False, query_vector=old_vector)) == [STALE_JOB, new_text]
     return bank
@@ -231,9 +231,10 @@ def test_a_newer_restatement_by_the_same_speaker_goes_first_without_the_query_wo
 
 @pytest.mark.parametrize("new_text, speaker, cosine", [
     (NEW_JOB, "Anika", 0.6),  # another speaker
+    (NEW_JOB, None, 0.6),  # neither has a speaker (a writer's facts): left to the query-word rule
     (NEW_JOB, "Raj", 0.35),  # too far in meaning
     ("Raj: Ledgerly has a new office downtown.", "Raj", 0.6),  # one word in common besides the name
 ])
 def test_the_same_speaker_rule_needs_the_speaker_closeness_and_two_shared_words(tmp_path, new_text, speaker, cosine):
-    bank = speaker_bank(tmp_path, new_text, speaker, cosine)
+    bank = speaker_bank(tmp_path, new_text, speaker, cosine, old_speaker="Raj" if speaker else None)
     assert texts(search(bank, "where does Raj work", 2, query_vector=unit(1, 0.2)))[0] == STALE_JOB

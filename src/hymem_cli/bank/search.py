@@ -268,7 +268,7 @@ def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[st
     "Updates" is a narrow rule, either of:
     - close in meaning (cosine > RECENT_COSINE between their stored vectors) and holding at least RECENT_WORDS of the
       query's words in common;
-    - with `by_speaker`, the same speaker (or none for both), cosine > SPEAKER_COSINE and at least SPEAKER_WORDS words
+    - with `by_speaker`, the same named speaker (memories without one are left to the first rule), cosine > SPEAKER_COSINE and at least SPEAKER_WORDS words
       in common that are neither stopwords nor a speaker's name: an update restates what it changes ("I quit
       Ledgerly" after "I'm an engineer at Ledgerly") but often lacks the query's words ("Where does Raj work?").
     Newer is the later event time when both have one, else the later stored version. Results without a stored
@@ -292,7 +292,7 @@ def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[st
         cosine = float(unit[later] @ unit[earlier])
         if len(shared[later] & shared[earlier]) >= RECENT_WORDS and cosine > RECENT_COSINE:
             return True
-        return (by_speaker and rows[later]["speaker"] == rows[earlier]["speaker"] and cosine > SPEAKER_COSINE
+        return (by_speaker and rows[later]["speaker"] is not None and rows[later]["speaker"] == rows[earlier]["speaker"] and cosine > SPEAKER_COSINE
                 and len(content[later] & content[earlier]) >= SPEAKER_WORDS)
 
     order = list(head)
