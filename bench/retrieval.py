@@ -4,7 +4,7 @@ Each conversation is stored as raw messages in a fresh bank (once per embedding 
 searched, and results are scored only from their `source_ids`, the way `hymem eval` scores (src/hymem_cli/eval.py):
 
 - all@k: the top k together cite every evidence message; any@k: at least one; session@k: one from an evidence session;
-- update: knowledge updates whose updated message ranks above the stale one (20 results).
+- update: knowledge updates whose updated message ranks above the stale one (20 results), overall and per chat kind.
 
 Chat kinds: "people" (no speaker named Assistant) and "assistant" (a user and an assistant).
 A configuration is a name and settings, `NAME:key=value,key=value` (the keys of `hymem config list`); built in:
@@ -103,7 +103,12 @@ def summary(rows: list[dict]) -> dict:
     out = {"questions": len(rows), "all@5": rate(within(r["all"], 5) for r in rows), "all@10": rate(within(r["all"], 10) for r in rows),
            "any@10": rate(within(r["any"], 10) for r in rows), "session@10": rate(within(r["session"], 10) for r in rows)}
     updates = [r for r in rows if r["category"] == "knowledge-update"]
-    out["update"] = rate(r["updated"] is not None and (r["stale"] is None or r["updated"] < r["stale"]) for r in updates)
+    def ordered(r):
+        return r["updated"] is not None and (r["stale"] is None or r["updated"] < r["stale"])
+
+    out["update"] = rate(ordered(r) for r in updates)
+    for kind in sorted({r["kind"] for r in updates}):
+        out[f"update {kind}"] = rate(ordered(r) for r in updates if r["kind"] == kind)
     for key in ("category", "kind"):
         for value in sorted({r[key] for r in rows}):
             out[f"{value}"] = rate(within(r["all"], 10) for r in rows if r[key] == value)

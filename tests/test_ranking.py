@@ -90,7 +90,8 @@ def test_fusion_and_weights_are_checked_settings(monkeypatch):
         config.load()
     monkeypatch.setenv("HYMEM_SEARCH_FUSION", "rrf")
     monkeypatch.setenv("HYMEM_SEARCH_NEWER_FIRST", "no")
-    assert config.load().search.ranking() == {"vector_weight": 0.4, "text_weight": 0.6, "fusion": "rrf", "newer_first": False}
+    assert config.load().search.ranking() == {"vector_weight": 0.4, "text_weight": 0.6, "fusion": "rrf", "newer_first": False,
+                                                 "speaker_updates": True}
     monkeypatch.setenv("HYMEM_EMBED_CONTEXT", "-1")
     with pytest.raises(ConfigError, match="embed.context"):
         config.load()
@@ -202,3 +203,38 @@ def test_without_an_event_time_the_later_stored_memory_counts_as_newer(tmp_path)
     q = dict(query_vector=unit(1, 0.2))
     assert texts(search(bank, "where does Alex live now", 2, newer_first=False, **q)) == [NEW, fact]
     assert texts(search(bank, "where does Alex live now", 2, **q)) == [fact, NEW]
+
+
+# -- the same speaker restating what changed ---------------------------------------------------
+
+STALE_JOB = "Raj: Work is hard: I'm a backend engineer at Ledgerly, a payments startup."
+NEW_JOB = "Raj: Update: I quit Ledgerly. I accepted a staff engineer role at Northwind Robotics."
+
+
+def speaker_bank(tmp_path, new_text: str, new_speaker: str | None = "Raj", cosine: float = 0.6, old_speaker: str | None = "Raj"):
+    """The old job (by `old_speaker`, nearest the query) and a newer message at `cosine` to it, by `new_speaker`."""
+    angle = math.atan(0.2) + math.acos(cosine)
+    old_vector, new_vector = unit(1, 0.2), unit(math.cos(angle), math.sin(angle))
+    bank = open_bank(tmp_path / "bank.db")
+    bank.bind_embedder(FixedEmbedder({STALE_JOB: old_vector, new_text: new_vector}))
+    bank.apply_operations([Operation("add", text=STALE_JOB, speaker=old_speaker, event_time="2024-02-03T10:00:00Z"),
+                           Operation("add", text=new_text, speaker=new_speaker, event_time="2024-04-20T10:00:00Z")], "apply", "test")
+    assert texts(search(bank, "where does Raj work", 2, newer_first=False, query_vector=old_vector)) == [STALE_JOB, new_text]
+    return bank
+
+
+def test_a_newer_restatement_by_the_same_speaker_goes_first_without_the_query_words(tmp_path):
+    bank = speaker_bank(tmp_path, NEW_JOB)  # shares "raj" (a name) with the query, not "work"; "ledgerly", "engineer" with the old one
+    assert texts(search(bank, "where does Raj work", 2, query_vector=unit(1, 0.2))) == [NEW_JOB, STALE_JOB]
+    assert texts(search(bank, "where does Raj work", 2, speaker_updates=False, query_vector=unit(1, 0.2))) == [STALE_JOB, NEW_JOB]
+
+
+@pytest.mark.parametrize("new_text, speaker, cosine", [
+    (NEW_JOB, "Anika", 0.6),  # another speaker
+    (NEW_JOB, None, 0.6),  # neither has a speaker (a writer's facts): left to the query-word rule
+    (NEW_JOB, "Raj", 0.35),  # too far in meaning
+    ("Raj: Ledgerly has a new office downtown.", "Raj", 0.6),  # one word in common besides the name
+])
+def test_the_same_speaker_rule_needs_the_speaker_closeness_and_two_shared_words(tmp_path, new_text, speaker, cosine):
+    bank = speaker_bank(tmp_path, new_text, speaker, cosine, old_speaker="Raj" if speaker else None)
+    assert texts(search(bank, "where does Raj work", 2, query_vector=unit(1, 0.2)))[0] == STALE_JOB

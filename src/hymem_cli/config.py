@@ -22,6 +22,7 @@ KEYS: dict[str, tuple[object, str]] = {
     "search.server": (True, "ask a running hymem serve for the bank first (falls back to searching in process)"),
     "search.text_weight": (0.6, "weight of full-text (BM25) in rank fusion"),
     "search.newer_first": (True, "within the top 10, put a result above an older one it updates (close in meaning, two query words in common)"),
+    "search.speaker_updates": (True, "with newer_first, a result also updates an older one by the same speaker that is close to it (cosine > 0.4) and shares two of its words"),
     "ingest.chunk_tokens": (768, "token budget of one transcript chunk"),
     "writer.backend": ("", "llama or openai; empty means no writer is configured"),
     "writer.model": ("", "GGUF path or name in the models directory (llama), or served model name (openai)"),
@@ -193,10 +194,12 @@ class SearchSettings:
     server: bool
     text_weight: float
     newer_first: bool
+    speaker_updates: bool
 
     def ranking(self) -> dict[str, object]:
         """How results are ranked, as `bank.search.search` takes it (and `hymem serve` receives it)."""
-        return {"vector_weight": self.vector_weight, "text_weight": self.text_weight, "fusion": self.fusion, "newer_first": self.newer_first}
+        return {"vector_weight": self.vector_weight, "text_weight": self.text_weight, "fusion": self.fusion, "newer_first": self.newer_first,
+                "speaker_updates": self.speaker_updates}
 
 
 @dataclass(frozen=True)

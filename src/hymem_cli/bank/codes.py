@@ -200,12 +200,16 @@ class BinaryCodes:
         return self.ids[picked]
 
 
-def knn(bank, codes: BinaryCodes, vector, where: str, args: list, want: int) -> list[int] | None:
-    """The `want` nearest versions admitted by the filter, nearest first; None when the filter is too selective."""
+def knn(bank, codes: BinaryCodes, vector, where: str, args: list, want: int, exact: int | None = None) -> list[int] | None:
+    """The `want` nearest versions admitted by the filter, nearest first; None when the filter is too selective.
+
+    Candidates are sized for the first `exact` of them (default all): a fusion pool wider than the results shown
+    needs its tail only to scale scores, and rescoring twice the candidates doubled the time (docs/benchmarks.md).
+    """
     np = codes._np
     codes.refresh(bank.conn)
     query = np.asarray(vector, dtype=np.float32)
-    count = max(CANDIDATES, want * OVERSAMPLE)
+    count = max(CANDIDATES, (exact or want) * OVERSAMPLE)
     while True:
         ids = codes.nearest_codes(query, count)
         rows = bank.conn.execute(

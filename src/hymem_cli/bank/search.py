@@ -1,7 +1,8 @@
 """Hybrid search: vector KNN and FTS5 BM25, each list's scores min-max normalised and fused by weight.
 
-Within the top RECENT_TOP, a result that is newer than one ranked above it, close to it in meaning and
-sharing at least two of the query's words with it, goes first: the updated fact above the stale one.
+Within the top RECENT_TOP, a result that is newer than one ranked above it and updates it goes first: the
+updated fact above the stale one. It updates it when the two are close in meaning and share two of the query's
+words, or when the same speaker said both, close in meaning, naming two of the same things (newer_first_order).
 
 Small banks use sqlite-vec's exact KNN and plain BM25. Large ones (codes.PREFILTER_FROM memories
 and up) search vectors through sign-bit codes with exact rescoring (bank/codes.py), score with
@@ -27,6 +28,8 @@ POOL = 100  # results per ranker that are normalised and fused (min-max); RRF ke
 RECENT_TOP = 10  # the newer-first rule reorders this many best results
 RECENT_COSINE = 0.5  # ... between two results at least this close in meaning
 RECENT_WORDS = 2  # ... that share at least this many of the query's words
+SPEAKER_COSINE = 0.4  # or: said by the same speaker, at least this close (a restatement: "I left Ledgerly" after "I work at Ledgerly")
+SPEAKER_WORDS = 2  # ... and sharing at least this many words other than stopwords and speakers' names
 # Words that match almost every conversational message and only add noise to an OR query.
 STOPWORDS = frozenset(
     "a an and are as at be but by did do does for from had has have he her his how i in is it its "
@@ -147,12 +150,14 @@ def search(
     query_vector: list[float] | None = None,
     fusion: str = "minmax",
     newer_first: bool = True,
+    speaker_updates: bool = True,
 ) -> list[dict]:
     """The best `limit` versions for `query`, each a version dict with `score`.
 
     `fusion` "minmax" scales each ranker's scores over its own top POOL to [0, 1] and adds them by weight
     (the score is that weighted mean); "rrf" adds weight / (RRF_K + rank) (the score is that sum times RRF_K).
-    `newer_first` applies the update rule of the module docstring to the top RECENT_TOP.
+    `newer_first` applies the update rule of the module docstring to the top RECENT_TOP; `speaker_updates` adds
+    its same-speaker half.
     """
     flt = flt or SearchFilter()
     where, args = flt.sql()
@@ -172,11 +177,11 @@ def search(
 
         with ThreadPoolExecutor(1) as executor:
             job = executor.submit(text_ranked, bank.reader(), words, where, args, pool, True)
-            vector_hits = _knn(bank, vector, where, args, pool, large)
+            vector_hits = _knn(bank, vector, where, args, pool, large, exact=limit)
             text_hits = job.result()
     else:
         text_hits = text_ranked(bank.conn, words, where, args, pool, True) if words else []
-        vector_hits = _knn(bank, vector, where, args, pool, large) if by_vector else []
+        vector_hits = _knn(bank, vector, where, args, pool, large, exact=limit) if by_vector else []
     if fusion == "rrf":
         scores = _rrf([([vid for vid, _ in text_hits], text_weight), (vector_hits, vector_weight)])
     else:
@@ -188,7 +193,8 @@ def search(
     if newer_first and len(ranked) > 1:
         head = ranked[:RECENT_TOP]
         rows = {vid: bank.version_row(vid) for vid in head}
-        ranked = newer_first_order(head, rows, _vectors(bank, head), words or query_words(query)) + ranked[RECENT_TOP:]
+        ranked = newer_first_order(head, rows, _vectors(bank, head), words or query_words(query),
+                                   speaker_updates) + ranked[RECENT_TOP:]
     results = []
     for vid in ranked[:limit]:
         hit = version_dict(rows.get(vid) or bank.version_row(vid), as_of=flt.as_of)
@@ -251,32 +257,51 @@ def _stem(word: str) -> str:
     return word
 
 
-def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[str]) -> list[int]:
+def _words(text: str, content: bool = False) -> set[str]:
+    """A text's stemmed words; `content`: only those that are not stopwords or single letters."""
+    return {_stem(w) for w in re.findall(r"\w+", text.lower()) if not content or (w not in STOPWORDS and len(w) > 1)}
+
+
+def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[str], by_speaker: bool = True) -> list[int]:
     """`head` (best first) with each result moved above the first older one it updates.
 
-    "Updates" is a narrow rule: close in meaning (cosine > RECENT_COSINE between their stored vectors) and
-    holding at least RECENT_WORDS of the query's words in common. Newer is the later event time when both
-    have one, else the later stored version. Results without a stored vector stay where they are.
+    "Updates" is a narrow rule, either of:
+    - close in meaning (cosine > RECENT_COSINE between their stored vectors) and holding at least RECENT_WORDS of the
+      query's words in common;
+    - with `by_speaker`, the same named speaker (memories without one are left to the first rule), cosine > SPEAKER_COSINE and at least SPEAKER_WORDS words
+      in common that are neither stopwords nor a speaker's name: an update restates what it changes ("I quit
+      Ledgerly" after "I'm an engineer at Ledgerly") but often lacks the query's words ("Where does Raj work?").
+    Newer is the later event time when both have one, else the later stored version. Results without a stored
+    vector stay where they are.
     """
     import numpy as np
 
     wanted = {_stem(w) for w in words}
-    shared = {vid: wanted & {_stem(w) for w in re.findall(r"\w+", rows[vid]["text"].lower())} for vid in head}
+    shared = {vid: wanted & _words(rows[vid]["text"]) for vid in head}
+    names = {_stem(rows[vid]["speaker"].lower()) for vid in head if rows[vid]["speaker"]}
+    content = {vid: _words(rows[vid]["text"], content=True) - names for vid in head}
     unit = {vid: v / (np.linalg.norm(v) or 1.0) for vid, v in vectors.items()}
 
     def newer(a: int, b: int) -> bool:
         ta, tb = rows[a]["event_time"], rows[b]["event_time"]
         return (ta, a) > (tb, b) if ta and tb else a > b  # without both event times, the later stored
 
+    def updates(later: int, earlier: int) -> bool:
+        if earlier not in unit or not newer(later, earlier):
+            return False
+        cosine = float(unit[later] @ unit[earlier])
+        if len(shared[later] & shared[earlier]) >= RECENT_WORDS and cosine > RECENT_COSINE:
+            return True
+        return (by_speaker and rows[later]["speaker"] is not None and rows[later]["speaker"] == rows[earlier]["speaker"] and cosine > SPEAKER_COSINE
+                and len(content[later] & content[earlier]) >= SPEAKER_WORDS)
+
     order = list(head)
     for j in range(1, len(order)):
         later = order[j]
-        if later not in unit or len(shared[later]) < RECENT_WORDS:
+        if later not in unit:
             continue
         for i in range(j):
-            earlier = order[i]
-            if (earlier in unit and newer(later, earlier) and len(shared[later] & shared[earlier]) >= RECENT_WORDS
-                    and float(unit[later] @ unit[earlier]) > RECENT_COSINE):
+            if updates(later, order[i]):
                 order.insert(i, order.pop(j))
                 break
     return order
@@ -331,12 +356,13 @@ def _large(bank: Bank) -> bool:
     return not bank.conn.in_transaction and codes.worth_it(bank.conn)
 
 
-def _knn(bank: Bank, vector, where: str, args: list, want: int, large: bool | None = None) -> list[int]:
-    """Nearest versions admitted by the filter: the binary prefilter on large banks, else exact KNN."""
+def _knn(bank: Bank, vector, where: str, args: list, want: int, large: bool | None = None, exact: int | None = None) -> list[int]:
+    """Nearest versions admitted by the filter: the binary prefilter on large banks (candidates sized for the first
+    `exact`), else exact KNN."""
     if large is None:
         large = _large(bank)
     if large:
-        found = codes.knn(bank, bank.code_index(), vector, where, args, want)
+        found = codes.knn(bank, bank.code_index(), vector, where, args, want, exact)
         if found is not None:
             return found
     return _exact_knn(bank, to_blob(vector), where, args, want)

@@ -46,7 +46,8 @@ def serve(bank: BankOpt = None) -> None:
         defaults = ctx.settings.search  # a request from an older hymem names the weights only
         return search(bank, request["query"], int(request["limit"]), SearchFilter(**request["filter"]),
                       vector_weight=float(request["vector_weight"]), text_weight=float(request["text_weight"]),
-                      fusion=str(request.get("fusion", defaults.fusion)), newer_first=bool(request.get("newer_first", defaults.newer_first)))
+                      fusion=str(request.get("fusion", defaults.fusion)), newer_first=bool(request.get("newer_first", defaults.newer_first)),
+                      speaker_updates=bool(request.get("speaker_updates", defaults.speaker_updates)))
 
     answered = server.serve(target, answer, on_ready=lambda path: ctx.out.info(f"serving {target.path} on {path}; Ctrl-C stops"))
     ctx.out.info(f"answered {answered} searches")
