@@ -10,7 +10,7 @@ function has its mutants made and run again. Not part of CI: a full run takes ho
   nice -n 10 .venv/bin/python scripts/mutate.py                        # every core module
   nice -n 10 .venv/bin/python scripts/mutate.py ingest/guards.py       # one module (path under src/hymem_cli/)
   .venv/bin/python scripts/mutate.py --report                          # the last results, without running
-  .venv/bin/python scripts/mutate.py --retest ingest/guards.py         # the survivors again, after new tests
+  .venv/bin/python scripts/mutate.py --retest ingest/guards.py         # only the survivors again, after new tests
   .venv/bin/python scripts/mutate.py --report --markdown               # the table docs/testing.md holds
 
 The report gives, per module, the mutants made, killed (a test failed or hung), survived, and the kill
@@ -241,13 +241,16 @@ def status_of(code: int | None) -> str:
     return status_by_exit_code[code]
 
 
-def reset(path: str, which) -> None:
-    """Forget the results `which(exit code)` selects, so mutmut runs those mutants again."""
+def reset(path: str, which) -> list[str]:
+    """Forget the results `which(exit code)` selects, so mutmut runs those mutants again; their names."""
     meta = WORK / "mutants" / PACKAGE / (path + ".meta")
-    if meta.exists():
-        data = json.loads(meta.read_text())
-        data["exit_code_by_key"] = {k: None if v is not None and which(v) else v for k, v in data["exit_code_by_key"].items()}
-        meta.write_text(json.dumps(data))
+    if not meta.exists():
+        return []
+    data = json.loads(meta.read_text())
+    forgotten = [k for k, v in data["exit_code_by_key"].items() if v is not None and which(v)]
+    data["exit_code_by_key"] = {k: None if k in forgotten else v for k, v in data["exit_code_by_key"].items()}
+    meta.write_text(json.dumps(data))
+    return forgotten
 
 
 def diff(name: str, module: str) -> str:
@@ -380,7 +383,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("modules", nargs="*", help=f"core modules under {PACKAGE}/ (default: all of {', '.join(CORE)})")
     parser.add_argument("--report", action="store_true", help="print the last results; run nothing")
-    parser.add_argument("--retest", action="store_true", help="run the surviving mutants again (after adding tests)")
+    parser.add_argument("--retest", action="store_true", help="run only the surviving mutants again (after adding tests)")
     parser.add_argument("--markdown", action="store_true", help="the per-module table as Markdown")
     parser.add_argument("--worktree", action="store_true", help="test the working tree, uncommitted changes included (default: HEAD)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutants run at once (default: the CPUs)")
@@ -404,10 +407,13 @@ def main() -> int:
             copy = WORK / "mutants" / PACKAGE / module
             if copy.exists() and "# mutmut generated" not in copy.read_text():
                 copy.unlink()
-        if args.retest:  # survivors (and mutants no test reached) are forgotten, so this run tries them again
-            for module in modules:
-                reset(module, lambda code: code not in (1, 3) and status_of(code) not in ("killed", "timeout"))
         command = [mutmut, "run", "--max-children", str(args.jobs)]
+        if args.retest:  # survivors (and mutants no test reached) are forgotten, and this run tries only them again
+            again = [name for module in modules
+                     for name in reset(module, lambda code: code not in (1, 3) and status_of(code) not in ("killed", "timeout"))]
+            if not again:
+                return report(modules, args.markdown, args.min_rate)
+            command += again
         plugins = WORK / ".plugins"
         plugins.mkdir(exist_ok=True)
         (plugins / "hymem_mutate_order.py").write_text(ORDER_PLUGIN.lstrip())
