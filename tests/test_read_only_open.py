@@ -127,3 +127,27 @@ def test_looking_at_a_missing_file_creates_nothing(tmp_path: Path):
     with pytest.raises(OperationalError):
         db.open_read_only(tmp_path / "bank.db")
     assert list(tmp_path.iterdir()) == []
+
+
+# db.translate: SQLite's wording becomes one of hymem's errors
+
+
+@pytest.mark.parametrize(("sqlite_says", "kind", "message", "hint"), [
+    ("database is locked", "BankLockedError", "bank B is locked by another process (waited past the busy timeout)",
+     "retry when the other hymem finishes, or raise HYMEM_BANK_BUSY_TIMEOUT"),
+    ("database table is busy", "BankLockedError", "bank B is locked by another process (waited past the busy timeout)",
+     "retry when the other hymem finishes, or raise HYMEM_BANK_BUSY_TIMEOUT"),
+    ("attempt to write a readonly database", "BankError", "bank B is on read-only storage: it can be read, not written",
+     "copy it somewhere writable, or fix the permissions of the file and its folder"),
+    ("the disk is read-only", "BankError", "bank B is on read-only storage: it can be read, not written",
+     "copy it somewhere writable, or fix the permissions of the file and its folder"),
+    ("file is not a database", "BankError", "bank B is not a valid hymem bank (file is not a database)",
+     "check the path, or restore from `hymem export`"),
+    ("database disk image is malformed", "BankError", "bank B is not a valid hymem bank (database disk image is malformed)",
+     "check the path, or restore from `hymem export`"),
+    ("vtable corrupt", "BankError", "bank B is not a valid hymem bank (vtable corrupt)", "check the path, or restore from `hymem export`"),
+    ("disk I/O error", "BankError", "bank B: disk I/O error", None),
+])
+def test_sqlite_errors_become_hymem_errors_with_what_to_do(sqlite_says, kind, message, hint):
+    error = db.translate(OperationalError(sqlite_says), "B")
+    assert (type(error).__name__, error.message, error.hint) == (kind, message, hint)
