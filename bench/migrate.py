@@ -18,7 +18,6 @@ Prints seconds per phase and in all, the file's size and bytes per memory before
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 import tempfile
@@ -26,7 +25,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from search_latency import BATCH, DIM, corpus, memories  # bench/ is on sys.path when a bench script runs
+from search_latency import BATCH, DIM, corpus, insert_memories  # bench/ is on sys.path when a bench script runs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
@@ -61,20 +60,11 @@ def build_old(path: Path, size: int, applied: int, base_texts: list[str], base: 
     for start in range(1, size + 1, BATCH):
         n = min(BATCH, size + 1 - start)
         ids = range(start, start + n)
-        texts, vectors = memories(rng, start, n, "mixture", base_texts, base)
-        texts = [f"{t} (note {i})" for i, t in zip(ids, texts)]
-        conn.executemany(
-            "INSERT INTO versions (id, chain, op, text, speaker, revision, source, source_ids, event_time, created_at) "
-            "VALUES (?, ?, 'add', ?, NULL, 1, 'synthetic', ?, ?, ?)",
-            [(i, i, t, json.dumps([f"m{i}"]), f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}T10:00:00Z", now) for i, t in zip(ids, texts)],
-        )
-        conn.executemany("INSERT INTO versions_fts (rowid, text) VALUES (?, ?)", list(zip(ids, texts)))
-        blobs = [v.tobytes() for v in vectors]
-        conn.executemany("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", list(zip(ids, blobs)))
+        vectors = insert_memories(conn, rng, ids, "mixture", base_texts, base, now)
         if floats:
             bits = np.packbits(vectors > 0, axis=1, bitorder="little")
             conn.executemany("INSERT INTO versions_codes (version, bits) VALUES (?, ?)", [(i, b.tobytes()) for i, b in zip(ids, bits)])
-            conn.executemany("INSERT INTO versions_floats (version, embedding) VALUES (?, ?)", list(zip(ids, blobs)))
+            conn.executemany("INSERT INTO versions_floats (version, embedding) VALUES (?, ?)", [(i, v.tobytes()) for i, v in zip(ids, vectors)])
     if floats:
         codes.compact(conn)
     conn.execute("COMMIT")

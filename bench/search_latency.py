@@ -132,6 +132,21 @@ def memories(rng: np.random.Generator, start: int, n: int, kind: str, base_texts
     return texts, v.astype("<f4")
 
 
+def insert_memories(conn, rng: np.random.Generator, ids: range, kind: str, base_texts: list[str], base: np.ndarray,
+                    now: str) -> np.ndarray:
+    """Synthetic memories `ids` as revision 1's adds: their rows, full-text entries and sqlite-vec vectors (returned)."""
+    texts, vectors = memories(rng, ids.start, len(ids), kind, base_texts, base)
+    texts = [f"{t} (note {i})" for i, t in zip(ids, texts)]
+    conn.executemany(
+        "INSERT INTO versions (id, chain, op, text, speaker, revision, source, source_ids, event_time, created_at) "
+        "VALUES (?, ?, 'add', ?, NULL, 1, 'synthetic', ?, ?, ?)",
+        [(i, i, t, json.dumps([f"m{i}"]), f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}T10:00:00Z", now) for i, t in zip(ids, texts)],
+    )
+    conn.executemany("INSERT INTO versions_fts (rowid, text) VALUES (?, ?)", list(zip(ids, texts)))
+    conn.executemany("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", [(i, v.tobytes()) for i, v in zip(ids, vectors)])
+    return vectors
+
+
 def replay(size: int, kind: str, base_texts: list[str], base: np.ndarray, seed: int = 7) -> np.ndarray:
     """The vectors `build` stores, made again (for --reuse)."""
     rng = np.random.default_rng(seed)
@@ -152,17 +167,8 @@ def build(path: Path, size: int, kind: str, base_texts: list[str], base: np.ndar
     for start in range(1, size + 1, BATCH):
         n = min(BATCH, size + 1 - start)
         ids = range(start, start + n)
-        texts, vectors = memories(rng, start, n, kind, base_texts, base)
+        vectors = insert_memories(conn, rng, ids, kind, base_texts, base, now)
         everything[start - 1:start - 1 + n] = vectors
-        texts = [f"{t} (note {i})" for i, t in zip(ids, texts)]
-        conn.executemany(
-            "INSERT INTO versions (id, chain, op, text, speaker, revision, source, source_ids, event_time, created_at) "
-            "VALUES (?, ?, 'add', ?, NULL, 1, 'synthetic', ?, ?, ?)",
-            [(i, i, t, json.dumps([f"m{i}"]), f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}T10:00:00Z", now) for i, t in zip(ids, texts)],
-        )
-        conn.executemany("INSERT INTO versions_fts (rowid, text) VALUES (?, ?)", list(zip(ids, texts)))
-        blobs = [v.tobytes() for v in vectors]
-        conn.executemany("INSERT INTO versions_vec (rowid, embedding) VALUES (?, ?)", list(zip(ids, blobs)))
         bits = np.packbits(vectors > 0, axis=1, bitorder="little")  # what vec_quantize_binary stores
         conn.executemany("INSERT INTO versions_codes (version, bits) VALUES (?, ?)", [(i, b.tobytes()) for i, b in zip(ids, bits)])
         conn.executemany("INSERT INTO versions_f16 (version, embedding) VALUES (?, ?)", [(i, v.astype("<f2").tobytes()) for i, v in zip(ids, vectors)])
