@@ -6,6 +6,12 @@ searched, and results are scored only from their `source_ids`, the way `hymem ev
 - all@k: the top k together cite every evidence message; any@k: at least one; session@k: one from an evidence session;
 - update: knowledge updates whose updated message ranks above the stale one (20 results), overall and per chat kind.
 
+With `--writer SCRIPT` the banks hold a writer's facts instead (bench/writer_script.py replays a hand-written
+script through the scripted backend and the real write path), for the conversations the script covers. A result
+citing several messages counts as retrieving each of them, in its one slot. Search shows current facts only,
+so "update" there means a result citing an updated message ranks above every result citing a stale one
+(none at all is best: the stale fact was superseded).
+
 Chat kinds: "people" (no speaker named Assistant) and "assistant" (a user and an assistant).
 A configuration is a name and settings, `NAME:key=value,key=value` (the keys of `hymem config list`); built in:
 bm25, vector, before (the ranking before min-max fusion: RRF 1.0/0.5, no update rule, text alone embedded) and
@@ -14,6 +20,7 @@ after (the defaults).
     python bench/retrieval.py                                  # before, after, bm25, vector on both sets
     python bench/retrieval.py --config 'w7:search.text_weight=0.7,search.vector_weight=0.3' --config after
     python bench/retrieval.py --shared --json results.json     # one bank for all conversations: more distractors
+    python bench/retrieval.py --writer bench/data/writer/facts.jsonl --config after --config 'ctx:embed.context=1000'
 """
 
 from __future__ import annotations
@@ -34,9 +41,10 @@ from hymem_cli.bank.search import SearchFilter, search  # noqa: E402
 from hymem_cli.bank.store import open_bank  # noqa: E402
 from hymem_cli.eval import load_conversations, load_questions, match_questions, score_question  # noqa: E402
 from hymem_cli.ingest.pipeline import ingest  # noqa: E402
-from hymem_cli.ingest.processors import RawProcessor  # noqa: E402
+from hymem_cli.ingest.processors import RawProcessor, WriterProcessor  # noqa: E402
 from hymem_cli.ingest.sources import Source  # noqa: E402
 from hymem_cli.screen import Screen  # noqa: E402
+from writer_script import FactScript, load_facts  # noqa: E402
 
 SETS = [ROOT / "bench/data/eval", ROOT / "bench/data/retrieval"]
 BUILT_IN = {
@@ -62,15 +70,25 @@ def kind_of(conversation) -> str:
     return "assistant" if any((m.speaker or "").lower() == "assistant" for m in conversation.messages) else "people"
 
 
-def build_banks(conversations, embedder, recipe: MemoryText, workdir: Path, shared: bool) -> dict[str, Path]:
-    """A bank of raw messages per conversation (or one for all, `shared`), embedded with `recipe`."""
+def build_banks(conversations, embedder, recipe: MemoryText, workdir: Path, shared: bool, facts: list[dict] | None = None) -> dict[str, Path]:
+    """A bank of raw messages per conversation (or one for all, `shared`), embedded with `recipe`; with `facts`, a
+    bank of the facts the script holds for each conversation, written through the scripted writer."""
     banks = {}
     for conv in conversations:
-        path = workdir / f"{'all' if shared else conv.name}-{recipe.context}-{int(recipe.date)}.db"
+        path = workdir / f"{'all' if shared else conv.name}-{recipe.context}-{int(recipe.date)}{'-facts' if facts else ''}.db"
         if not path.exists():
             bank = open_bank(path)
             bank.bind_embedder(embedder, recipe)
-            ingest(bank, [Source(c.name, c.messages) for c in (conversations if shared else [conv])], RawProcessor(Screen()))
+            for c in (conversations if shared else [conv]):
+                if facts is None:
+                    processor = RawProcessor(Screen())
+                else:
+                    script = FactScript(facts, {m.id: m.text for m in c.messages})
+                    processor = WriterProcessor(script.backend(), Screen())
+                report = ingest(bank, [Source(c.name, c.messages)], processor)
+                if facts is not None and (script.unshown or report.counts.get("rejected")):
+                    print(f"{c.name}: {report.counts.get('rejected', 0)} facts refused, changes written as adds (old fact not shown): "
+                          f"{', '.join(script.unshown) or 'none'}", file=sys.stderr)
             bank.close()
         banks[conv.name] = path
     return banks
@@ -123,13 +141,18 @@ def main() -> None:
     parser.add_argument("--shared", action="store_true", help="one bank holding every conversation (default: a bank each)")
     parser.add_argument("--workdir", help="keep the banks here between runs (default: a temporary folder)")
     parser.add_argument("--json", help="write every figure (and each question's ranks) to this file")
+    parser.add_argument("--writer", metavar="SCRIPT", help="store facts from this script (bench/writer_script.py) instead of raw messages")
     args = parser.parse_args()
+    facts = load_facts(args.writer) if args.writer else None
 
     conversations, questions = [], []
     for folder in map(Path, args.sets or SETS):
         convs = load_conversations(sorted(str(p) for p in folder.glob("*.jsonl") if p.name != "questions.jsonl"))
+        if facts is not None:  # only the conversations the script covers
+            cited = {f["cites"] for f in facts}
+            convs = [c for c in convs if any(m.id in cited for m in c.messages)]
         conversations += convs
-        questions += match_questions(load_questions(folder / "questions.jsonl"), convs)
+        questions += match_questions(load_questions(folder / "questions.jsonl"), convs) if convs else []
     configs = [parse_config(c) for c in (args.config or ["before", "after", "bm25", "vector"])]
 
     from hymem_cli.embed import get_embedder
@@ -144,7 +167,7 @@ def main() -> None:
                 embedders[model] = get_embedder(model, prepare_fast=True)
             recipe = MemoryText(settings.embed.context, settings.embed.date)
             started = time.perf_counter()
-            banks = build_banks(conversations, embedders[model], recipe, workdir / model.replace("/", "_"), args.shared)
+            banks = build_banks(conversations, embedders[model], recipe, workdir / model.replace("/", "_"), args.shared, facts)
             built = time.perf_counter() - started
             started = time.perf_counter()
             rows = score(conversations, questions, banks, embedders[model], settings)

@@ -17,9 +17,10 @@ from hymem_cli.bank.memory_text import MemoryText
 from hymem_cli.bank.search import _minmax, search
 from hymem_cli.domain import Message, Operation
 from hymem_cli.ingest.pipeline import ingest
-from hymem_cli.ingest.processors import RawProcessor
+from hymem_cli.ingest.processors import RawProcessor, WriterProcessor
 from hymem_cli.ingest.sources import Source
 from hymem_cli.screen import Screen
+from hymem_cli.writer.scripted import ScriptedBackend
 
 DIM = 8
 
@@ -91,7 +92,7 @@ def test_fusion_and_weights_are_checked_settings(monkeypatch):
     monkeypatch.setenv("HYMEM_SEARCH_FUSION", "rrf")
     monkeypatch.setenv("HYMEM_SEARCH_NEWER_FIRST", "no")
     assert config.load().search.ranking() == {"vector_weight": 0.4, "text_weight": 0.6, "fusion": "rrf", "newer_first": False,
-                                                 "speaker_updates": True}
+                                                 "speaker_updates": True, "sources_weight": 0.0}
     monkeypatch.setenv("HYMEM_EMBED_CONTEXT", "-1")
     with pytest.raises(ConfigError, match="embed.context"):
         config.load()
@@ -238,3 +239,50 @@ def test_a_newer_restatement_by_the_same_speaker_goes_first_without_the_query_wo
 def test_the_same_speaker_rule_needs_the_speaker_closeness_and_two_shared_words(tmp_path, new_text, speaker, cosine):
     bank = speaker_bank(tmp_path, new_text, speaker, cosine, old_speaker="Raj" if speaker else None)
     assert texts(search(bank, "where does Raj work", 2, query_vector=unit(1, 0.2)))[0] == STALE_JOB
+
+
+# -- a writer's fact ranked by its source messages --------------------------------------------
+
+ADOPTION = [Message("m1", "Maya", "We adopted a retired greyhound from the track last week, his name is Biscuit."),
+            Message("m2", "Lin", "Oh how lovely, send photos.")]
+FACT = "Maya has a dog named Biscuit."
+
+
+def fact_bank(tmp_path):
+    """A bank holding FACT, written by a scripted writer through the real write path, citing ADOPTION's first message."""
+    bank = open_bank(tmp_path / "facts.db")
+    bank.bind_embedder(FixedEmbedder({}))
+    reply = {"operations": [{"op": "add", "text": FACT, "evidence": "adopted a retired greyhound"}]}
+    ingest(bank, [Source("chat", ADOPTION)], WriterProcessor(ScriptedBackend([reply]), Screen()))
+    return bank
+
+
+@pytest.mark.parametrize("vector_weight", [0.0, 0.4])
+def test_a_fact_is_found_by_the_words_of_its_source_message_only_with_sources_weight(tmp_path, vector_weight):
+    bank = fact_bank(tmp_path)
+    [stored] = search(bank, "dog", 5, vector_weight=vector_weight)
+    assert stored["source_ids"] == ["m1"] and stored["text"] == FACT
+    bank.apply_operations([Operation("add", text="Lin prefers cats to dogs.")], "apply", "test")  # matches by its own words
+    assert texts(search(bank, "greyhound", 5, vector_weight=0.0)) == []
+    assert texts(search(bank, "greyhound", 5, vector_weight=vector_weight, sources_weight=0.3))[0] == FACT
+    if vector_weight:  # without the lever the fact ties with the distractor on meaning alone, found by no word
+        assert search(bank, "greyhound", 5, vector_weight=vector_weight)[0]["score"] == search(bank, "greyhound", 5, vector_weight=vector_weight)[1]["score"]
+
+
+def test_raw_messages_are_not_ranked_by_their_context(tmp_path):
+    bank = open_bank(tmp_path / "raw.db")
+    bank.bind_embedder(FixedEmbedder({}))
+    ingest(bank, [Source("chat", ADOPTION)], RawProcessor(Screen()))
+    reply = bank.conn.execute("SELECT context FROM versions WHERE source_ids = '[\"m2\"]'").fetchone()[0]
+    assert "greyhound" in reply  # the previous turn is stored with the reply ...
+    hits = search(bank, "greyhound", 5, vector_weight=0.0, sources_weight=1.0)
+    assert [h["source_ids"] for h in hits] == [["m1"]]  # ... but only a writer's fact is ranked by it
+    assert bank.conn.execute("SELECT count(*) FROM versions_sources_fts_docsize").fetchone()[0] == 0
+
+
+def test_sources_weight_is_a_checked_setting(monkeypatch):
+    monkeypatch.setenv("HYMEM_SEARCH_SOURCES_WEIGHT", "0.25")
+    assert config.load().search.ranking()["sources_weight"] == 0.25
+    monkeypatch.setenv("HYMEM_SEARCH_SOURCES_WEIGHT", "-1")
+    with pytest.raises(ConfigError, match="search.sources_weight"):
+        config.load()

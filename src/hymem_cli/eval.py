@@ -278,6 +278,7 @@ def evaluate_writer(
     fusion: str = "minmax",
     newer_first: bool = True,
     speaker_updates: bool = True,
+    sources_weight: float = 0.0,
     memory_text: MemoryText | None = None,
     per_question: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
@@ -311,7 +312,8 @@ def evaluate_writer(
                 started = time.perf_counter()
                 for q in asked:
                     hits = search(bank, q.question, limit, SearchFilter(), vector_weight=vector_weight, text_weight=text_weight,
-                                  fusion=fusion, newer_first=newer_first, speaker_updates=speaker_updates)
+                                  fusion=fusion, newer_first=newer_first, speaker_updates=speaker_updates,
+                                  sources_weight=sources_weight)
                     scored.append(score_question(q, hits, session_of, current))
                 took_query = time.perf_counter() - started
             finally:

@@ -162,8 +162,20 @@ def m008_half_vectors(conn, progress=None) -> None:
     conn.execute("DROP TABLE versions_floats")
 
 
+def m009_fact_sources_index(conn) -> None:
+    """A full-text index of writers' facts' source messages (their stored context), so that search can rank a fact by
+    the words it came from as well as its own. Facts only: a raw message's context is the previous turn, which
+    floods BM25 in chats with long answers. Fills in the facts already stored (found through their revisions, a
+    writer's; a bank of raw messages costs one walk over its revisions)."""
+    # search.sources_ranked: BM25 over a fact's source messages; versions.context is the content.
+    conn.execute("CREATE VIRTUAL TABLE versions_sources_fts USING fts5("
+                 "context, content='versions', content_rowid='id', tokenize='porter unicode61')")
+    conn.execute("INSERT INTO versions_sources_fts (rowid, context) SELECT v.id, v.context FROM revisions r "
+                 "JOIN versions v ON v.revision = r.id WHERE r.writer IS NOT NULL AND v.context IS NOT NULL")
+
+
 MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys, m005_version_details, m006_version_origin,
-              m007_version_context, m008_half_vectors]
+              m007_version_context, m008_half_vectors, m009_fact_sources_index]
 
 # The vector table is created when the bank first meets its embedder, since its width is the
 # model's dimension: see Bank.bind_embedder.

@@ -21,6 +21,7 @@ from hymem_cli.bank.store import Bank, version_dict
 from hymem_cli.embed import to_blob
 
 KNN_MAX = 4096  # sqlite-vec's largest k
+SOURCES = "versions_sources_fts"  # writers' facts indexed by their source messages (migration m009); raw messages are not in it
 TEXT_BUDGET = 10_000  # memories BM25 may score per query (a few µs each here); see text_plan
 RRF_K = 60  # the usual reciprocal-rank constant: flattens the difference between ranks 1 and 2
 FUSIONS = ("minmax", "rrf")  # config search.fusion
@@ -90,7 +91,7 @@ def _any_of(words: list[str]) -> str | None:
     return " OR ".join(f'"{w}"' for w in words) or None
 
 
-def text_plan(conn, words: list[str]) -> list[tuple[str, str]]:
+def text_plan(conn, words: list[str], table: str = "versions_fts") -> list[tuple[str, str]]:
     """FTS5 queries, each with its ordering, whose results together rank `words` within TEXT_BUDGET.
 
     BM25 costs microseconds per matching document, so an OR of common words over a million
@@ -103,10 +104,10 @@ def text_plan(conn, words: list[str]) -> list[tuple[str, str]]:
     documents the choosing words miss, which BM25, weighing a word by its rarity, mostly ranks
     lower. Last, for when those are too few, the newest memories holding the rarest word.
     """
-    total = conn.execute("SELECT coalesce(max(rowid), 0) FROM versions_fts").fetchone()[0]
+    total = conn.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").fetchone()[0]
     if total <= TEXT_BUDGET:
         return [(_any_of(words), "bm25")] if words else []
-    count = {w: _count(conn, f'"{w}"', 8 * TEXT_BUDGET) for w in words}  # capped: a word in every memory costs no more
+    count = {w: _count(conn, f'"{w}"', 8 * TEXT_BUDGET, table) for w in words}  # capped: a word in every memory costs no more
     words = sorted((w for w in words if count[w]), key=count.__getitem__)
     if not words:
         return []
@@ -121,7 +122,7 @@ def text_plan(conn, words: list[str]) -> list[tuple[str, str]]:
     else:
         for w in words:
             chosen.append(w)
-            if len(chosen) > 1 and _count(conn, _all_of(chosen), TEXT_BUDGET) <= TEXT_BUDGET:
+            if len(chosen) > 1 and _count(conn, _all_of(chosen), TEXT_BUDGET, table) <= TEXT_BUDGET:
                 break
         else:
             return [(_all_of(words), "newest")]
@@ -135,9 +136,9 @@ def _all_of(words: list[str]) -> str:
     return " AND ".join(f'"{w}"' for w in words)
 
 
-def _count(conn, match: str, cap: int) -> int:
+def _count(conn, match: str, cap: int, table: str = "versions_fts") -> int:
     """How many memories `match` finds, counting no further than just past `cap` (counting costs time per match)."""
-    return conn.execute("SELECT count(*) FROM (SELECT 1 FROM versions_fts WHERE versions_fts MATCH ? LIMIT ?)", (match, cap + 1)).fetchone()[0]
+    return conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)", (match, cap + 1)).fetchone()[0]
 
 
 def search(
@@ -151,13 +152,15 @@ def search(
     fusion: str = "minmax",
     newer_first: bool = True,
     speaker_updates: bool = True,
+    sources_weight: float = 0.0,
 ) -> list[dict]:
     """The best `limit` versions for `query`, each a version dict with `score`.
 
     `fusion` "minmax" scales each ranker's scores over its own top POOL to [0, 1] and adds them by weight
     (the score is that weighted mean); "rrf" adds weight / (RRF_K + rank) (the score is that sum times RRF_K).
     `newer_first` applies the update rule of the module docstring to the top RECENT_TOP; `speaker_updates` adds
-    its same-speaker half.
+    its same-speaker half. `sources_weight` adds a third list: writers' facts ranked by BM25 over the source messages
+    they cite (raw messages are never in it), so a fact is also found by the words it came from.
     """
     flt = flt or SearchFilter()
     where, args = flt.sql()
@@ -182,11 +185,14 @@ def search(
     else:
         text_hits = text_ranked(bank.conn, words, where, args, pool, True) if words else []
         vector_hits = _knn(bank, vector, where, args, pool, large, exact=limit) if by_vector else []
+    source_hits = text_ranked(bank.conn, words, where, args, pool, True, SOURCES) if words and sources_weight > 0 else []
     if fusion == "rrf":
-        scores = _rrf([([vid for vid, _ in text_hits], text_weight), (vector_hits, vector_weight)])
+        scores = _rrf([([vid for vid, _ in text_hits], text_weight), (vector_hits, vector_weight),
+                       ([vid for vid, _ in source_hits], sources_weight)])
     else:
         similar = _cosines(bank, vector, vector_hits) if vector_hits else {}
-        scores = _minmax([({vid: -bm25 for vid, bm25 in text_hits}, text_weight), (similar, vector_weight)])
+        scores = _minmax([({vid: -bm25 for vid, bm25 in text_hits}, text_weight), (similar, vector_weight),
+                          ({vid: -bm25 for vid, bm25 in source_hits}, sources_weight)])
 
     ranked = [vid for vid, _ in sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))]
     rows: dict[int, object] = {}
@@ -311,17 +317,18 @@ def _query_vector(bank: Bank, query: str, given):
     return given if given is not None else bank.embedder.embed([query])[0]
 
 
-def text_ranked(conn, words: list[str], where: str, args: list, want: int, scores: bool = False) -> list:
-    """The `want` best versions for `words` admitted by the filter, following text_plan.
+def text_ranked(conn, words: list[str], where: str, args: list, want: int, scores: bool = False, table: str = "versions_fts") -> list:
+    """The `want` best versions for `words` admitted by the filter, following text_plan; `table`: the full-text index
+    to search (SOURCES: writers' facts by their source messages).
 
     With `scores`, (version, BM25) pairs (lower is better); the newest memories a plan ends with, which have
     no score, get the worst score of the list."""
     scored: dict[int, float] = {}  # BM25 (lower is better) of versions ranked by score
     newest: list[int] = []  # then, for a plan that ends in common words only, the newest
-    for match, order in text_plan(conn, words):
+    for match, order in text_plan(conn, words, table):
         if order == "newest" and len(scored) >= want:
             break
-        for vid, score in _matches(conn, match, order, where, args, want):
+        for vid, score in _matches(conn, match, order, where, args, want, table):
             if score is None:
                 newest.append(vid)
             else:
@@ -334,13 +341,13 @@ def text_ranked(conn, words: list[str], where: str, args: list, want: int, score
     return [(v, scored.get(v, worst)) for v in ranked]
 
 
-def _matches(conn, match: str, order: str, where: str, args: list, want: int) -> list[tuple[int, float | None]]:
+def _matches(conn, match: str, order: str, where: str, args: list, want: int, table: str = "versions_fts") -> list[tuple[int, float | None]]:
     """One FTS5 query's best matches admitted by the filter: ranked alone, then filtered, widening until enough survive.
 
     Filtering after ranking looks up a few hundred versions instead of every match.
     """
-    sql = ("SELECT rowid, bm25(versions_fts) FROM versions_fts WHERE versions_fts MATCH ? ORDER BY 2 LIMIT ?" if order == "bm25"
-           else "SELECT rowid, NULL FROM versions_fts WHERE versions_fts MATCH ? ORDER BY rowid DESC LIMIT ?")
+    sql = (f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY 2 LIMIT ?" if order == "bm25"
+           else f"SELECT rowid, NULL FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?")
     k = want * 2
     while True:
         ranked = conn.execute(sql, (match, k)).fetchall()

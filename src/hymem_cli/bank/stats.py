@@ -18,7 +18,7 @@ STATUSES = ("current", "updated", "superseded", "deleted")
 PARTS = {
     "memories": ("versions", "versions_chain", "versions_revision", "versions_event_time", "versions_origin"),
     "transcripts": ("chunks", "sqlite_autoindex_chunks_1"),
-    "full-text index": ("versions_fts*",),
+    "full-text index": ("versions_fts*", "versions_sources_fts*"),
     "vectors": ("versions_vec*",),
     "vector codes": ("versions_codes", "versions_code_blocks"),
     "vector copies": ("versions_f16", "versions_floats"),

@@ -342,7 +342,13 @@ class Bank:
         if chain is None:
             self.conn.execute("UPDATE versions SET chain = id WHERE id = ?", (vid,))
         self.index_version(vid, text, blob)
+        self._index_sources(vid, revision, kept(_detail(details, "context")))
         return vid
+
+    def _index_sources(self, vid: int, revision: int, context: str | None) -> None:
+        """A writer's fact's source messages go into their own full-text index (bank/search.py's sources_ranked)."""
+        if context and self.conn.execute("SELECT writer IS NOT NULL FROM revisions WHERE id = ?", (revision,)).fetchone()[0]:
+            self.conn.execute("INSERT INTO versions_sources_fts (rowid, context) VALUES (?, ?)", (vid, context))
 
     def index_version(self, vid: int, text: str, blob: bytes) -> None:
         """Every version has exactly one full-text row, one vector (with its code and float16 copy), under its own id."""
