@@ -212,3 +212,19 @@ def test_an_upgraded_bank_says_so_once(cli, home, monkeypatch):
     assert found.exit_code == 0 and found.jsonl()
     assert "upgrading bank" in found.stderr and "m002_vector_codes" in found.stderr
     assert "upgrading" not in cli("search", "Sydney", "-f", "jsonl").stderr
+
+
+@pytest.mark.parametrize(("limit", "asked"), [(5, 1000), (20, 1000), (60, 1200)])
+def test_the_prefilter_sizes_its_candidates_for_the_results_shown_not_the_fusion_pool(big_bank, prefilter_always, monkeypatch,
+                                                                                      limit, asked):
+    """Search fuses a pool of 100 vectors however few results it shows; rescoring 2,000 candidates for that pool
+    doubled a large bank's search time. The candidates are 20 per result shown, and never fewer than 1,000."""
+    index = big_bank.code_index()
+    counts = []
+    real = index.nearest_codes
+    monkeypatch.setattr(index, "nearest_codes", lambda query, count: counts.append(count) or real(query, count))
+    hits = search(big_bank, "kyoto pottery dentist", limit)
+    assert len(hits) == limit and counts[0] == asked
+    counts.clear()
+    codes.knn(big_bank, index, queries(1)[0], "1", [], 100)  # without a count of results shown: sized for all it returns
+    assert counts[0] == 2000
