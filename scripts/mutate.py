@@ -67,12 +67,13 @@ TEST_SELECTION = ["tests/", "-m", "not slow and not llama", "--ignore=tests/test
 # files. The CLI end-to-end files (terminal, server, docs, architecture) reach every function of the
 # bank and would make each surviving mutant cost minutes, while telling little about the module.
 BANK_TESTS = ["test_bank_properties", "test_domain", "test_revert_plan", "test_store", "test_writer_pipeline", "test_chunk_atomicity", "test_transfer", "test_revert",
-              "test_errors", "test_error_lines", "test_cli_foundation", "test_verify", "test_concurrency", "test_project_bank"]
+              "test_errors", "test_error_lines", "test_cli_foundation", "test_verify", "test_concurrency", "test_project_bank",
+              "test_read_only_open", "test_compact", "test_upgrade"]
 WRITE_TESTS = ["test_guards", "test_domain", "test_writer_pipeline", "test_chunk_atomicity", "test_operations_fuzz", "test_poisoning",
                "test_writer_cli", "test_hostile_inputs", "test_streaming", "test_provenance", "test_native_protocol", "test_errors",
                "test_fail_closed", "test_cli_foundation"]
 READ_TESTS = ["test_readers", "test_sources", "test_domain", "test_session_logs", "test_streaming", "test_errors", "test_hostile_inputs", "test_transfer",
-              "test_writer_pipeline", "test_chunk_atomicity", "test_cli_foundation", "test_first_hour"]
+              "test_writer_pipeline", "test_chunk_atomicity", "test_cli_foundation", "test_first_hour", "test_reader_details"]
 SCREEN_TESTS = ["test_secret_checks", "test_store", "test_operations_fuzz", "test_poisoning", "test_privacy", "test_secrets_by_context", "test_hostile_inputs",
                 "test_writer_pipeline", "test_guards", "test_provenance", "test_fail_closed"]
 TESTS_FOR = {
