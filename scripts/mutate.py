@@ -135,6 +135,8 @@ FUZZ_EXAMPLES = "100"
 EQUIVALENT: list[tuple[str, str, str | None, str]] = [
     ("ingest/pipeline.py", "MemoryBankǁ", None, "a Protocol's method: its body and defaults never run"),
     ("ingest/pipeline.py", "ChunkProcessorǁ", None, "a Protocol's method: its body and defaults never run"),
+    ("bank/revert.py", "plan_revert", '"V.TAGS, V.OWNER, V.KIND, V.VALID_UNTIL, V.ORIGIN, "',
+     "the case of column names inside a SELECT (SQLite and sqlite3.Row ignore it)"),
     ("bank/revert.py", "plan_revert", "plan = RevertPlan(None)",
      "RevertPlan.rev is read by nothing; the re-check compares two plans built the same way"),
     ("ingest/processors.py", "_unparseable", 'proposed=None, stats=stats)',
