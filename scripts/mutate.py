@@ -132,6 +132,7 @@ FUZZ_EXAMPLES = "100"
 # Mutants that change nothing a caller can observe, so no test can kill them: (module, function, the
 # line as mutated, why). Matched on the mutated line, not on mutmut's numbering, which shifts when a
 # function changes.
+URI = "the SQLite hymem loads (sqlean) reads file: URIs whatever the flag; the flag is for the standard module's build"
 EQUIVALENT: list[tuple[str, str, str | None, str]] = [
     ("ingest/pipeline.py", "MemoryBankǁ", None, "a Protocol's method: its body and defaults never run"),
     ("ingest/pipeline.py", "ChunkProcessorǁ", None, "a Protocol's method: its body and defaults never run"),
@@ -157,6 +158,19 @@ EQUIVALENT: list[tuple[str, str, str | None, str]] = [
     ("bank/revert.py", "revert", "reason=reason)], [], strict=False)",
      "deleting what the transaction has just found current: nothing can refuse it, so strictness decides nothing"),
     ("screen/secrets.py", "_card_digits", "<= len(digits) <= 20", "the card shapes it is given have at most 19 digits"),
+    ("bank/revert.py", "revert", '[blobs[old["id"]]], strict=None)',
+     "updating what the transaction has just found current: nothing can refuse it, so strictness decides nothing"),
+    ("bank/revert.py", "revert", '[blobs[old["id"]]], strict=False)',
+     "updating what the transaction has just found current: nothing can refuse it, so strictness decides nothing"),
+    ("bank/revert.py", "revert", "view = RevisionDraft(None, ", "Bank._apply reads a draft's source, id and counts, never its command"),
+    ("bank/db.py", "open_stored", "uri=None", URI),
+    ("bank/db.py", "open_stored", "uri=False", URI),
+    ("bank/db.py", "open_stored", '?{mode}", isolation_level=None', URI),
+    ("bank/db.py", "open_read_only", "uri=None", URI),
+    ("bank/db.py", "open_read_only", "uri=False", URI),
+    ("bank/db.py", "open_read_only", "'mode=ro&immutable=1'}\", )", URI),
+    ("ingest/readers.py", "_short_repr", "ensure_ascii=None", "None is false, as False is"),
+    ("ingest/readers.py", "_read_markdown", "first = None", "None is false, as False is"),
 ]
 
 # A codec's name is read whatever its case ("utf-8" and "UTF-8" are one codec).

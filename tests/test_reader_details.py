@@ -181,3 +181,26 @@ def test_a_document_that_holds_no_messages_is_named_with_how_to_write_it():
         list(read_messages(['"just words"'], "json", name="chat.json"))
     assert str(caught.value) == 'chat.json: expected a list of messages or an object with a "messages" list, got a string'
     assert caught.value.hint == 'write [{"role": "user", "content": "hi"}, ...] or {"messages": [...]}'
+
+
+# Markdown: text before the first speaker, and when a top heading is a title
+
+
+def md(doc: str) -> list[tuple]:
+    return [(m.speaker, m.text, m.line) for m in read_messages(doc.splitlines(True), "markdown", name="x.md")]
+
+
+def test_markdown_text_before_the_first_speaker_is_a_message_of_its_own_with_its_line():
+    assert md("Notes from the call\n\n## Alex\nHi there\n") == [(None, "Notes from the call", 1), ("Alex", "Hi there", 3)]
+
+
+def test_markdown_a_top_heading_after_some_text_is_a_speaker_not_the_title():
+    assert md("Some intro\n# Alex\nhello\n## Sam\nhi\n") == [(None, "Some intro", 1), ("Alex", "hello", 2), ("Sam", "hi", 4)]
+
+
+def test_markdown_a_top_heading_after_the_first_speaker_is_a_speaker_not_the_title():
+    assert md("## Alex\nhi\n# Sam\nhello\n## Alex\nbye\n") == [("Alex", "hi", 1), ("Sam", "hello", 3), ("Alex", "bye", 5)]
+
+
+def test_markdown_a_top_heading_on_the_first_line_is_the_documents_title():
+    assert md("# Chat export\n## Alex\nhi\n") == [("Alex", "hi", 2)]

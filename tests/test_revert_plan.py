@@ -254,3 +254,36 @@ def test_a_write_between_planning_and_reverting_stops_the_revert(bank, monkeypat
     assert error(changed) == (f"the bank changed while reverting revision {rev}", "run the revert again")
     assert versions(bank, "id") == before + [(6,)]  # the other process's version, and nothing of the revert
     assert bank.conn.execute("SELECT count(*) FROM revisions WHERE command LIKE 'revert%'").fetchone()[0] == 0
+
+
+def test_a_refusal_inside_the_revert_is_an_input_error_and_changes_nothing(bank, monkeypatch):
+    """The plan is checked again inside the transaction, so the bank should never refuse; if it does, nothing is kept."""
+    from hymem_cli.bank.store import Bank, OperationRefused
+
+    rev = apply(bank, Operation("update", target="m1", text="Alex lives in Sydney."))
+    before = versions(bank, "id")
+
+    def refuse(self, *args, **kwargs):
+        raise OperationRefused(0, "m4 is not current")
+
+    monkeypatch.setattr(Bank, "_apply", refuse)
+    with pytest.raises(InputError) as refused:
+        revert(bank, rev)
+    assert error(refused) == (f"cannot revert revision {rev}: m4 is not current", "nothing was changed")
+    assert versions(bank, "id") == before
+    assert bank.conn.execute("SELECT count(*) FROM revisions").fetchone()[0] == 2
+
+
+def test_a_storage_error_inside_the_revert_names_the_bank(bank, monkeypatch):
+    from hymem_cli.bank.store import Bank
+
+    rev = apply(bank, Operation("add", text="Alex has a dog."))
+
+    def disk_fails(self, *args, **kwargs):
+        raise db.sqlite_module().OperationalError("disk I/O error")
+
+    monkeypatch.setattr(Bank, "_apply", disk_fails)
+    with pytest.raises(BankError) as failed:
+        revert(bank, rev)
+    assert error(failed) == (f"bank {bank.path}: disk I/O error", None)
+    assert bank.conn.execute("SELECT count(*) FROM revisions").fetchone()[0] == 2

@@ -181,3 +181,41 @@ def test_a_redacted_security_code_does_not_make_the_number_after_it_a_secret():
     """The placeholder names its kind, card-cvv; the next round of redaction must not read that as the word CVV."""
     out, found = Redactor().redact("Alex CVV 000 2024-05-01")
     assert out == "Alex CVV [REDACTED:card-cvv] 2024-05-01" and found == ["card-cvv"]
+
+
+SEED = "apple river stone cloud maple tiger piano lemon ocean"  # nine words no placeholder list holds
+
+
+@pytest.mark.parametrize("text,secret", [
+    (f"seed phrase: {SEED} the and but", False),  # 12 words, a quarter of them filler: a sentence, not a seed phrase
+    (f"seed phrase: {SEED} grape the and but", True),  # 13 words, 3 of them filler: less than a quarter
+    (f"Seed phrase: The And But {SEED.title()}", False),  # the filler is found whatever its case
+    ("seed phrase: " + ",".join(["the", "and", "but", *SEED.split()]), False),  # commas between the words
+    ("seed phrase: " + ", ".join(w.title() for w in [*SEED.split(), "grape", "melon", "olive"]), True),
+])
+def test_seed_phrases_against_sentences_that_follow_the_words_seed_phrase(text, secret):
+    assert ("seed-phrase" in kinds(text)) is secret
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("passphrase: Not Set", False),
+    ("Passphrase: NONE", False),
+    ("passphrase: Correct Horse Battery", True),
+])
+def test_passphrases_and_placeholders_whatever_their_case(text, secret):
+    assert ("passphrase" in kinds(text)) is secret
+
+
+def _mod97(iban: str) -> int:
+    moved = iban[4:] + iban[:4]
+    return int("".join(str(int(c, 36)) for c in moved)) % 97
+
+
+def test_an_iban_of_a_known_country_ends_at_that_countrys_length():
+    """German IBANs have 22 characters: digits after one are not part of it, even when a longer run would also pass mod 97."""
+    iban = "DE89370400440532013000"
+    assert _mod97(iban) == 1
+    tail = next(f"{n:02d}" for n in range(100) if _mod97(iban + f"{n:02d}") == 1)
+    text = f"IBAN {iban} {tail}"
+    spans = [text[s:e] for kind, s, e in find_secrets(text) if kind == "iban"]
+    assert spans == [iban]

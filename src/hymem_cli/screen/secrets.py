@@ -283,7 +283,7 @@ def _password_value(value: str) -> bool:
 
 def _basic_auth(value: str) -> bool:
     try:
-        decoded = base64.b64decode(value + "=" * (-len(value) % 4)).decode("utf-8")  # padding as a lenient decoder reads it
+        decoded = base64.b64decode(value + "==").decode("utf-8")  # lenient: padding beyond what it needs is ignored
     except (binascii.Error, UnicodeDecodeError, ValueError):
         return False
     return ":" in decoded and decoded.isprintable()
