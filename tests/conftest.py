@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,3 +104,12 @@ def llama_cpp():
             pytest.fail("llama-cpp-python is not installed (HYMEM_REQUIRE_LLAMA is set)")
         pytest.skip("llama-cpp-python is not installed")
     return llama_cpp
+
+
+def as_if_typed():
+    """preexec_fn for a child that a test stops with SIGINT: Ctrl-C's default action, as in a terminal.
+
+    A job started in the background by a non-interactive shell (`cmd &`) has SIGINT ignored, its children
+    inherit that, and Python then installs no KeyboardInterrupt handler: the child would never see the test's Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+

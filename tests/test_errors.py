@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import sqlean
 
-from conftest import one_error_line, snapshot
+from conftest import as_if_typed, one_error_line, snapshot
 
 SEED = "Alex: I live in Seattle.\n"
 NEW = "Sam: I work at a bakery in Ballard.\n"  # text the seed does not have, so a stored chunk shows
@@ -475,7 +475,7 @@ def test_ctrl_c_on_a_pipe_keeps_what_was_committed(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("HYMEM_") or k == "HYMEM_CACHE"}
     env.update(HYMEM_HOME=str(home), HYMEM_EMBED_MODEL="hash")
     add = subprocess.Popen([sys.executable, "-m", "hymem_cli", "add", "--raw", "-i", "jsonl", "-"], stdin=subprocess.PIPE,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, preexec_fn=as_if_typed)
     try:
         add.stdin.write(json.dumps({"speaker": "Sam", "text": "I work at a bakery in Ballard."}).encode() + b"\n")
         add.stdin.flush()  # the input goes quiet: the open chunk is stored after the idle flush

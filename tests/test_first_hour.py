@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import as_if_typed
 from test_errors import _stored
 
 HYMEM = [sys.executable, "-m", "hymem_cli"]
@@ -40,7 +41,7 @@ def test_ctrl_c_on_a_tail_f_pipe_exits_130_with_one_line(tmp_path):
     tail = subprocess.Popen(["tail", "-f", str(chat)], stdout=subprocess.PIPE)
     try:
         add = subprocess.Popen([*HYMEM, "add", "--raw", "-i", "jsonl", "-"], stdin=tail.stdout, stderr=subprocess.PIPE,
-                               stdout=subprocess.PIPE, env=_env(home))
+                               stdout=subprocess.PIPE, env=_env(home), preexec_fn=as_if_typed)
         tail.stdout.close()
         assert _wait_for(lambda: (home / "bank.db").exists() and _stored(home / "bank.db") == 1), "the first burst was never stored"
         add.send_signal(signal.SIGINT)
@@ -284,7 +285,7 @@ def test_ctrl_c_with_a_terminal_on_stdin_exits_130(tmp_path):
 
     leader, follower = pty.openpty()
     proc = subprocess.Popen([*HYMEM, "add", "--raw"], stdin=follower, stdout=follower, stderr=follower, env=_env(tmp_path / "home"),
-                            close_fds=True)
+                            close_fds=True, preexec_fn=as_if_typed)
     os.close(follower)
     out = b""
     deadline = time.monotonic() + 30
