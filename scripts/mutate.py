@@ -231,17 +231,28 @@ def sync(worktree: bool) -> str:
     return source
 
 
-def write_config(modules: list[str]) -> None:
+def write_config() -> bool:
+    """mutmut's setup.cfg, mutating every core module (a run of some modules picks their mutants by name, so
+    the record of which tests call which function always covers the whole core). Returns whether it changed."""
     also = sorted({p.name for p in WORK.iterdir() if p.name not in ("src", "mutants", "setup.cfg", "SOURCE") and not p.name.startswith(".")})
     lines = ["[mutmut]", f"source_paths = {PACKAGE}/", "only_mutate ="]
-    lines += [f"    {PACKAGE}/{m}" for m in modules]
+    lines += [f"    {PACKAGE}/{m}" for m in CORE]
     lines += ["pytest_add_cli_args_test_selection ="] + [f"    {a}" for a in TEST_SELECTION]
     lines += ["pytest_add_cli_args =", "    -p", "    no:cacheprovider", "    -p", "    hymem_mutate_order"]
     lines += ["also_copy ="] + [f"    {a}" for a in also]
     # Workers fork from a process that has run no test: the tests leave threads behind (readers, servers),
     # and a fork taken while one of them holds a lock hangs.
     lines += ["process_isolation = forkserver", "use_git_change_detection = false", ""]
-    (WORK / "setup.cfg").write_text("\n".join(lines))
+    config, text = WORK / "setup.cfg", "\n".join(lines)
+    changed = not config.exists() or config.read_text() != text
+    config.write_text(text)
+    return changed
+
+
+def mutant_names(module: str) -> str:
+    """The glob of a module's mutants: `hymem_cli.bank.db.x_…` (functions) and `hymem_cli.bank.db.xǁ…` (methods)."""
+    dotted = ".".join(["hymem_cli", *module.removesuffix(".py").removesuffix("/__init__").split("/")])
+    return f"{dotted}.x*"
 
 
 def load(path: str) -> Module:
@@ -414,13 +425,12 @@ def main() -> int:
     if not args.report:
         WORK.mkdir(parents=True, exist_ok=True)
         before = (WORK / "SOURCE").read_text().strip() if (WORK / "SOURCE").exists() else None
-        if sync(args.worktree) != before or args.worktree:
+        if (sync(args.worktree) != before) | write_config() or args.worktree:
             # Other code: which tests call which function is recorded again, and "no tests" is asked again.
             (WORK / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
             for module in CORE:
                 reset(module, lambda code: status_of(code) == "no tests")
-        write_config(modules)
-        for module in modules:  # a run of other modules left a plain copy: drop it, or mutmut takes it for mutated
+        for module in CORE:  # a plain copy left by an older run: drop it, or mutmut takes it for mutated
             copy = WORK / "mutants" / PACKAGE / module
             if copy.exists() and "# mutmut generated" not in copy.read_text():
                 copy.unlink()
@@ -431,6 +441,8 @@ def main() -> int:
             if not again:
                 return report(modules, args.markdown, args.min_rate)
             command += again
+        elif args.modules:
+            command += [mutant_names(module) for module in modules]
         plugins = WORK / ".plugins"
         plugins.mkdir(exist_ok=True)
         (plugins / "hymem_mutate_order.py").write_text(ORDER_PLUGIN.lstrip())
