@@ -171,6 +171,8 @@ EQUIVALENT: list[tuple[str, str, str | None, str]] = [
     ("bank/db.py", "open_read_only", "'mode=ro&immutable=1'}\", )", URI),
     ("ingest/readers.py", "_short_repr", "ensure_ascii=None", "None is false, as False is"),
     ("ingest/readers.py", "_read_markdown", "first = None", "None is false, as False is"),
+    ("screen/secrets.py", "_luhn", "total -= d", "a sum is a multiple of 10 exactly when its negative is"),
+    ("bank/store.py", "Bankǁhead_of", 'self.version_row(vid)["CHAIN"]', "the case of a column looked up in a sqlite3.Row (it ignores case)"),
 ]
 
 # A codec's name is read whatever its case ("utf-8" and "UTF-8" are one codec).

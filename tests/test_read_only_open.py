@@ -151,3 +151,20 @@ def test_looking_at_a_missing_file_creates_nothing(tmp_path: Path):
 def test_sqlite_errors_become_hymem_errors_with_what_to_do(sqlite_says, kind, message, hint):
     error = db.translate(OperationalError(sqlite_says), "B")
     assert (type(error).__name__, error.message, error.hint) == (kind, message, hint)
+
+
+@pytest.mark.parametrize("kind", ["OperationalError", "DatabaseError", "IntegrityError"])
+def test_each_kind_of_sqlite_error_inside_the_bank_becomes_a_bank_error(kind):
+    from hymem_cli.bank.store import _db_error
+
+    error = _db_error(getattr(db.sqlite_module(), kind)("database disk image is malformed"), "B")
+    assert isinstance(error, BankError) and error.message == "bank B is not a valid hymem bank (database disk image is malformed)"
+    other = ValueError("not SQLite's")
+    assert _db_error(other, "B") is other
+
+
+def test_a_refused_operation_says_why_and_is_not_unknown_unless_told():
+    from hymem_cli.bank.store import OperationRefused
+
+    refused = OperationRefused(2, "m4 is not current")
+    assert (str(refused), refused.index, refused.reason, refused.unknown) == ("m4 is not current", 2, "m4 is not current", False)

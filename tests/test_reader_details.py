@@ -204,3 +204,7 @@ def test_markdown_a_top_heading_after_the_first_speaker_is_a_speaker_not_the_tit
 
 def test_markdown_a_top_heading_on_the_first_line_is_the_documents_title():
     assert md("# Chat export\n## Alex\nhi\n") == [("Alex", "hi", 2)]
+
+
+def test_markdown_a_top_heading_right_after_an_empty_speaker_heading_is_a_speaker():
+    assert md("## Alex\n# Sam\nhello\n## Alex\nbye\n") == [("Sam", "hello", 2), ("Alex", "bye", 4)]

@@ -219,3 +219,23 @@ def test_an_iban_of_a_known_country_ends_at_that_countrys_length():
     text = f"IBAN {iban} {tail}"
     spans = [text[s:e] for kind, s, e in find_secrets(text) if kind == "iban"]
     assert spans == [iban]
+
+
+def _with_check_digits(country: str, bban: str) -> str:
+    check = 98 - _mod97(country + "00" + bban)
+    return f"{country}{check:02d}{bban}"
+
+
+@pytest.mark.parametrize("bban", ["12345678901", "1234567890123456789012345678AB", "0110125000000001230069"])
+def test_an_iban_of_a_country_without_a_known_length_is_found_at_any_length_from_15_to_34(bban):
+    iban = _with_check_digits("ZZ", bban)  # 15, 34 and 26 characters
+    assert _mod97(iban) == 1
+    text = f"IBAN {iban}"
+    assert [text[s:e] for kind, s, e in find_secrets(text) if kind == "iban"] == [iban]
+
+
+def test_an_iban_of_a_country_without_a_known_length_ends_at_its_longest_valid_run():
+    iban = _with_check_digits("ZZ", "01101250000000012300695")  # 27 characters
+    text = f"IBAN {iban} 4"  # one more digit after it: 28 characters do not pass mod 97, 27 do
+    assert _mod97(iban + "4") != 1
+    assert [text[s:e] for kind, s, e in find_secrets(text) if kind == "iban"] == [iban]
