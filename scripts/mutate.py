@@ -171,6 +171,7 @@ EQUIVALENT: list[tuple[str, str, str | None, str]] = [
     ("bank/db.py", "open_read_only", "'mode=ro&immutable=1'}\", )", URI),
     ("ingest/readers.py", "_short_repr", "ensure_ascii=None", "None is false, as False is"),
     ("ingest/readers.py", "_read_markdown", "first = None", "None is false, as False is"),
+    ("bank/store.py", "Bankǁversion", "isinstance(ref, int)) and False", "parse_memory_id reads an int as it reads its digits"),
     ("screen/secrets.py", "_luhn", "total -= d", "a sum is a multiple of 10 exactly when its negative is"),
     ("bank/store.py", "Bankǁhead_of", 'self.version_row(vid)["CHAIN"]', "the case of a column looked up in a sqlite3.Row (it ignores case)"),
 ]

@@ -86,3 +86,17 @@ def test_a_real_bank_with_a_dropped_table_gets_smaller(tmp_path: Path):
     assert path.stat().st_size < before / 4
     assert {r[0] for r in conn.execute("SELECT name FROM migrations")} == {fn.__name__ for fn in db.MIGRATIONS}
     conn.close()
+
+
+def test_the_size_it_frees_is_said_in_whole_megabytes_rounded():
+    assert compact(Pragmas(4000, 3500, page_size=1000))[1][0][1] == "rewriting the file without 4 MB of free pages"  # 3.5 MB
+
+
+def test_the_second_connection_waits_as_long_as_the_first(tmp_path: Path):
+    from hymem_cli.bank import open_bank
+
+    bank = open_bank(tmp_path / "bank.db", busy_timeout=7.0)
+    try:
+        assert bank.reader().execute("PRAGMA busy_timeout").fetchone()[0] == 7000
+    finally:
+        bank.close()

@@ -47,3 +47,12 @@ def test_auth_headers_and_webhooks_are_not_stored_in_clear(cli, home, monkeypatc
     assert (counts["redacted.basic-auth"], counts["redacted.slack-webhook"]) == (1, 1)
     raw = (home / "bank.db").read_bytes() + b"".join(p.read_bytes() for p in home.glob("bank.db-*"))
     assert basic.encode() not in raw and b"hooks.slack.com" not in raw
+
+
+def test_source_ids_that_carry_a_secret_are_redacted_and_the_rest_kept():
+    from hymem_cli.domain import Operation
+    from hymem_cli.screen import Screen
+
+    op = Operation("add", text="Alex uses the shared key.", source_ids=["s1-2", "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7"])
+    scrubbed = Screen().scrub_operation(op)
+    assert scrubbed.source_ids == ["s1-2", "[REDACTED:openai-key]"]

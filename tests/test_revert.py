@@ -207,3 +207,11 @@ def test_the_copies_a_revert_makes_keep_the_chunk_they_were_written_from(cli, ba
     copies = dict(_rows(bank, "SELECT chain, id FROM versions WHERE revision = 3 AND op = 'update'"))
     assert rows[1] is not None and rows[4] is not None
     assert (rows[copies[1]], rows[copies[4]]) == (rows[1], rows[4])
+
+
+def test_the_log_gives_each_revision_its_time_and_source(cli, bank):
+    import re
+
+    entries = {e["revision"]: e for e in cli("log", "-f", "json").json()}
+    assert entries[1]["source"] == "examples/alex.jsonl" and entries[2]["source"] is not None
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", e["time"]) for e in entries.values())
