@@ -239,3 +239,19 @@ def test_an_iban_of_a_country_without_a_known_length_ends_at_its_longest_valid_r
     text = f"IBAN {iban} 4"  # one more digit after it: 28 characters do not pass mod 97, 27 do
     assert _mod97(iban + "4") != 1
     assert [text[s:e] for kind, s, e in find_secrets(text) if kind == "iban"] == [iban]
+
+
+@pytest.mark.parametrize("value,secret", [
+    ("abc", True), ("Xy9", True), ("hunter22", True),  # three characters are enough
+    ("ab", False),  # two are not
+    ("EMPTY", False), ("Missing", False),  # a plain no, whatever its case
+    ("ENV", False), ("Changeme_Later", False),  # a placeholder, whatever its case
+    ("[REDACTED:password]", False), ("$DB_PASS", False), ("<your password>", False), ("{{ db_password }}", False),
+    ("%(password)s", False), ("/run/secrets/db", False), ("~/pw.txt", False), ("./pw.txt", False),
+    ("http://vault.local/pw", False), ("https://vault.local/pw", False),  # a reference to the value, not the value
+    ("********", False), ("xxxxxx", False), ("•••-•••", False),  # a mask
+])
+def test_what_a_password_field_holds(value, secret):
+    from hymem_cli.screen.secrets import _field_value
+
+    assert _field_value(value) is secret

@@ -307,3 +307,53 @@ def test_show_lists_what_else_the_writer_tried_in_that_chunk(hashed, tmp_path):
 
     with pytest.raises(NotFoundError):
         revision(hashed, 2)
+
+
+def test_a_proposal_that_is_not_an_object_is_kept_as_written_up_to_500_characters():
+    from hymem_cli.ingest.processors import _as_operation
+
+    raw = "x" * 600
+    op = _as_operation(raw, {})
+    assert (op.op, op.text) == ("invalid", json.dumps(raw)[:500]) and len(op.text) == 500
+
+
+def test_a_refused_proposal_keeps_its_target_and_only_the_text_fields_that_are_text():
+    from hymem_cli.domain import Shown
+    from hymem_cli.ingest.processors import _as_operation
+
+    shown = {1: Shown(1, "m7", "Alex lives in Seattle.", None)}
+    op = _as_operation({"op": "update", "target": 1, "text": "Alex lives in Sydney.", "reason": 5, "evidence": ["moved"]}, shown)
+    assert (op.op, op.target, op.text, op.reason, op.evidence) == ("update", "m7", "Alex lives in Sydney.", None, None)
+    assert _as_operation({"op": "delete", "target": 9}, shown).target == "alias:9"
+    assert _as_operation({"op": "add"}, shown).target is None
+
+
+def test_the_hymem_protocol_names_itself_in_the_revisions_writer_record():
+    from hymem_cli.ingest.processors import WriterProcessor
+    from hymem_cli.screen import Screen
+    from hymem_cli.writer import prompt
+    from hymem_cli.writer.scripted import ScriptedBackend
+
+    processor = WriterProcessor(ScriptedBackend([]), Screen())
+    assert (processor.pipeline, processor.related) == ("single", 8)  # one call a chunk, eight memories shown
+    record = processor.writer_info()
+    assert (record["protocol"], record["prompt_version"], record["pipeline"]) == ("hymem", prompt.PROMPT_VERSION, "single")
+
+
+@pytest.mark.parametrize(("limit", "shown"), [(0, 0), (1, 1), (2, 2)])
+def test_the_writer_is_shown_as_many_related_memories_as_asked_and_none_asks_nothing(limit, shown):
+    from hymem_cli.domain import Chunk, Message
+    from hymem_cli.ingest.processors import related_memories
+
+    class Bank:
+        asked: list = []
+
+        def related(self, texts, n):
+            self.asked.append(n)
+            return [{"id": f"m{i}", "text": f"memory {i}", "event_time": None} for i in range(1, n + 1)]
+
+    bank = Bank()
+    chunk = Chunk(source="chat.txt", messages=[Message(id="1", speaker="Alex", text="I moved to Sydney.")])
+    got = related_memories(bank, chunk, limit)
+    assert [(s.alias, s.memory_id) for s in got] == [(i, f"m{i}") for i in range(1, shown + 1)]
+    assert bank.asked == ([limit] if limit else [])
