@@ -48,10 +48,11 @@ from writer_script import FactScript, load_facts  # noqa: E402
 
 SETS = [ROOT / "bench/data/eval", ROOT / "bench/data/retrieval"]
 BUILT_IN = {
-    "before": "search.fusion=rrf,search.text_weight=1.0,search.vector_weight=0.5,search.newer_first=false,embed.context=0,embed.date=false",
+    "before": "search.fusion=rrf,search.text_weight=1.0,search.vector_weight=0.5,search.newer_first=false,search.speaker_weight=0,"
+              "embed.context=0,embed.date=false",
     "after": "",
-    "bm25": "search.vector_weight=0,search.newer_first=false",
-    "vector": "search.text_weight=0,search.newer_first=false",
+    "bm25": "search.vector_weight=0,search.newer_first=false,search.speaker_weight=0",
+    "vector": "search.text_weight=0,search.newer_first=false,search.speaker_weight=0",
 }
 LIMIT = 20
 

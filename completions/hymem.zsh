@@ -323,7 +323,7 @@ _hymem_config_get() {
   _arguments -C -s \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
+    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
   return ret
 }
 
@@ -334,7 +334,7 @@ _hymem_config_set() {
     '--project[Change the project'\''s config (.hymem/config.toml) instead of the user'\''s.]' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' \
+    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' \
     ':value: ' && ret=0
   return ret
 }
@@ -346,7 +346,7 @@ _hymem_config_unset() {
     '--project[Change the project'\''s config (.hymem/config.toml) instead of the user'\''s.]' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
+    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
   return ret
 }
 

@@ -92,7 +92,11 @@ def test_fusion_and_weights_are_checked_settings(monkeypatch):
     monkeypatch.setenv("HYMEM_SEARCH_FUSION", "rrf")
     monkeypatch.setenv("HYMEM_SEARCH_NEWER_FIRST", "no")
     assert config.load().search.ranking() == {"vector_weight": 0.4, "text_weight": 0.6, "fusion": "rrf", "newer_first": False,
-                                                 "speaker_updates": True, "sources_weight": 0.0}
+                                                 "speaker_updates": True, "sources_weight": 0.0, "speaker_weight": 1.0}
+    monkeypatch.setenv("HYMEM_SEARCH_SPEAKER_WEIGHT", "-0.5")
+    with pytest.raises(ConfigError, match="search.speaker_weight"):
+        config.load()
+    monkeypatch.delenv("HYMEM_SEARCH_SPEAKER_WEIGHT")
     monkeypatch.setenv("HYMEM_EMBED_CONTEXT", "-1")
     with pytest.raises(ConfigError, match="embed.context"):
         config.load()
@@ -238,7 +242,71 @@ def test_a_newer_restatement_by_the_same_speaker_goes_first_without_the_query_wo
 ])
 def test_the_same_speaker_rule_needs_the_speaker_closeness_and_two_shared_words(tmp_path, new_text, speaker, cosine):
     bank = speaker_bank(tmp_path, new_text, speaker, cosine, old_speaker="Raj" if speaker else None)
-    assert texts(search(bank, "where does Raj work", 2, query_vector=unit(1, 0.2)))[0] == STALE_JOB
+    # speaker_weight=0: the query names Raj, and the rule for a named speaker is tested below
+    assert texts(search(bank, "where does Raj work", 2, speaker_weight=0, query_vector=unit(1, 0.2)))[0] == STALE_JOB
+
+
+@pytest.mark.parametrize("cosine, query, moved", [
+    (0.65, "where does Raj work", True),  # the query names who said both: closeness is enough
+    (0.55, "where does Raj work", False),  # not close enough
+    (0.65, "which job now", False),  # the query names no one: two shared words are still needed
+])
+def test_when_the_query_names_the_speaker_a_close_newer_message_of_theirs_goes_first(tmp_path, cosine, query, moved):
+    newer = "Raj: Ledgerly has a new office downtown."
+    bank = speaker_bank(tmp_path, newer, "Raj", cosine)
+    q = dict(query_vector=unit(1, 0.2))
+    assert texts(search(bank, query, 2, newer_first=False, **q)) == [STALE_JOB, newer]
+    assert texts(search(bank, query, 2, **q)) == ([newer, STALE_JOB] if moved else [STALE_JOB, newer])
+
+
+# -- a query that names a speaker -------------------------------------------------------------
+
+SHORT = "Nadia: Very good."
+MOVED = "Nadia: Still in Delfshaven, but in a bigger flat two streets away."
+ASKED = "Tomás: How is the new flat, Nadia?"
+LISBON = "Tomás: Alfama is loud in summer, the flat above the tram stop."
+
+
+def named_bank(tmp_path):
+    """Two speakers' messages; the embedder makes the name pull the query toward Nadia's shortest message, as a
+    real one does when every message of hers starts with "Nadia:", and the query without the name toward the flats."""
+    vectors = {"Where does Nadia live?": unit(1), "Where does live?": unit(0, 1),
+               SHORT: unit(1, 0.3), MOVED: unit(0.5, 1), ASKED: unit(0.3, 0.6, 0.6), LISBON: unit(0, 0.9, 0.4)}
+    embedder = FixedEmbedder(vectors)
+    bank = open_bank(tmp_path / "bank.db")
+    bank.bind_embedder(embedder)
+    bank.apply_operations([Operation("add", text=text, speaker=text.split(":")[0], event_time=f"2024-05-0{i}T10:00:00Z")
+                           for i, text in enumerate([SHORT, MOVED, ASKED, LISBON], 1)], "apply", "test")
+    return bank, embedder
+
+
+def test_a_query_naming_a_speaker_ranks_what_they_said_about_it_not_their_shortest_message(tmp_path):
+    bank, embedder = named_bank(tmp_path)
+    assert texts(search(bank, "Where does Nadia live?", 4, speaker_weight=0))[0] == SHORT
+    assert embedder.seen[-1] == "Where does Nadia live?"
+    hits = texts(search(bank, "Where does Nadia live?", 4))
+    assert embedder.seen[-1] == "Where does live?"  # the name is left out of the query's vector
+    assert hits[0] == MOVED
+    assert hits.index(ASKED) < hits.index(LISBON)  # Tomás's message that names Nadia counts as about her; the other does not
+    assert texts(search(bank, "Where does Nadia live?", 4, fusion="rrf"))[0] == MOVED
+
+
+def test_a_name_alone_is_still_searched_and_a_word_that_is_no_speaker_is_kept(tmp_path):
+    from hymem_cli.bank.search import named_speakers, without_names
+
+    bank, embedder = named_bank(tmp_path)
+    assert named_speakers(bank.conn, ["where", "nadia", "tomás", "flat", "2024"]) == {"nadia", "tomás"}  # whatever the case
+    assert without_names("Where does Nadia live?", {"nadia"}) == "Where does live?"
+    assert without_names("Nadia?", {"nadia"}) == "Nadia?"  # nothing but the name: searched as it is
+    assert texts(search(bank, "Nadia", 4))[:2] != []
+    assert embedder.seen[-1] == "Nadia"
+
+
+def test_the_speaker_lookup_uses_its_index(tmp_path):
+    bank, _ = named_bank(tmp_path)
+    plan = " ".join(str(r[-1]) for r in bank.conn.execute(
+        "EXPLAIN QUERY PLAN SELECT 1 FROM versions WHERE speaker = ? COLLATE NOCASE LIMIT 1", ("nadia",)))
+    assert "versions_speaker" in plan  # not a scan of every memory: a million-memory bank answers in microseconds
 
 
 # -- a writer's fact ranked by its source messages --------------------------------------------

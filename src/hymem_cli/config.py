@@ -23,7 +23,8 @@ KEYS: dict[str, tuple[object, str]] = {
     "search.text_weight": (0.6, "weight of full-text (BM25) in rank fusion"),
     "search.newer_first": (True, "within the top 10, put a result above an older one it updates (close in meaning, two query words in common)"),
     "search.sources_weight": (0.0, "weight of a writer's fact's source messages (BM25 over them, facts only) in rank fusion; 0: the fact's own words only"),
-    "search.speaker_updates": (True, "with newer_first, a result also updates an older one by the same speaker that is close to it (cosine > 0.4) and shares two of its words"),
+    "search.speaker_updates": (True, "with newer_first, a result also updates an older one by the same speaker that is close to it (cosine > 0.4) and shares two of its words, or closer (cosine > 0.6) when the query names that speaker"),
+    "search.speaker_weight": (1.0, "a query naming a speaker (\"Where does Nadia live?\"): the name is left out of its words and vector, and what that speaker said or what names them gets this weight in rank fusion; 0: off"),
     "ingest.chunk_tokens": (768, "token budget of one transcript chunk"),
     "writer.backend": ("", "llama or openai; empty means no writer is configured"),
     "writer.model": ("", "GGUF path or name in the models directory (llama), or served model name (openai)"),
@@ -101,7 +102,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 MINIMUM: dict[str, float] = {
     "search.limit": 1, "ingest.chunk_tokens": 16, "writer.n_ctx": 256, "writer.n_gpu_layers": -1, "writer.threads": 0,
     "writer.max_tokens": 1, "writer.timeout": 0.001, "writer.related": 0, "bank.busy_timeout": 0,
-    "search.vector_weight": 0, "search.text_weight": 0, "search.sources_weight": 0, "embed.context": 0,
+    "search.vector_weight": 0, "search.text_weight": 0, "search.sources_weight": 0, "search.speaker_weight": 0, "embed.context": 0,
 }
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -197,11 +198,13 @@ class SearchSettings:
     newer_first: bool
     speaker_updates: bool
     sources_weight: float
+    speaker_weight: float
 
     def ranking(self) -> dict[str, object]:
         """How results are ranked, as `bank.search.search` takes it (and `hymem serve` receives it)."""
         return {"vector_weight": self.vector_weight, "text_weight": self.text_weight, "fusion": self.fusion, "newer_first": self.newer_first,
-                "speaker_updates": self.speaker_updates, "sources_weight": self.sources_weight}
+                "speaker_updates": self.speaker_updates, "sources_weight": self.sources_weight,
+                "speaker_weight": self.speaker_weight}
 
 
 @dataclass(frozen=True)

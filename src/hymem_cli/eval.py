@@ -279,6 +279,7 @@ def evaluate_writer(
     newer_first: bool = True,
     speaker_updates: bool = True,
     sources_weight: float = 0.0,
+    speaker_weight: float = 1.0,
     memory_text: MemoryText | None = None,
     per_question: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
@@ -313,7 +314,7 @@ def evaluate_writer(
                 for q in asked:
                     hits = search(bank, q.question, limit, SearchFilter(), vector_weight=vector_weight, text_weight=text_weight,
                                   fusion=fusion, newer_first=newer_first, speaker_updates=speaker_updates,
-                                  sources_weight=sources_weight)
+                                  sources_weight=sources_weight, speaker_weight=speaker_weight)
                     scored.append(score_question(q, hits, session_of, current))
                 took_query = time.perf_counter() - started
             finally:

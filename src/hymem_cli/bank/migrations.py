@@ -174,8 +174,14 @@ def m009_fact_sources_index(conn) -> None:
                  "JOIN versions v ON v.revision = r.id WHERE r.writer IS NOT NULL AND v.context IS NOT NULL")
 
 
+def m010_speaker_index(conn) -> None:
+    """An index of who said each memory, so that search can tell in a few lookups whether a query's word names a
+    speaker of the bank ("Where does Nadia live?"; bank/search.named_speakers)."""
+    conn.execute("CREATE INDEX versions_speaker ON versions(speaker COLLATE NOCASE) WHERE speaker IS NOT NULL")
+
+
 MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys, m005_version_details, m006_version_origin,
-              m007_version_context, m008_half_vectors, m009_fact_sources_index]
+              m007_version_context, m008_half_vectors, m009_fact_sources_index, m010_speaker_index]
 
 # The vector table is created when the bank first meets its embedder, since its width is the
 # model's dimension: see Bank.bind_embedder.

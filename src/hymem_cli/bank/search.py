@@ -2,7 +2,13 @@
 
 Within the top RECENT_TOP, a result that is newer than one ranked above it and updates it goes first: the
 updated fact above the stale one. It updates it when the two are close in meaning and share two of the query's
-words, or when the same speaker said both, close in meaning, naming two of the same things (newer_first_order).
+words, or when the same speaker said both, close in meaning, naming two of the same things, or closer still when
+the query names that speaker (newer_first_order).
+
+A query that names a speaker of the bank ("Where does Nadia live?") is about what that person said or what was
+said of them. Every raw message of theirs starts with their name, so the name alone would rank their shortest
+messages first ("Nadia: Very good."), in BM25 and in the vectors alike: the name is left out of the words and of
+the query's vector, and the memories they said or that name them gain a fixed weight in the fusion instead.
 
 Small banks use sqlite-vec's exact KNN and plain BM25. Large ones (codes.PREFILTER_FROM memories
 and up) search vectors through sign-bit codes with exact rescoring (bank/codes.py), score with
@@ -31,6 +37,7 @@ RECENT_COSINE = 0.5  # ... between two results at least this close in meaning
 RECENT_WORDS = 2  # ... that share at least this many of the query's words
 SPEAKER_COSINE = 0.4  # or: said by the same speaker, at least this close (a restatement: "I left Ledgerly" after "I work at Ledgerly")
 SPEAKER_WORDS = 2  # ... and sharing at least this many words other than stopwords and speakers' names
+NAMED_COSINE = 0.6  # or: said by the speaker the query names, at least this close
 # Words that match almost every conversational message and only add noise to an OR query.
 STOPWORDS = frozenset(
     "a an and are as at be but by did do does for from had has have he her his how i in is it its "
@@ -84,6 +91,30 @@ def query_words(text: str) -> list[str]:
     """The query's distinct words, stopwords dropped unless nothing else is left; at most 64 (a 1 MB message is not a query)."""
     words = [w for w in re.findall(r"\w+", text.lower()) if w not in STOPWORDS] or re.findall(r"\w+", text.lower())
     return list(dict.fromkeys(words))[:64]
+
+
+def named_speakers(conn, words: list[str]) -> set[str]:
+    """Those of the query's `words` that name a speaker of the bank, whatever the case (one indexed lookup each)."""
+    return {w for w in words if not w.isdigit() and len(w) > 1
+            and conn.execute("SELECT 1 FROM versions WHERE speaker = ? COLLATE NOCASE LIMIT 1", (w,)).fetchone()}
+
+
+def without_names(query: str, names: set[str]) -> str:
+    """`query` with the `names` taken out; the query itself when nothing but stopwords would be left."""
+    rest = re.sub(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b", " ", query, flags=re.IGNORECASE)
+    return " ".join(rest.split()) if any(w not in STOPWORDS for w in re.findall(r"\w+", rest.lower())) else query
+
+
+def _about(bank: Bank, ids, names: set[str]) -> set[int]:
+    """Those of `ids` said by one of the `names` (lowercase) or naming one of them after the speaker's own prefix."""
+    mention = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b", re.IGNORECASE)
+    rows = bank.conn.execute("SELECT id, speaker, text FROM versions WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(ids)),))
+    found = set()
+    for vid, speaker, text in rows:
+        said = (speaker or "").lower()
+        if said in names or mention.search(text[len(said) + 1:] if said and text.lower().startswith(said + ":") else text):
+            found.add(vid)
+    return found
 
 
 def _any_of(words: list[str]) -> str | None:
@@ -153,6 +184,7 @@ def search(
     newer_first: bool = True,
     speaker_updates: bool = True,
     sources_weight: float = 0.0,
+    speaker_weight: float = 1.0,
 ) -> list[dict]:
     """The best `limit` versions for `query`, each a version dict with `score`.
 
@@ -160,18 +192,21 @@ def search(
     (the score is that weighted mean); "rrf" adds weight / (RRF_K + rank) (the score is that sum times RRF_K).
     `newer_first` applies the update rule of the module docstring to the top RECENT_TOP; `speaker_updates` adds
     its same-speaker half. `sources_weight` adds a third list: writers' facts ranked by BM25 over the source messages
-    they cite (raw messages are never in it), so a fact is also found by the words it came from.
+    they cite (raw messages are never in it), so a fact is also found by the words it came from. `speaker_weight`
+    > 0 turns on the handling of a query that names a speaker (module docstring), with that weight.
     """
     flt = flt or SearchFilter()
     where, args = flt.sql()
     limit = max(1, min(int(limit), MAX_RESULTS))  # a limit from a config file is not bounded by the CLI's option
     pool = max(limit * 5, POOL if fusion == "minmax" else 50)  # candidates per ranker before fusion
 
-    words = query_words(query) if text_weight > 0 else []
+    asked = query_words(query)
+    named = named_speakers(bank.conn, asked) if speaker_weight > 0 else set()
+    words = ([w for w in asked if w not in named] or asked) if text_weight > 0 else []
     by_vector = vector_weight > 0 and bank.embedder is not None  # not bound: the bank had no vectors when opened
     text_hits: list[tuple[int, float]] = []
     vector_hits: list[int] = []
-    vector = _query_vector(bank, query, query_vector) if by_vector else None
+    vector = _query_vector(bank, without_names(query, named) if named else query, query_vector) if by_vector else None
     large = _large(bank)
     if words and by_vector and large:
         # A large bank: rank the words on a second connection while the vectors are ranked here;
@@ -189,18 +224,25 @@ def search(
     if fusion == "rrf":
         scores = _rrf([([vid for vid, _ in text_hits], text_weight), (vector_hits, vector_weight),
                        ([vid for vid, _ in source_hits], sources_weight)])
+        if named:  # the memories by or about the named speakers, in the order the other lists gave them
+            about = _about(bank, scores, named)
+            scores = _rrf([([vid for vid in sorted(scores, key=lambda v: (-scores[v], -v)) if vid in about], speaker_weight)], scores)
     else:
         similar = _cosines(bank, vector, vector_hits) if vector_hits else {}
-        scores = _minmax([({vid: -bm25 for vid, bm25 in text_hits}, text_weight), (similar, vector_weight),
-                          ({vid: -bm25 for vid, bm25 in source_hits}, sources_weight)])
+        lists = [({vid: -bm25 for vid, bm25 in text_hits}, text_weight), (similar, vector_weight),
+                 ({vid: -bm25 for vid, bm25 in source_hits}, sources_weight)]
+        if named:  # 1 for a memory by or about a named speaker, 0 for the other candidates
+            candidates = {vid for scored, _ in lists for vid in scored}
+            about = _about(bank, candidates, named)
+            lists.append(({vid: float(vid in about) for vid in candidates}, speaker_weight))
+        scores = _minmax(lists)
 
     ranked = [vid for vid, _ in sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))]
     rows: dict[int, object] = {}
     if newer_first and len(ranked) > 1:
         head = ranked[:RECENT_TOP]
         rows = {vid: bank.version_row(vid) for vid in head}
-        ranked = newer_first_order(head, rows, _vectors(bank, head), words or query_words(query),
-                                   speaker_updates) + ranked[RECENT_TOP:]
+        ranked = newer_first_order(head, rows, _vectors(bank, head), asked, speaker_updates, named) + ranked[RECENT_TOP:]
     results = []
     for vid in ranked[:limit]:
         hit = version_dict(rows.get(vid) or bank.version_row(vid), as_of=flt.as_of)
@@ -209,9 +251,9 @@ def search(
     return results
 
 
-def _rrf(lists: list[tuple[list[int], float]]) -> dict[int, float]:
-    """Weighted reciprocal rank fusion: each list adds weight / (RRF_K + rank)."""
-    scores: dict[int, float] = {}
+def _rrf(lists: list[tuple[list[int], float]], scores: dict[int, float] | None = None) -> dict[int, float]:
+    """Weighted reciprocal rank fusion: each list adds weight / (RRF_K + rank) (to `scores`, when given)."""
+    scores = dict(scores or {})
     for hits, weight in lists:
         for rank, vid in enumerate(hits, 1):
             scores[vid] = scores.get(vid, 0.0) + weight / (RRF_K + rank)
@@ -268,7 +310,8 @@ def _words(text: str, content: bool = False) -> set[str]:
     return {_stem(w) for w in re.findall(r"\w+", text.lower()) if not content or (w not in STOPWORDS and len(w) > 1)}
 
 
-def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[str], by_speaker: bool = True) -> list[int]:
+def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[str], by_speaker: bool = True,
+                      named: set[str] = frozenset()) -> list[int]:
     """`head` (best first) with each result moved above the first older one it updates.
 
     "Updates" is a narrow rule, either of:
@@ -276,7 +319,9 @@ def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[st
       query's words in common;
     - with `by_speaker`, the same named speaker (memories without one are left to the first rule), cosine > SPEAKER_COSINE and at least SPEAKER_WORDS words
       in common that are neither stopwords nor a speaker's name: an update restates what it changes ("I quit
-      Ledgerly" after "I'm an engineer at Ledgerly") but often lacks the query's words ("Where does Raj work?").
+      Ledgerly" after "I'm an engineer at Ledgerly") but often lacks the query's words ("Where does Raj work?");
+    - with `by_speaker`, the same speaker, one the query names (`named`, lowercase), and cosine > NAMED_COSINE: the
+      question is about that person, and two close things they said are most likely one fact and its change.
     Newer is the later event time when both have one, else the later stored version. Results without a stored
     vector stay where they are.
     """
@@ -298,8 +343,10 @@ def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[st
         cosine = float(unit[later] @ unit[earlier])
         if len(shared[later] & shared[earlier]) >= RECENT_WORDS and cosine > RECENT_COSINE:
             return True
-        return (by_speaker and rows[later]["speaker"] is not None and rows[later]["speaker"] == rows[earlier]["speaker"] and cosine > SPEAKER_COSINE
-                and len(content[later] & content[earlier]) >= SPEAKER_WORDS)
+        speaker = rows[later]["speaker"]
+        if not by_speaker or speaker is None or speaker != rows[earlier]["speaker"]:
+            return False
+        return cosine > NAMED_COSINE and speaker.lower() in named or cosine > SPEAKER_COSINE and len(content[later] & content[earlier]) >= SPEAKER_WORDS
 
     order = list(head)
     for j in range(1, len(order)):

@@ -48,7 +48,8 @@ def serve(bank: BankOpt = None) -> None:
                       vector_weight=float(request["vector_weight"]), text_weight=float(request["text_weight"]),
                       fusion=str(request.get("fusion", defaults.fusion)), newer_first=bool(request.get("newer_first", defaults.newer_first)),
                       speaker_updates=bool(request.get("speaker_updates", defaults.speaker_updates)),
-                      sources_weight=float(request.get("sources_weight", defaults.sources_weight)))
+                      sources_weight=float(request.get("sources_weight", defaults.sources_weight)),
+                      speaker_weight=float(request.get("speaker_weight", defaults.speaker_weight)))
 
     answered = server.serve(target, answer, on_ready=lambda path: ctx.out.info(f"serving {target.path} on {path}; Ctrl-C stops"))
     ctx.out.info(f"answered {answered} searches")
