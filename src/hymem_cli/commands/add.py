@@ -83,9 +83,9 @@ def add(
     target = ctx.open_bank(embed=True, create=True, path=Path(scratch.name) / "bank.db" if scratch else None)
     # Files are read whole, so their size in messages is known; a stream's is not.
     total = sum(len(src.messages) for src in sources) if all(isinstance(src.messages, list) for src in sources) else None
-    if total is None and sys.stdin.isatty():
-        ctx.out.info("reading stdin (Ctrl-D to end)")
     bar = ctx.out.progress("ingesting", total is not None)
+    if total is None and sys.stdin.isatty():  # said once everything is loaded: a Ctrl-C from here on ends with 130
+        ctx.out.info("reading stdin (Ctrl-D to end)")
     task = bar.add_task("ingest", total=total) if bar else None
     if bar:
         bar.start()
