@@ -1,5 +1,6 @@
 """The readers' small rules, each pinned: which keys name a session, what a log line that is not a turn
-is, where each message starts, and how a value quoted in an error is shortened."""
+is, where each message starts (code fences included), which lines are redacted before a speaker is split
+off, and how a value quoted in an error is shortened."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import json
 import pytest
 
 from hymem_cli._errors import InputError
-from hymem_cli.ingest.readers import read_messages
+from hymem_cli.ingest.readers import detect_format, read_messages
+from hymem_cli.screen import Screen
 
 
 def read(objects: list, fmt: str, name: str = "log.jsonl") -> list:
@@ -208,3 +210,81 @@ def test_markdown_a_top_heading_on_the_first_line_is_the_documents_title():
 
 def test_markdown_a_top_heading_right_after_an_empty_speaker_heading_is_a_speaker():
     assert md("## Alex\n# Sam\nhello\n## Alex\nbye\n") == [("Sam", "hello", 2), ("Alex", "bye", 4)]
+
+
+def test_markdown_a_bold_name_on_the_first_line_is_a_speaker_not_the_title():
+    assert md("**Alex:** I live in Seattle.\n## Sam\nNice.\n") == [("Alex", "I live in Seattle.", 1), ("Sam", "Nice.", 2)]
+
+
+def test_detection_a_bold_name_on_the_first_line_is_evidence_of_markdown():
+    assert detect_format(["**Alex:** I live in Seattle.\n", "Since 2021.\n"]) == "markdown"
+
+
+# Markdown: code fences
+
+
+@pytest.mark.parametrize("fence", ["```", "~~~", "  ```"])
+def test_markdown_a_heading_inside_a_code_fence_is_content(fence):
+    doc = f"## Alex\nUse this:\n{fence}\n## not a speaker\n{fence}\n## Sam\nThanks.\n"
+    assert md(doc) == [("Alex", f"Use this:\n{fence}\n## not a speaker\n{fence}", 1), ("Sam", "Thanks.", 6)]
+
+
+@pytest.mark.parametrize("line", ["\t```", "X ```y```"])
+def test_markdown_backticks_after_a_tab_or_other_text_open_no_code_fence(line):
+    assert md(f"## Alex\n{line}\n## Sam\nThanks.\n") == [("Alex", line.strip(), 1), ("Sam", "Thanks.", 3)]
+
+
+def test_detection_a_speaker_heading_inside_a_code_fence_is_no_evidence_of_markdown():
+    assert detect_format(["Some notes\n", "```\n", "code\n", "## User\n", "```\n", "more notes\n"]) == "text"
+
+
+# Redaction while reading: "Password: hunter2" is one secret, not a speaker saying "hunter2"
+
+
+def redacted(doc: str, fmt: str) -> list[tuple]:
+    messages = read_messages(doc.splitlines(True), fmt, name="x", redact_line=Screen().redact_line)
+    return [(m.speaker, m.text, m.line) for m in messages]
+
+
+@pytest.mark.parametrize(("fmt", "doc"), [
+    ("speaker", "Password: tr0ub4dor&3\n"),
+    ("markdown", "**Password:** tr0ub4dor&3\n"),
+])
+def test_a_secret_on_the_line_of_its_label_is_redacted(fmt, doc):
+    assert redacted(doc, fmt) == [("Password", "[REDACTED:password]", 1)]
+
+
+@pytest.mark.parametrize("doc", ["## Password\ntr0ub4dor&3\n", "## Password\n\ntr0ub4dor&3\n", "**Password:**\ntr0ub4dor&3\n"])
+def test_markdown_a_secret_on_the_line_under_an_empty_label_is_redacted(doc):
+    assert redacted(doc, "markdown") == [("Password", "[REDACTED:password]", 1)]
+
+
+def test_speaker_a_secret_on_the_line_under_a_bare_label_is_redacted():
+    texts = [text for _, text, _ in redacted("Password:\ntr0ub4dor&3\n", "speaker")]
+    assert "[REDACTED:password]" in "".join(texts)
+    assert "tr0ub4dor&3" not in "".join(texts)
+
+
+def recording_redactor(seen: list[str]):
+    def redact(line: str) -> str:
+        seen.append(line)
+        return line
+    return redact
+
+
+def test_speaker_the_redactor_gets_each_line_that_opens_a_message_and_no_other():
+    seen = []
+    doc = "Notes first\nAlex: hi\nmore from Alex\nSam: bye\n"
+    messages = list(read_messages(doc.splitlines(True), "speaker", name="x", redact_line=recording_redactor(seen)))
+    assert seen == ["Alex: hi\n", "Sam: bye\n"]
+    assert [(m.speaker, m.text) for m in messages] == [(None, "Notes first"), ("Alex", "hi\nmore from Alex"), ("Sam", "bye")]
+
+
+def test_markdown_the_redactor_gets_the_first_line_under_an_empty_label_as_if_it_followed_the_label():
+    seen = []
+    doc = "Notes first\n## Alex\nhi\nmore from Alex\n**Sam:** hello\nmore from Sam\n## Password\n\ntr0ub4dor&3\nafter it\n"
+    messages = list(read_messages(doc.splitlines(True), "markdown", name="x", redact_line=recording_redactor(seen)))
+    assert seen == ["## Alex\n", "Alex: hi\n", "**Sam:** hello\n", "## Password\n", "Password: tr0ub4dor&3\n"]
+    assert [(m.speaker, m.text, m.line) for m in messages] == [
+        (None, "Notes first", 1), ("Alex", "hi\nmore from Alex", 2), ("Sam", "hello\nmore from Sam", 5),
+        ("Password", "tr0ub4dor&3\nafter it", 7)]
