@@ -68,7 +68,7 @@ TEST_SELECTION = ["tests/", "-m", "not slow and not llama", "--ignore=tests/test
 # bank and would make each surviving mutant cost minutes, while telling little about the module.
 BANK_TESTS = ["test_bank_properties", "test_domain", "test_revert_plan", "test_store", "test_writer_pipeline", "test_chunk_atomicity", "test_transfer", "test_revert",
               "test_errors", "test_error_lines", "test_cli_foundation", "test_verify", "test_concurrency", "test_project_bank",
-              "test_read_only_open", "test_compact", "test_upgrade"]
+              "test_read_only_open", "test_compact", "test_upgrade", "test_stats", "test_reembed"]
 WRITE_TESTS = ["test_guards", "test_domain", "test_writer_pipeline", "test_chunk_atomicity", "test_operations_fuzz", "test_poisoning",
                "test_writer_cli", "test_hostile_inputs", "test_streaming", "test_provenance", "test_native_protocol", "test_errors",
                "test_fail_closed", "test_cli_foundation"]
