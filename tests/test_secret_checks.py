@@ -241,6 +241,13 @@ def test_an_iban_of_a_country_without_a_known_length_ends_at_its_longest_valid_r
     assert [text[s:e] for kind, s, e in find_secrets(text) if kind == "iban"] == [iban]
 
 
+def test_an_iban_of_a_country_without_a_known_length_is_never_longer_than_34_characters():
+    iban = _with_check_digits("ZZ", "123456789012345678901234567891")  # 34 characters
+    text = f"IBAN {iban} 8"
+    assert _mod97(iban + "8") == 1  # the 35 characters pass mod 97 as well
+    assert [text[s:e] for kind, s, e in find_secrets(text) if kind == "iban"] == [iban]
+
+
 @pytest.mark.parametrize("value,secret", [
     ("abc", True), ("Xy9", True), ("hunter22", True),  # three characters are enough
     ("ab", False),  # two are not

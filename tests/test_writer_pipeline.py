@@ -171,6 +171,55 @@ def test_two_pass_pipeline(bank, tmp_path):
     assert "Alex lives in Seattle." in backend.requests[1][-1]["content"]
 
 
+class SchemaRecordingBackend(ScriptedBackend):
+    """The scripted writer, also keeping the JSON schema each call asked for."""
+
+    def __init__(self, replies):
+        super().__init__(replies)
+        self.schemas = []
+
+    def complete(self, messages, schema, fence=False):
+        self.schemas.append(schema)
+        return super().complete(messages, schema, fence)
+
+
+def test_two_pass_asks_for_facts_of_the_conversation_then_for_operations(hashed, tmp_path):
+    from hymem_cli.writer.schema import FACTS_SCHEMA, OPERATIONS_SCHEMA
+
+    path = tmp_path / "a.txt"
+    path.write_text(SEATTLE)
+    backend = SchemaRecordingBackend([{"facts": [{"text": "Alex lives in Seattle.", "evidence": "I live in Seattle"}]}])
+    ingest(hashed, open_sources([str(path)]), WriterProcessor(backend, Screen(), pipeline="two-pass"))
+    assert backend.schemas == [FACTS_SCHEMA, OPERATIONS_SCHEMA]
+    assert backend.requests[0][-1]["content"] == "CONVERSATION:\nAlex: I live in Seattle, in Fremont."
+
+
+def test_two_pass_an_unparseable_first_answer_is_recorded_and_ends_the_chunk(hashed, tmp_path):
+    report, backend = run(hashed, tmp_path, "a.txt", SEATTLE, ["Sure! Alex lives in Seattle"], pipeline="two-pass")
+    assert len(backend.requests) == 1  # no second call
+    assert (report.counts["proposed"], report.counts["rejected"], report.counts["writer_calls"]) == (1, 1, 1)
+    assert revisions(hashed)[0]["rejections"] == [{"operation": {"op": "invalid", "text": "Sure! Alex lives in Seattle"},
+                                                   "reason": "writer answer is not the JSON object asked for", "chunk": 1}]
+
+
+def test_two_pass_only_facts_with_text_and_evidence_reach_the_second_call(hashed, tmp_path):
+    facts = [{"text": "Alex lives in Seattle.", "evidence": "I live in Seattle"},
+             {"text": 5, "evidence": "I live in Seattle"},
+             {"text": "Alex lives in Fremont.", "evidence": 7}]
+    _, backend = run(hashed, tmp_path, "a.txt", SEATTLE, [{"facts": facts}], pipeline="two-pass")
+    second = backend.requests[1][-1]["content"]
+    listed = second.split("NEW FACTS FROM THE CONVERSATION:\n")[1].split("\n\nCONVERSATION:")[0]
+    assert listed == '- Alex lives in Seattle. (evidence: "I live in Seattle")'
+
+
+def test_two_pass_without_a_usable_fact_makes_one_call_and_stores_nothing(hashed, tmp_path):
+    no_evidence = {"facts": [{"text": "Alex lives in Seattle."}]}
+    report, backend = run(hashed, tmp_path, "a.txt", SEATTLE, [no_evidence], pipeline="two-pass")
+    assert len(backend.requests) == 1
+    assert (report.counts["writer_calls"], report.counts["proposed"], report.counts["applied"], report.counts["rejected"]) == (1, 0, 0, 0)
+    assert hashed.conn.execute("SELECT count(*) FROM versions").fetchone()[0] == 0
+
+
 def test_secrets_never_reach_the_writer(bank, tmp_path):
     text = "Alex: my API key is sk-live-abcdefghijklmnop1234 and I live in Seattle.\n"
     report, backend = run(bank, tmp_path, "s.txt", text, [{"operations": []}])
