@@ -174,6 +174,13 @@ EQUIVALENT: list[tuple[str, str, str | None, str]] = [
     ("bank/store.py", "Bankǁversion", "isinstance(ref, int)) and False", "parse_memory_id reads an int as it reads its digits"),
     ("screen/secrets.py", "_luhn", "total -= d", "a sum is a multiple of 10 exactly when its negative is"),
     ("bank/store.py", "Bankǁhead_of", 'self.version_row(vid)["CHAIN"]', "the case of a column looked up in a sqlite3.Row (it ignores case)"),
+    ("ingest/readers.py", "_redacting", "break", "a line that is not text stops the reader that consumes it (TypeError) before any later line is read"),
+    ("ingest/readers.py", "_read_speaker", 'if (match["ts"]) or True else None', "normalize_timestamp(None) is None: the same as skipping it"),
+    ("ingest/readers.py", "_has_markdown_speaker", "first = None", "None is false, as False is"),
+    ("ingest/processors.py", "WriterProcessorǁprocess", "chunk = Chunk(None, messages)",
+     "the chunk made here goes only to related_memories and render, which read its messages, never its source"),
+    ("ingest/processors.py", "WriterProcessorǁprocess", "Proposal([], stats=stats, proposed=None)",
+     "no operation and no rejection: the count proposed is 0 either way (None means accepted plus rejected)"),
 ]
 
 # A codec's name is read whatever its case ("utf-8" and "UTF-8" are one codec).
