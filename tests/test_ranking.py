@@ -259,6 +259,29 @@ def test_when_the_query_names_the_speaker_a_close_newer_message_of_theirs_goes_f
     assert texts(search(bank, query, 2, **q)) == ([newer, STALE_JOB] if moved else [STALE_JOB, newer])
 
 
+SCHOOL_THEN = "Kofi: She's in Year 2 at Hollybrook Primary and she loves her teacher."
+SCHOOL_NOW = "Kofi: She moved up a group at swimming, and she'll switch schools in September, to St Anne's."
+
+
+@pytest.mark.parametrize("now, cosine, moved", [
+    (SCHOOL_NOW, 0.55, True),  # holds "school", the older holds no query word
+    (SCHOOL_NOW, 0.45, False),  # not close enough
+    ("Kofi: She moved up a group at swimming, and starts in September.", 0.55, False),  # no more of the query's words
+])
+def test_a_newer_message_of_the_same_speaker_holding_more_of_the_query_goes_first(tmp_path, now, cosine, moved):
+    angle = math.atan(0.2) + math.acos(cosine)
+    then_vector, now_vector = unit(1, 0.2), unit(math.cos(angle), math.sin(angle))
+    bank = open_bank(tmp_path / "bank.db")
+    bank.bind_embedder(FixedEmbedder({SCHOOL_THEN: then_vector, now: now_vector}))
+    bank.apply_operations([Operation("add", text=SCHOOL_THEN, speaker="Kofi", event_time="2024-01-20T10:00:00Z"),
+                           Operation("add", text=now, speaker="Kofi", event_time="2024-07-13T20:00:00Z")], "apply", "test")
+    q = dict(query_vector=then_vector, text_weight=0.1)  # the older is nearer the query, and the words count little
+    assert texts(search(bank, "Which school will Ama go to?", 2, newer_first=False, **q)) == [SCHOOL_THEN, now]
+    assert texts(search(bank, "Which school will Ama go to?", 2, **q)) == ([now, SCHOOL_THEN] if moved else [SCHOOL_THEN, now])
+    if moved:
+        assert texts(search(bank, "Which school will Ama go to?", 2, speaker_updates=False, **q)) == [SCHOOL_THEN, now]
+
+
 # -- a query that names a speaker -------------------------------------------------------------
 
 SHORT = "Nadia: Very good."

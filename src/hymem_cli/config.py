@@ -23,7 +23,7 @@ KEYS: dict[str, tuple[object, str]] = {
     "search.text_weight": (0.6, "weight of full-text (BM25) in rank fusion"),
     "search.newer_first": (True, "within the top 10, put a result above an older one it updates (close in meaning, two query words in common)"),
     "search.sources_weight": (0.0, "weight of a writer's fact's source messages (BM25 over them, facts only) in rank fusion; 0: the fact's own words only"),
-    "search.speaker_updates": (True, "with newer_first, a result also updates an older one by the same speaker that is close to it (cosine > 0.4) and shares two of its words, or closer (cosine > 0.6) when the query names that speaker"),
+    "search.speaker_updates": (True, "with newer_first, a result also updates an older one by the same speaker that is close to it (cosine > 0.4) and shares two of its words, or closer (cosine > 0.6) when the query names that speaker, or cosine > 0.5 when it holds more of the query's words"),
     "search.speaker_weight": (1.0, "a query naming a speaker (\"Where does Nadia live?\"): the name is left out of its words and vector, and what that speaker said or what names them gets this weight in rank fusion; 0: off"),
     "ingest.chunk_tokens": (768, "token budget of one transcript chunk"),
     "writer.backend": ("", "llama or openai; empty means no writer is configured"),

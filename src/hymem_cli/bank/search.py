@@ -321,7 +321,10 @@ def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[st
       in common that are neither stopwords nor a speaker's name: an update restates what it changes ("I quit
       Ledgerly" after "I'm an engineer at Ledgerly") but often lacks the query's words ("Where does Raj work?");
     - with `by_speaker`, the same speaker, one the query names (`named`, lowercase), and cosine > NAMED_COSINE: the
-      question is about that person, and two close things they said are most likely one fact and its change.
+      question is about that person, and two close things they said are most likely one fact and its change;
+    - with `by_speaker`, the same speaker, cosine > RECENT_COSINE, and the newer holds more of the query's words (a
+      named speaker's name aside) than the older: "she'll switch schools" after "She's in Year 2 at Hollybrook
+      Primary", for "Which school will Ama go to?".
     Newer is the later event time when both have one, else the later stored version. Results without a stored
     vector stay where they are.
     """
@@ -331,6 +334,7 @@ def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[st
     shared = {vid: wanted & _words(rows[vid]["text"]) for vid in head}
     names = {_stem(rows[vid]["speaker"].lower()) for vid in head if rows[vid]["speaker"]}
     content = {vid: _words(rows[vid]["text"], content=True) - names for vid in head}
+    asked = {vid: shared[vid] - {_stem(n) for n in named} for vid in head}  # the query's words it holds, a named speaker's name aside
     unit = {vid: v / (np.linalg.norm(v) or 1.0) for vid, v in vectors.items()}
 
     def newer(a: int, b: int) -> bool:
@@ -346,7 +350,9 @@ def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[st
         speaker = rows[later]["speaker"]
         if not by_speaker or speaker is None or speaker != rows[earlier]["speaker"]:
             return False
-        return cosine > NAMED_COSINE and speaker.lower() in named or cosine > SPEAKER_COSINE and len(content[later] & content[earlier]) >= SPEAKER_WORDS
+        return (cosine > NAMED_COSINE and speaker.lower() in named
+                or cosine > RECENT_COSINE and len(asked[later]) > len(asked[earlier])
+                or cosine > SPEAKER_COSINE and len(content[later] & content[earlier]) >= SPEAKER_WORDS)
 
     order = list(head)
     for j in range(1, len(order)):
