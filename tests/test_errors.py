@@ -176,10 +176,11 @@ def test_apply_directory(cli, bank, tmp_path):
     fails(cli, bank, 3, "apply", str(tmp_path), needles=("is a directory",))
 
 
-def test_apply_malformed_json_names_the_line(cli, bank, tmp_path):
+def test_apply_malformed_json_names_the_line_the_parser_error_and_the_format(cli, bank, tmp_path):
     ops = tmp_path / "ops.jsonl"
     ops.write_text(ops_text({"op": "add", "text": "Alex likes tea."}) + "\n" + '{"op": "add", "text": \n')
-    fails(cli, bank, 3, "apply", str(ops), needles=("ops.jsonl line 3", "invalid json"))
+    fails(cli, bank, 3, "apply", str(ops),
+          needles=("ops.jsonl line 3: invalid json (expecting value)", "(hint: each line must be one json object)"))
 
 
 def test_apply_unknown_key_names_the_line(cli, bank):

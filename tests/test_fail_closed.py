@@ -42,3 +42,16 @@ def test_screens_switched_off_are_on_record(cli, home, monkeypatch, tmp_path):
     assert cli("add", "--raw", str(chat)).exit_code == 0
     commands = [e["command"] for e in cli("log", "-f", "json").json()]
     assert commands == ["add --raw", "add --raw (unscreened: secrets, instructions)", "apply (unscreened: instructions)"]
+
+
+def test_apply_refuses_when_the_instruction_screen_breaks_and_names_the_error(cli, home, monkeypatch):
+    from hymem_cli.screen import Screen
+
+    def broken(self, text):
+        raise RuntimeError("a bug in a pattern")
+
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    monkeypatch.setattr(Screen, "instruction", broken)
+    run = cli("apply", "-", input=_ops({"op": "add", "text": "Alex lives in Oslo."}))
+    one_error_line(run, 3, "operation 1: the screens failed on it (RuntimeError)")
+    assert snapshot(home / "bank.db") is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import stat
 
@@ -56,3 +57,13 @@ def test_source_ids_that_carry_a_secret_are_redacted_and_the_rest_kept():
     op = Operation("add", text="Alex uses the shared key.", source_ids=["s1-2", "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7"])
     scrubbed = Screen().scrub_operation(op)
     assert scrubbed.source_ids == ["s1-2", "[REDACTED:openai-key]"]
+
+
+def test_apply_stores_source_ids_with_their_secrets_redacted(cli, home, monkeypatch):
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    key = "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7"
+    op = {"op": "add", "text": "Alex uses the shared key.", "source_ids": ["s1-2", key]}
+    assert cli("apply", "-", input=json.dumps(op) + "\n").exit_code == 0
+    assert cli("history", "m1", "-f", "json").json()[0]["source_ids"] == ["s1-2", "[REDACTED:openai-key]"]
+    raw = (home / "bank.db").read_bytes() + b"".join(p.read_bytes() for p in home.glob("bank.db-*"))
+    assert key.encode() not in raw

@@ -194,6 +194,34 @@ def test_two_pass_asks_for_facts_of_the_conversation_then_for_operations(hashed,
     assert backend.requests[0][-1]["content"] == "CONVERSATION:\nAlex: I live in Seattle, in Fremont."
 
 
+def test_single_pass_asks_for_operations_in_one_call(hashed, tmp_path):
+    from hymem_cli.writer.schema import OPERATIONS_SCHEMA
+
+    path = tmp_path / "a.txt"
+    path.write_text(SEATTLE)
+    backend = SchemaRecordingBackend([{"operations": [{"op": "add", "text": "Alex lives in Seattle.", "evidence": "I live in Seattle"}]}])
+    report = ingest(hashed, open_sources([str(path)]), WriterProcessor(backend, Screen()))
+    assert backend.schemas == [OPERATIONS_SCHEMA] and report.counts["added"] == 1
+
+
+def test_two_pass_second_call_shows_the_stored_memories_the_facts_and_the_conversation(hashed, tmp_path):
+    run(hashed, tmp_path, "a.txt", SEATTLE, [{"operations": [
+        {"op": "add", "text": "Alex lives in Seattle.", "evidence": "I live in Seattle"}]}])
+
+    def move(messages):
+        return {"operations": [{"op": "supersede", "target": alias_of(messages, "Seattle"), "text": "Alex lives in Sydney.",
+                                "reason": "Alex moved to Sydney.", "evidence": "I moved to Sydney"}]}
+
+    facts = {"facts": [{"text": "Alex moved to Sydney.", "evidence": "I moved to Sydney"}]}
+    report, backend = run(hashed, tmp_path, "b.txt", SYDNEY, [facts, move], pipeline="two-pass")
+    assert backend.requests[1][-1]["content"] == (
+        "STORED MEMORIES:\n1. Alex lives in Seattle.\n\n"
+        "NEW FACTS FROM THE CONVERSATION:\n- Alex moved to Sydney. (evidence: \"I moved to Sydney\")\n\n"
+        "CONVERSATION:\nAlex: Big news, I moved to Sydney last month.\nSam: Wow, congratulations!")
+    assert report.counts["superseded"] == 1
+    assert [v["text"] for v in chain(hashed, "m1")] == ["Alex lives in Seattle.", "Alex lives in Sydney."]
+
+
 def test_two_pass_an_unparseable_first_answer_is_recorded_and_ends_the_chunk(hashed, tmp_path):
     report, backend = run(hashed, tmp_path, "a.txt", SEATTLE, ["Sure! Alex lives in Seattle"], pipeline="two-pass")
     assert len(backend.requests) == 1  # no second call
