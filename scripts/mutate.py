@@ -74,7 +74,7 @@ WRITE_TESTS = ["test_guards", "test_domain", "test_writer_pipeline", "test_chunk
                "test_fail_closed", "test_cli_foundation"]
 READ_TESTS = ["test_readers", "test_sources", "test_domain", "test_session_logs", "test_streaming", "test_errors", "test_hostile_inputs", "test_transfer",
               "test_writer_pipeline", "test_chunk_atomicity", "test_cli_foundation", "test_first_hour", "test_reader_details"]
-SCREEN_TESTS = ["test_secret_checks", "test_store", "test_operations_fuzz", "test_poisoning", "test_privacy", "test_secrets_by_context", "test_hostile_inputs",
+SCREEN_TESTS = ["test_secret_checks", "test_errors", "test_store", "test_operations_fuzz", "test_poisoning", "test_privacy", "test_secrets_by_context", "test_hostile_inputs",
                 "test_writer_pipeline", "test_guards", "test_provenance", "test_fail_closed"]
 TESTS_FOR = {
     "bank/store.py": BANK_TESTS, "bank/db.py": BANK_TESTS, "bank/history.py": BANK_TESTS, "bank/revert.py": BANK_TESTS,
@@ -181,6 +181,12 @@ EQUIVALENT: list[tuple[str, str, str | None, str]] = [
      "the chunk made here goes only to related_memories and render, which read its messages, never its source"),
     ("ingest/processors.py", "WriterProcessorǁprocess", "Proposal([], stats=stats, proposed=None)",
      "no operation and no rejection: the count proposed is 0 either way (None means accepted plus rejected)"),
+    ("ingest/processors.py", "WriterProcessorǁprocess", "Proposal([], stats=stats, )",
+     "no operation and no rejection: the count proposed is 0 either way (None means accepted plus rejected)"),
+    ("ingest/processors.py", "WriterProcessorǁprocess", "Proposal(accepted, rejections, proposed=None, stats=stats)",
+     "each operation proposed is accepted or refused: their sum, what None stands for, is the count proposed"),
+    ("ingest/processors.py", "WriterProcessorǁprocess", "Proposal(accepted, rejections, stats=stats)",
+     "each operation proposed is accepted or refused: their sum, what None stands for, is the count proposed"),
 ]
 
 # A codec's name is read whatever its case ("utf-8" and "UTF-8" are one codec).
