@@ -2,8 +2,8 @@
 
 Within the top RECENT_TOP, a result that is newer than one ranked above it and updates it goes first: the
 updated fact above the stale one. It updates it when the two are close in meaning and share two of the query's
-words, or when the same speaker said both, close in meaning, naming two of the same things, or closer still when
-the query names that speaker (newer_first_order).
+words, or when the same speaker said both, close in meaning, and either naming two of the same things, or closer
+still when the query names that speaker, or the newer holding more of the query's words (newer_first_order).
 
 A query that names a speaker of the bank ("Where does Nadia live?") is about what that person said or what was
 said of them. Every raw message of theirs starts with their name, so the name alone would rank their shortest
@@ -334,7 +334,7 @@ def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[st
     shared = {vid: wanted & _words(rows[vid]["text"]) for vid in head}
     names = {_stem(rows[vid]["speaker"].lower()) for vid in head if rows[vid]["speaker"]}
     content = {vid: _words(rows[vid]["text"], content=True) - names for vid in head}
-    asked = {vid: shared[vid] - {_stem(n) for n in named} for vid in head}  # the query's words it holds, a named speaker's name aside
+    held = {vid: shared[vid] - {_stem(n) for n in named} for vid in head}  # the query's words it holds, a named speaker's name aside
     unit = {vid: v / (np.linalg.norm(v) or 1.0) for vid, v in vectors.items()}
 
     def newer(a: int, b: int) -> bool:
@@ -351,7 +351,7 @@ def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[st
         if not by_speaker or speaker is None or speaker != rows[earlier]["speaker"]:
             return False
         return (cosine > NAMED_COSINE and speaker.lower() in named
-                or cosine > RECENT_COSINE and len(asked[later]) > len(asked[earlier])
+                or cosine > RECENT_COSINE and len(held[later]) > len(held[earlier])
                 or cosine > SPEAKER_COSINE and len(content[later] & content[earlier]) >= SPEAKER_WORDS)
 
     order = list(head)
