@@ -236,10 +236,35 @@ def test_apply_supersede_or_delete_without_reason(cli, bank, op):
 
 @pytest.mark.parametrize("content", ["", "\n\n   \n"], ids=["empty", "blank-lines"])
 def test_apply_no_operations(cli, bank, tmp_path, content):
-    fails(cli, bank, 3, "apply", "-", input=content, needles=("<stdin>", "no operations"))
+    run = fails(cli, bank, 3, "apply", "-", input=content)
+    assert run.stderr == "hymem: error: <stdin> has no operations (hint: give one JSON object per line)\n"
     ops = tmp_path / "ops.jsonl"
     ops.write_text(content)
-    fails(cli, bank, 3, "apply", str(ops), needles=("ops.jsonl", "no operations"))
+    run = fails(cli, bank, 3, "apply", str(ops))
+    assert run.stderr == f"hymem: error: {ops} has no operations (hint: give one JSON object per line)\n"
+
+
+FORMAT_HINT = "(hint: see `hymem apply --help` for the format)"
+ADD = {"op": "add", "text": "Alex likes tea."}
+MALFORMED_OPERATIONS = [
+    # id, the second line of the input, the error after "<stdin> line 2: "
+    ("not-an-object", '["add", "Alex likes tea."]', f"expected a JSON object with an 'op' key {FORMAT_HINT}"),
+    ("unknown-keys", json.dumps({**ADD, "size": 2, "colour": "red"}),
+     "unknown key(s) colour, size (hint: known keys: event_time, evidence, op, reason, source_ids, speaker, target, text)"),
+    *((f"{key}-not-a-string", json.dumps({**ADD, key: 5}), f"{key} must be a string")
+      for key in ("op", "text", "reason", "evidence", "event_time", "speaker")),
+    ("target-a-list", json.dumps({"op": "update", "target": [1], "text": "Alex lives in Oslo."}),
+     'target must be a memory id such as "m12"'),
+    ("source-ids-not-a-list", json.dumps({**ADD, "source_ids": "chat:1"}), "source_ids must be a list of strings"),
+    ("no-op", json.dumps({"text": "Alex likes tea."}), f"unknown op '' (expected one of add, update, supersede, delete) {FORMAT_HINT}"),
+    ("nested-too-deeply", "[" * 100_000, "invalid JSON (nested too deeply) (hint: each line must be one JSON object)"),
+]
+
+
+@pytest.mark.parametrize("line,error", [c[1:] for c in MALFORMED_OPERATIONS], ids=[c[0] for c in MALFORMED_OPERATIONS])
+def test_apply_names_the_bad_line_the_problem_and_the_format(cli, bank, line, error):
+    run = fails(cli, bank, 3, "apply", "-", input=ops_text(ADD) + line + "\n")
+    assert run.stderr == f"hymem: error: <stdin> line 2: {error}\n"
 
 
 @pytest.mark.parametrize("args,input,needles", [

@@ -4,10 +4,13 @@ all-or-nothing refusals with the operation they name."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from hymem_cli._errors import BankError, InputError, NotFoundError
 from hymem_cli.bank import open_bank
+from hymem_cli.bank.operations import parse_lines
 from hymem_cli.bank.store import RevisionDraft
 from hymem_cli.domain import ChunkRecord, Operation, Proposal, Rejection
 from hymem_cli.embed import HashEmbedder
@@ -107,6 +110,24 @@ def test_apply_is_all_or_nothing_and_names_the_refused_operation(bank):
         bank.apply_operations([Operation("update", target="m1", text="Alex lives in Oslo.")], "apply", "ops.jsonl")
     assert retired.value.message == "ops.jsonl operation 1: m1 was already superseded; the current version is m3"
     assert bank.conn.execute("SELECT count(*) FROM versions").fetchone()[0] == before + 1
+
+
+def test_apply_keeps_every_field_of_an_operation_line(bank):
+    lines = [
+        json.dumps({"op": "add", "text": "Sam works at a bakery.", "evidence": "I work at a bakery", "event_time": "2024-05-01",
+                    "speaker": "Sam", "source_ids": ["chat:7", "chat:8"]}),
+        "",
+        json.dumps({"op": "supersede", "target": 1, "text": "Alex lives in Sydney.", "reason": "moved",
+                    "evidence": "I moved to Sydney", "event_time": "2024-06-01", "speaker": "Alex"}),
+    ]
+    bank.apply_operations(parse_lines(lines, "ops.jsonl"), "apply", "ops.jsonl")
+    fields = ("chain", "op", "text", "reason", "evidence", "event_time", "speaker", "source_ids")
+    assert {k: bank.version("m3")[k] for k in fields} == {
+        "chain": "m3", "op": "add", "text": "Sam works at a bakery.", "reason": None, "evidence": "I work at a bakery",
+        "event_time": "2024-05-01", "speaker": "Sam", "source_ids": ["chat:7", "chat:8"]}
+    assert {k: bank.version("m4")[k] for k in fields} == {
+        "chain": "m1", "op": "supersede", "text": "Alex lives in Sydney.", "reason": "moved", "evidence": "I moved to Sydney",
+        "event_time": "2024-06-01", "speaker": "Alex", "source_ids": []}
 
 
 def test_open_bank_refusals(tmp_path):
