@@ -115,6 +115,16 @@ def test_screen_instructions_switch():
     assert why is None and op.text == raw["text"]
 
 
+def test_screen_secrets_switch_for_the_writers_operations():
+    key = "sk-proj-" + "Ab3dE5gH7jK9mN1pQ3sT5vX7zB9cD1fG"
+    msg = [Message(id="1", speaker="Alex", text="I keep the deploy key in the vault.")]
+    raw = {"op": "add", "text": f"Alex's deploy key is {key}.", "evidence": "deploy key in the vault"}
+    op, why = check(raw, {}, msg, set(), set(), Screen())
+    assert op is None and why == "would store a secret (openai-key) in its text"
+    op, why = check(raw, {}, msg, set(), set(), Screen(secrets=False))
+    assert why is None and op.text == raw["text"]  # screen.secrets = false: stored as written
+
+
 def test_screen_config_keys(monkeypatch, home):
     assert config.KEYS["screen.instructions"][0] is True and config.KEYS["screen.secrets"][0] is True
     assert Screen.from_settings(config.load()) == Screen()

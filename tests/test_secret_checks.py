@@ -115,6 +115,14 @@ def test_the_redactor_remembers_what_it_replaced():
     assert redactor.secret_kind("he typed Tr0ub4dor&3 again") is None
 
 
+def test_the_screen_names_remembered_secrets_on_request_and_none_when_switched_off():
+    screen = Screen()
+    screen.redact("the wifi password is Tr0ub4dor&3 ok")
+    assert screen.secret_kind("he typed Tr0ub4dor&3 again") == "password"
+    assert screen.secret_kind("he typed Tr0ub4dor&3 again", seen=False) is None
+    assert Screen(secrets=False).secret_kind("token sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zB9cD1fG") is None
+
+
 def test_the_redactor_forgets_the_oldest_values_past_its_bound():
     redactor = Redactor()
     redactor.SEEN_MAX = 3
