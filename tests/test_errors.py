@@ -257,6 +257,9 @@ MALFORMED_OPERATIONS = [
      'target must be a memory id such as "m12"'),
     ("source-ids-not-a-list", json.dumps({**ADD, "source_ids": "chat:1"}), "source_ids must be a list of strings"),
     ("no-op", json.dumps({"text": "Alex likes tea."}), f"unknown op '' (expected one of add, update, supersede, delete) {FORMAT_HINT}"),
+    ("add-with-target", json.dumps({**ADD, "target": "m1"}), f"add takes no target {FORMAT_HINT}"),
+    ("lone-surrogate", '{"op": "add", "text": "Alex likes \\ud800 tea."}',
+     f"text is not valid Unicode (it holds a lone surrogate) {FORMAT_HINT}"),
     ("nested-too-deeply", "[" * 100_000, "invalid JSON (nested too deeply) (hint: each line must be one JSON object)"),
 ]
 
@@ -265,6 +268,12 @@ MALFORMED_OPERATIONS = [
 def test_apply_names_the_bad_line_the_problem_and_the_format(cli, bank, line, error):
     run = fails(cli, bank, 3, "apply", "-", input=ops_text(ADD) + line + "\n")
     assert run.stderr == f"hymem: error: <stdin> line 2: {error}\n"
+
+
+def test_apply_invalid_utf8_on_stdin_names_stdin_and_the_line(cli, bank):
+    run = fails(cli, bank, 3, "apply", "-", input=ops_text(ADD).encode() + b'{"op": "add", "text": "caf\xe9"}\n')
+    assert run.stderr == ("hymem: error: <stdin> line 2: not valid UTF-8 (byte 0xe9)"
+                          " (hint: convert it to UTF-8, e.g. iconv -f LATIN1 -t UTF-8 <stdin>)\n")
 
 
 @pytest.mark.parametrize("args,input,needles", [

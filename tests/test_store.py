@@ -10,7 +10,7 @@ import pytest
 
 from hymem_cli._errors import BankError, InputError, NotFoundError
 from hymem_cli.bank import open_bank
-from hymem_cli.bank.operations import parse_lines
+from hymem_cli.bank.operations import MAX_TEXT, parse_lines, problem
 from hymem_cli.bank.store import RevisionDraft
 from hymem_cli.domain import ChunkRecord, Operation, Proposal, Rejection
 from hymem_cli.embed import HashEmbedder
@@ -128,6 +128,21 @@ def test_apply_keeps_every_field_of_an_operation_line(bank):
     assert {k: bank.version("m4")[k] for k in fields} == {
         "chain": "m1", "op": "supersede", "text": "Alex lives in Sydney.", "reason": "moved", "evidence": "I moved to Sydney",
         "event_time": "2024-06-01", "speaker": "Alex", "source_ids": []}
+
+
+def test_apply_takes_a_text_of_exactly_the_length_limit_and_refuses_one_character_more(bank):
+    longest = ("Alex likes tea. " * MAX_TEXT)[:MAX_TEXT - 1] + "!"
+    bank.apply_operations(parse_lines([json.dumps({"op": "add", "text": longest})], "ops.jsonl"), "apply", "ops.jsonl")
+    assert bank.version("m3")["text"] == longest
+    with pytest.raises(InputError) as too_long:
+        parse_lines([json.dumps({"op": "add", "text": longest + "!"})], "ops.jsonl")
+    assert too_long.value.message == f"ops.jsonl line 1: text is {MAX_TEXT + 1} characters; the limit is {MAX_TEXT}"
+
+
+def test_an_operation_whose_source_ids_are_not_all_strings_is_invalid():
+    # parse_lines turns every id into a string; code that builds an Operation itself gets this check.
+    assert problem(Operation("add", text="Alex likes tea.", source_ids=["chat:1", 7])) == "source_ids must be a list of strings"
+    assert problem(Operation("add", text="Alex likes tea.", source_ids=["chat:1", "chat:2"])) is None
 
 
 def test_open_bank_refusals(tmp_path):
