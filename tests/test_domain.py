@@ -138,3 +138,21 @@ def test_a_flush_closes_the_open_chunk():
 def test_the_budget_starts_again_after_a_flush():
     messages = [said(1, "x" * 12), FLUSH, said(2, "x" * 12), said(3, "x" * 12)]
     assert [len(c.messages) for c in chunk_messages(messages, "s", 22)] == [1, 2]
+
+
+@pytest.mark.parametrize("value,number", [("m12", 12), ("M12", 12), ("12", 12), (" m7 ", 7), ("m" + "9" * 18, 10**18 - 1)])
+def test_a_memory_id_is_read_with_or_without_its_m(value, number):
+    from hymem_cli.bank.operations import parse_memory_id
+
+    assert parse_memory_id(value) == number
+
+
+@pytest.mark.parametrize("value", ["", "m", "x12", "mm12", "m-1", "m1.5", "m١٢", "m" + "9" * 19])
+def test_what_is_not_a_memory_id_is_refused_with_a_hint(value):
+    from hymem_cli._errors import NotFoundError
+    from hymem_cli.bank.operations import parse_memory_id
+
+    with pytest.raises(NotFoundError) as refused:
+        parse_memory_id(value)
+    assert refused.value.message == f"{value!r} is not a memory id"
+    assert refused.value.hint == "memory ids look like m12; find them with `hymem search`"

@@ -203,3 +203,37 @@ def test_a_hy_v3_model_speaks_the_native_protocol_without_a_flag(cli, home, monk
     for rejection in entry["rejections"]:
         text = rejection["operation"].get("text") or ""
         assert text.startswith("```json\n") or rejection["operation"]["op"] != "invalid", text  # the grammar held the fence
+
+
+def test_each_writer_call_asks_for_fenced_json_of_its_schema_and_its_tokens_are_counted(tmp_path, chats):
+    from dataclasses import replace
+
+    from hymem_cli.bank import open_bank
+    from hymem_cli.embed import HashEmbedder
+    from hymem_cli.ingest.native import NativeWriterProcessor
+    from hymem_cli.ingest.pipeline import ingest
+    from hymem_cli.ingest.sources import open_sources
+    from hymem_cli.screen import Screen
+    from hymem_cli.writer.scripted import ScriptedBackend
+
+    class MeteredBackend(ScriptedBackend):
+        def __init__(self, replies):
+            super().__init__(replies)
+            self.asked = []
+
+        def complete(self, messages, schema, fence=False):
+            self.asked.append((schema, fence))
+            reply = super().complete(messages, schema, fence)
+            return replace(reply, prompt_tokens=100, evaluated_tokens=40, completion_tokens=7)
+
+    bank = open_bank(tmp_path / "bank.db")
+    bank.bind_embedder(HashEmbedder())
+    backend = MeteredBackend([extraction("The user lives in Seattle.")])
+    try:
+        report = ingest(bank, open_sources([str(chats[0])]), NativeWriterProcessor(backend, Screen()))
+    finally:
+        bank.close()
+    assert backend.asked == [(hy_memory.EXTRACTION_SCHEMA, True)]  # nothing related is stored: no reconciliation
+    counts = report.counts
+    assert (counts["writer_calls"], counts["prompt_tokens"], counts["evaluated_tokens"], counts["completion_tokens"]) == (1, 100, 40, 7)
+    assert 0 <= counts["writer_seconds"] < 1  # a scripted answer takes no time to speak of

@@ -270,3 +270,16 @@ def test_what_a_password_field_holds(value, secret):
     from hymem_cli.screen.secrets import _field_value
 
     assert _field_value(value) is secret
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("IBAN DE89370400440532013000, card 4111 1111 1111 1111", "iban"),
+    ("card 4111 1111 1111 1111, IBAN DE89370400440532013000", "card-number"),
+    ("he typed Tr0ub4dor&3 with IBAN DE89370400440532013000", "password"),  # remembered, and first
+    # a JWT sent as a bearer token is named a jwt, not after a shorter piece inside it
+    ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijklmnop", "jwt"),
+])
+def test_the_screen_names_the_first_secret_in_the_text(text, kind):
+    screen = Screen()
+    screen.redact("the wifi password is Tr0ub4dor&3 ok")
+    assert screen.secret_kind(text) == kind
