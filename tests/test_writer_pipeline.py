@@ -417,6 +417,60 @@ def test_the_hymem_protocol_names_itself_in_the_revisions_writer_record():
     assert (record["protocol"], record["prompt_version"], record["pipeline"]) == ("hymem", prompt.PROMPT_VERSION, "single")
 
 
+class LocalModelBackend(ScriptedBackend):
+    """The scripted writer, describing itself as a local model file with settings."""
+
+    def __init__(self, replies, settings):
+        super().__init__(replies)
+        self.settings = settings
+
+    def info(self):
+        from hymem_cli.writer.backend import WriterInfo
+
+        return WriterInfo(backend="llama", model="w.gguf", model_hash="b2:abc", extra=self.settings)
+
+
+@pytest.mark.parametrize("settings", [{"template": "gguf", "n_ctx": 8192}, {}])
+def test_the_revision_keeps_the_writers_model_hash_and_its_settings_only_when_it_has_some(hashed, tmp_path, settings):
+    from hymem_cli.writer import prompt
+
+    path = tmp_path / "a.txt"
+    path.write_text(SEATTLE)
+    ingest(hashed, open_sources([str(path)]), WriterProcessor(LocalModelBackend([], settings), Screen()))
+    expected = {"backend": "llama", "model": "w.gguf", "model_hash": "b2:abc",
+                "protocol": "hymem", "prompt_version": prompt.PROMPT_VERSION, "pipeline": "single"}
+    if settings:
+        expected["settings"] = settings
+    assert revisions(hashed)[0]["writer"] == expected
+
+
+def test_a_chunks_writer_calls_add_up_their_tokens_and_seconds_each_rounded_to_the_millisecond(hashed, tmp_path, monkeypatch):
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from hymem_cli.ingest import processors
+
+    clock = [1000.0]
+    monkeypatch.setattr(processors, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    # (prompt, evaluated, completion tokens, seconds) of the extraction call, then of the reconciliation call
+    metered = [(100, 40, 7, 0.2504), (250, 90, 12, 1.5004)]
+
+    class MeteredBackend(ScriptedBackend):
+        def complete(self, messages, schema, fence=False):
+            reply = super().complete(messages, schema, fence)
+            prompt_tokens, evaluated, completion, seconds = metered[len(self.requests) - 1]
+            clock[0] += seconds
+            return replace(reply, prompt_tokens=prompt_tokens, evaluated_tokens=evaluated, completion_tokens=completion)
+
+    path = tmp_path / "a.txt"
+    path.write_text(SEATTLE)
+    backend = MeteredBackend([{"facts": [{"text": "Alex lives in Seattle.", "evidence": "I live in Seattle"}]}])
+    ingest(hashed, open_sources([str(path)]), WriterProcessor(backend, Screen(), pipeline="two-pass"))
+    counts = revisions(hashed)[0]["counts"]
+    assert (counts["writer_calls"], counts["prompt_tokens"], counts["evaluated_tokens"], counts["completion_tokens"]) == (2, 350, 130, 19)
+    assert counts["writer_seconds"] == 1.75  # 0.250 + 1.500
+
+
 @pytest.mark.parametrize(("limit", "shown"), [(0, 0), (1, 1), (2, 2)])
 def test_the_writer_is_shown_as_many_related_memories_as_asked_and_none_asks_nothing(limit, shown):
     from hymem_cli.domain import Chunk, Message
