@@ -189,6 +189,8 @@ EQUIVALENT: list[tuple[str, str, str | None, str]] = [
     ("bank/history.py", "diff", "heads_at(bank, hi, )", "every chain's head instead of the touched ones': diff reads the touched ones only"),
     ("bank/history.py", "diff", "version_dict(bank.version_row(b), as_of=None)",
      "a version current at lo and not at hi was retired in between, once (retirements are insert-only): by hi or ever, the same"),
+    ("bank/history.py", "diff", "version_dict(bank.version_row(b), ) if b",
+     "a version current at lo and not at hi was retired in between, once (retirements are insert-only): by hi or ever, the same"),
     ("ingest/guards.py", "normalize", '.strip("XX\\"\'XX")', "the text is case-folded first: no capital X is left for the strip to take"),
     ("ingest/guards.py", "_check", 'target = ""', "an add keeps this target, and every use of it is a truth test, where \"\" and None agree"),
     ("ingest/guards.py", "_check", 'for f in (text or "XXXX", reason or "", evidence)', "an absent text is as encodable as \"XXXX\""),
