@@ -273,18 +273,14 @@ def evaluate_writer(
     *,
     ks: Sequence[int] = DEFAULT_KS,
     chunk_tokens: int = 768,
-    vector_weight: float = 0.4,
-    text_weight: float = 0.6,
-    fusion: str = "minmax",
-    newer_first: bool = True,
-    speaker_updates: bool = True,
-    sources_weight: float = 0.0,
-    speaker_weight: float = 1.0,
     memory_text: MemoryText | None = None,
     per_question: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
+    **ranking,
 ) -> dict:
-    """Ingest each conversation with `processor` into a fresh temporary bank, ask its questions, score."""
+    """Ingest each conversation with `processor` into a fresh temporary bank, ask its questions, score.
+
+    `ranking`: how search ranks (`bank.search.search`'s keywords, as `SearchSettings.ranking()` gives them)."""
     ks = sorted(set(ks))
     limit = max(max(ks), UPDATE_TOP)
     scored: list[Scored] = []
@@ -312,9 +308,7 @@ def evaluate_writer(
                 session_of = conv.session_of()
                 started = time.perf_counter()
                 for q in asked:
-                    hits = search(bank, q.question, limit, SearchFilter(), vector_weight=vector_weight, text_weight=text_weight,
-                                  fusion=fusion, newer_first=newer_first, speaker_updates=speaker_updates,
-                                  sources_weight=sources_weight, speaker_weight=speaker_weight)
+                    hits = search(bank, q.question, limit, SearchFilter(), **ranking)
                     scored.append(score_question(q, hits, session_of, current))
                 took_query = time.perf_counter() - started
             finally:

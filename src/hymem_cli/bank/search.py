@@ -99,15 +99,20 @@ def named_speakers(conn, words: list[str]) -> set[str]:
             and conn.execute("SELECT 1 FROM versions WHERE speaker = ? COLLATE NOCASE LIMIT 1", (w,)).fetchone()}
 
 
+def _names_pattern(names: set[str]) -> re.Pattern:
+    """Any of `names` as a whole word, whatever the case."""
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b", re.IGNORECASE)
+
+
 def without_names(query: str, names: set[str]) -> str:
     """`query` with the `names` taken out; the query itself when nothing but stopwords would be left."""
-    rest = re.sub(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b", " ", query, flags=re.IGNORECASE)
+    rest = _names_pattern(names).sub(" ", query)
     return " ".join(rest.split()) if any(w not in STOPWORDS for w in re.findall(r"\w+", rest.lower())) else query
 
 
 def _about(bank: Bank, ids, names: set[str]) -> set[int]:
     """Those of `ids` said by one of the `names` (lowercase) or naming one of them after the speaker's own prefix."""
-    mention = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b", re.IGNORECASE)
+    mention = _names_pattern(names)
     rows = bank.conn.execute("SELECT id, speaker, text FROM versions WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(ids)),))
     found = set()
     for vid, speaker, text in rows:

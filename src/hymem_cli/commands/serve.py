@@ -43,13 +43,10 @@ def serve(bank: BankOpt = None) -> None:
         bank = opened["bank"]
         if bank.embedder is None and bank.embed_model is not None:  # the bank got its first vectors since
             ctx.bind_embedder(bank)
-        defaults = ctx.settings.search  # a request from an older hymem names the weights only
-        return search(bank, request["query"], int(request["limit"]), SearchFilter(**request["filter"]),
-                      vector_weight=float(request["vector_weight"]), text_weight=float(request["text_weight"]),
-                      fusion=str(request.get("fusion", defaults.fusion)), newer_first=bool(request.get("newer_first", defaults.newer_first)),
-                      speaker_updates=bool(request.get("speaker_updates", defaults.speaker_updates)),
-                      sources_weight=float(request.get("sources_weight", defaults.sources_weight)),
-                      speaker_weight=float(request.get("speaker_weight", defaults.speaker_weight)))
+        # The request's ranking, each of its values as the setting's type; a request from an older hymem names
+        # fewer of them, and the settings give the rest.
+        ranking = {key: type(default)(request.get(key, default)) for key, default in ctx.settings.search.ranking().items()}
+        return search(bank, request["query"], int(request["limit"]), SearchFilter(**request["filter"]), **ranking)
 
     answered = server.serve(target, answer, on_ready=lambda path: ctx.out.info(f"serving {target.path} on {path}; Ctrl-C stops"))
     ctx.out.info(f"answered {answered} searches")
