@@ -130,79 +130,63 @@ TEST_SECONDS = "5"
 FUZZ_EXAMPLES = "100"
 
 # Mutants that change nothing a caller can observe, so no test can kill them: (module, function, the
-# line as mutated, why). Matched on the mutated line, not on mutmut's numbering, which shifts when a
-# function changes.
+# line as mutated, or a tuple of such lines, why). Matched on the mutated line, not on mutmut's numbering, which
+# shifts when a function changes.
 URI = "the SQLite hymem loads (sqlean) reads file: URIs whatever the flag; the flag is for the standard module's build"
-EQUIVALENT: list[tuple[str, str, str | None, str]] = [
+EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("ingest/pipeline.py", "MemoryBankǁ", None, "a Protocol's method: its body and defaults never run"),
     ("ingest/pipeline.py", "ChunkProcessorǁ", None, "a Protocol's method: its body and defaults never run"),
     ("bank/revert.py", "plan_revert", '"V.TAGS, V.OWNER, V.KIND, V.VALID_UNTIL, V.ORIGIN, "',
      "the case of column names inside a SELECT (SQLite and sqlite3.Row ignore it)"),
     ("bank/revert.py", "plan_revert", "plan = RevertPlan(None)",
      "RevertPlan.rev is read by nothing; the re-check compares two plans built the same way"),
-    ("ingest/processors.py", "_unparseable", 'proposed=None, stats=stats)',
-     "no operation and one rejection: the count proposed is 1 either way"),
-    ("ingest/processors.py", "_unparseable", 'asked for")], stats=stats)',
+    ("ingest/processors.py", "_unparseable", ("proposed=None, stats=stats)", 'asked for")], stats=stats)'),
      "no operation and one rejection: the count proposed is 1 either way"),
     ("domain.py", "hash", "ensure_ascii=None", "None is false, as False is"),
-    ("ingest/sources.py", "_descriptor_lines", "while data := os.read(fd, 2 << 16):", "the size of one read: the lines are the same"),
-    ("ingest/sources.py", "_descriptor_lines", "while data := os.read(fd, 1 << 17):", "the size of one read: the lines are the same"),
+    ("ingest/sources.py", "_descriptor_lines", ("while data := os.read(fd, 2 << 16):", "while data := os.read(fd, 1 << 17):"),
+     "the size of one read: the lines are the same"),
     ("ingest/sources.py", "_descriptor_lines", "start = None", "bytes.find from None starts at 0"),
     ("ingest/sources.py", "idle_flush", "box: queue.Queue = queue.Queue(maxsize=257)", "the queue's bound: how far the reader may run ahead"),
     ("ingest/sources.py", "idle_flush", "done = None", "the end marker: no message is None, so None marks the end as well"),
     ("ingest/sources.py", "idle_flush", "idle = None", "None is false, as False is"),
-    ("ingest/readers.py", "_drop_reminders", "if closed <= 0:", "the closing tag is looked for after the opening one: never at 0"),
-    ("ingest/readers.py", "_drop_reminders", "if closed < 1:", "the closing tag is looked for after the opening one: never at 0"),
-    ("bank/revert.py", "revert", "reason=reason)], [], strict=None)",
-     "deleting what the transaction has just found current: nothing can refuse it, so strictness decides nothing"),
-    ("bank/revert.py", "revert", "reason=reason)], [], strict=False)",
+    ("ingest/readers.py", "_drop_reminders", ("if closed <= 0:", "if closed < 1:"),
+     "the closing tag is looked for after the opening one: never at 0"),
+    ("bank/revert.py", "revert", ("reason=reason)], [], strict=None)", "reason=reason)], [], strict=False)"),
      "deleting what the transaction has just found current: nothing can refuse it, so strictness decides nothing"),
     ("screen/secrets.py", "_card_digits", "<= len(digits) <= 20", "the card shapes it is given have at most 19 digits"),
-    ("bank/revert.py", "revert", '[blobs[old["id"]]], strict=None)',
-     "updating what the transaction has just found current: nothing can refuse it, so strictness decides nothing"),
-    ("bank/revert.py", "revert", '[blobs[old["id"]]], strict=False)',
+    ("bank/revert.py", "revert", ('[blobs[old["id"]]], strict=None)', '[blobs[old["id"]]], strict=False)'),
      "updating what the transaction has just found current: nothing can refuse it, so strictness decides nothing"),
     ("bank/revert.py", "revert", "view = RevisionDraft(None, ", "Bank._apply reads a draft's source, id and counts, never its command"),
-    ("bank/db.py", "open_stored", "uri=None", URI),
-    ("bank/db.py", "open_stored", "uri=False", URI),
-    ("bank/db.py", "open_stored", '?{mode}", isolation_level=None', URI),
-    ("bank/db.py", "open_read_only", "uri=None", URI),
-    ("bank/db.py", "open_read_only", "uri=False", URI),
-    ("bank/db.py", "open_read_only", "'mode=ro&immutable=1'}\", )", URI),
+    ("bank/db.py", "open_stored", ("uri=None", "uri=False", '?{mode}", isolation_level=None'), URI),
+    ("bank/db.py", "open_read_only", ("uri=None", "uri=False", '\'mode=ro&immutable=1\'}", )'), URI),
     ("ingest/readers.py", "_short_repr", "ensure_ascii=None", "None is false, as False is"),
     ("ingest/readers.py", "_read_markdown", "first = None", "None is false, as False is"),
     ("bank/store.py", "Bankǁversion", "isinstance(ref, int)) and False", "parse_memory_id reads an int as it reads its digits"),
     ("screen/secrets.py", "_luhn", "total -= d", "a sum is a multiple of 10 exactly when its negative is"),
     ("bank/store.py", "Bankǁhead_of", 'self.version_row(vid)["CHAIN"]', "the case of a column looked up in a sqlite3.Row (it ignores case)"),
-    ("ingest/readers.py", "_redacting", "break", "a line that is not text stops the reader that consumes it (TypeError) before any later line is read"),
+    ("ingest/readers.py", "_redacting", "break",
+     "a line that is not text stops the reader that consumes it (TypeError) before any later line is read"),
     ("ingest/readers.py", "_read_speaker", 'if (match["ts"]) or True else None', "normalize_timestamp(None) is None: the same as skipping it"),
     ("ingest/readers.py", "_has_markdown_speaker", "first = None", "None is false, as False is"),
     ("ingest/processors.py", "WriterProcessorǁprocess", "chunk = Chunk(None, messages)",
      "the chunk made here goes only to related_memories and render, which read its messages, never its source"),
-    ("ingest/processors.py", "WriterProcessorǁprocess", "Proposal([], stats=stats, proposed=None)",
+    ("ingest/processors.py", "WriterProcessorǁprocess", ("Proposal([], stats=stats, proposed=None)", "Proposal([], stats=stats, )"),
      "no operation and no rejection: the count proposed is 0 either way (None means accepted plus rejected)"),
-    ("ingest/processors.py", "WriterProcessorǁprocess", "Proposal([], stats=stats, )",
-     "no operation and no rejection: the count proposed is 0 either way (None means accepted plus rejected)"),
-    ("bank/history.py", "diff", "heads_at(bank, lo, None)", "every chain's head instead of the touched ones': diff reads the touched ones only"),
-    ("bank/history.py", "diff", "heads_at(bank, lo, )", "every chain's head instead of the touched ones': diff reads the touched ones only"),
-    ("bank/history.py", "diff", "heads_at(bank, hi, None)", "every chain's head instead of the touched ones': diff reads the touched ones only"),
-    ("bank/history.py", "diff", "heads_at(bank, hi, )", "every chain's head instead of the touched ones': diff reads the touched ones only"),
-    ("bank/history.py", "diff", "version_dict(bank.version_row(b), as_of=None)",
-     "a version current at lo and not at hi was retired in between, once (retirements are insert-only): by hi or ever, the same"),
-    ("bank/history.py", "diff", "version_dict(bank.version_row(b), ) if b",
+    ("bank/history.py", "diff", ("heads_at(bank, lo, None)", "heads_at(bank, lo, )", "heads_at(bank, hi, None)", "heads_at(bank, hi, )"),
+     "every chain's head instead of the touched ones': diff reads the touched ones only"),
+    ("bank/history.py", "diff", ("version_dict(bank.version_row(b), as_of=None)", "version_dict(bank.version_row(b), ) if b"),
      "a version current at lo and not at hi was retired in between, once (retirements are insert-only): by hi or ever, the same"),
     ("ingest/guards.py", "normalize", '.strip("XX\\"\'XX")', "the text is case-folded first: no capital X is left for the strip to take"),
-    ("ingest/guards.py", "_check", 'target = ""', "an add keeps this target, and every use of it is a truth test, where \"\" and None agree"),
-    ("ingest/guards.py", "_check", 'for f in (text or "XXXX", reason or "", evidence)', "an absent text is as encodable as \"XXXX\""),
-    ("ingest/guards.py", "_check", 'for f in (text or "", reason or "XXXX", evidence)', "an absent reason is as encodable as \"XXXX\""),
+    ("ingest/guards.py", "_check", 'target = ""', 'an add keeps this target, and every use of it is a truth test, where "" and None agree'),
+    ("ingest/guards.py", "_check", 'for f in (text or "XXXX", reason or "", evidence)', 'an absent text is as encodable as "XXXX"'),
+    ("ingest/guards.py", "_check", 'for f in (text or "", reason or "XXXX", evidence)', 'an absent reason is as encodable as "XXXX"'),
     ("screen/__init__.py", "Screenǁrefusal", 'fields.get("text") or "XXXX"',
      "the text is empty for a delete only; a one-word fact matches no sentence (two words are the least), as the empty one"),
     ("screen/__init__.py", "Screenǁorigin", 'text or "XXXX"',
      "the fact is read only when it is empty, and a one-word text matches no sentence (two words are the least), as the empty one"),
     ("screen/__init__.py", "Screenǁorigin", "lambda _: 0", "the trace tests the finder's result for truth only: 0 and None are both false"),
-    ("ingest/processors.py", "WriterProcessorǁprocess", "Proposal(accepted, rejections, proposed=None, stats=stats)",
-     "each operation proposed is accepted or refused: their sum, what None stands for, is the count proposed"),
-    ("ingest/processors.py", "WriterProcessorǁprocess", "Proposal(accepted, rejections, stats=stats)",
+    ("ingest/processors.py", "WriterProcessorǁprocess",
+     ("Proposal(accepted, rejections, proposed=None, stats=stats)", "Proposal(accepted, rejections, stats=stats)"),
      "each operation proposed is accepted or refused: their sum, what None stands for, is the count proposed"),
 ]
 
@@ -368,7 +352,9 @@ def equivalent_reason(module: str, name: str, text: str) -> str | None:
     if len(removed) == len(added) == 1 and CODEC.sub("CODEC", removed[0]) == CODEC.sub("CODEC", added[0]) != removed[0]:
         return "the case of a codec's name (Python ignores it)"
     for mod, func, line, why in EQUIVALENT:
-        if mod == module and (function.endswith(func) or func.endswith("ǁ") and func in function) and (line is None or any(line in a for a in added)):
+        alternatives = (line,) if isinstance(line, str) else line or ()
+        if mod == module and (function.endswith(func) or func.endswith("ǁ") and func in function) and (
+                line is None or any(one in a for one in alternatives for a in added)):
             return why
     return None
 
