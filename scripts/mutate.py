@@ -21,6 +21,7 @@ then every survivor with its diff. Exit status: 0 when every module reaches --mi
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
 import json
 import os
@@ -87,11 +88,17 @@ TESTS_FOR = {
 }
 
 # A pytest plugin for the mutant runs: it keeps the module's own test files (TESTS_FOR, passed in
-# HYMEM_MUTATE_TESTS) and puts the cheapest first, so a mutant a quick test kills costs little (mutmut
-# stops at the first failure). Files stay whole, so module fixtures are made once.
-ORDER_PLUGIN = """
+# HYMEM_MUTATE_TESTS) and orders them so that a mutant is killed early (mutmut stops at the first failure):
+# first the tests that killed other mutants of the same function (each failure is appended to
+# HYMEM_MUTATE_KILLS; a function's mutants run one after another, and one test often kills many of them),
+# then the files whose tests cost least.
+ORDER_PLUGIN = r"""
 import json
 import os
+
+
+def _function():
+    return os.environ.get("MUTANT_UNDER_TEST", "").rsplit("__mutmut_", 1)[0]
 
 
 def _module(mutant):
@@ -99,6 +106,19 @@ def _module(mutant):
     parts = dotted.split(".")[1:]
     path = os.path.join("src", "hymem_cli", *parts)
     return "/".join(parts) + ("/__init__.py" if os.path.isdir(path) else ".py")
+
+
+def _killers():
+    counts = {}
+    try:
+        with open(os.environ["HYMEM_MUTATE_KILLS"], encoding="utf-8") as f:
+            for line in f:
+                function, _, nodeid = line.rstrip("\n").partition("\t")
+                if function == _function():
+                    counts[nodeid] = counts.get(nodeid, 0) + 1
+    except (OSError, KeyError):
+        pass
+    return counts
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -118,7 +138,15 @@ def pytest_collection_modifyitems(session, config, items):
     cost = {}
     for item in items:
         cost[item.nodeid.split("::")[0]] = cost.get(item.nodeid.split("::")[0], 0.0) + seconds.get(item.nodeid, 1.0)
-    items.sort(key=lambda item: cost[item.nodeid.split("::")[0]])
+    killed = _killers()
+    items.sort(key=lambda item: (-killed.get(item.nodeid, 0), cost[item.nodeid.split("::")[0]]))
+
+
+def pytest_runtest_logreport(report):
+    kills = os.environ.get("HYMEM_MUTATE_KILLS")
+    if report.failed and kills and _function().startswith("hymem_cli."):
+        with open(kills, "a", encoding="utf-8") as f:
+            f.write(_function() + "\t" + report.nodeid + "\n")
 """
 
 # Tests slower than this (in the recorded run) are left out of the mutant runs: timing tests and long
@@ -219,7 +247,8 @@ def sync(worktree: bool) -> str:
     """Bring build/mutate/ up to HEAD (or the working tree), rewriting only the files that differ.
 
     A rewritten file is newer than its mutated copy, so mutmut makes that file's mutants again (and keeps
-    the results of every function whose code did not change). Returns what was copied, for the report.
+    the results of every function whose code did not change). Writes what was copied to SOURCE, for the
+    report; returns a digest of the code and tests, which decide which tests call which function.
     """
     def git(*args: str) -> bytes:
         return subprocess.run(["git", *args], cwd=ROOT, check=True, capture_output=True).stdout
@@ -241,11 +270,15 @@ def sync(worktree: bool) -> str:
         dst.write_bytes(data)
     for path in WORK.rglob("*"):
         rel = path.relative_to(WORK)
-        if path.is_file() and rel.parts[0] not in ("mutants", "setup.cfg", "SOURCE") and "__pycache__" not in rel.parts \
+        if path.is_file() and rel.parts[0] not in ("mutants", "setup.cfg", "SOURCE", "TESTED") and "__pycache__" not in rel.parts \
                 and not rel.parts[0].startswith(".") and str(rel) not in files:
             path.unlink()
     (WORK / "SOURCE").write_text(source + "\n")
-    return source
+    digest = hashlib.sha256()
+    for rel, data in sorted(files.items()):
+        if rel.startswith(("src/", "tests/")) or rel == "pyproject.toml":
+            digest.update(rel.encode() + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()
 
 
 def write_config() -> bool:
@@ -443,12 +476,15 @@ def main() -> int:
     mutmut = mutmut_bin()
     if not args.report:
         WORK.mkdir(parents=True, exist_ok=True)
-        before = (WORK / "SOURCE").read_text().strip() if (WORK / "SOURCE").exists() else None
-        if (sync(args.worktree) != before) | write_config() or args.worktree:
-            # Other code: which tests call which function is recorded again, and "no tests" is asked again.
+        tested = WORK / "TESTED"
+        before = tested.read_text().strip() if tested.exists() else None
+        digest = sync(args.worktree)
+        if (digest != before) | write_config():
+            # Other code or tests: which tests call which function is recorded again, and "no tests" is asked again.
             (WORK / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
             for module in CORE:
                 reset(module, lambda code: status_of(code) == "no tests")
+            tested.write_text(digest + "\n")
         for module in CORE:  # a plain copy left by an older run: drop it, or mutmut takes it for mutated
             copy = WORK / "mutants" / PACKAGE / module
             if copy.exists() and "# mutmut generated" not in copy.read_text():
@@ -470,6 +506,7 @@ def main() -> int:
                "HYMEM_FUZZ_EXAMPLES": os.environ.get("HYMEM_FUZZ_EXAMPLES", FUZZ_EXAMPLES),
                "HYMEM_MUTATE_TEST_SECONDS": os.environ.get("HYMEM_MUTATE_TEST_SECONDS", TEST_SECONDS),
                "HYMEM_MUTATE_TESTS": json.dumps(TESTS_FOR),
+               "HYMEM_MUTATE_KILLS": str(WORK / ".kills.tsv"),  # which test killed which function's mutants
                "HYMEM_TEST_DERANDOMIZE": "1",  # the same examples for every mutant: no kill by a lucky draw
                "HYMEM_TEST_CACHE": str(WORK / ".cache")}  # the embedder's copies, made once for all the runs
         done = subprocess.run(command, cwd=WORK, env=env, check=False)
