@@ -56,6 +56,9 @@ def test_bearer_values(value, secret):
     ("order 12 4111 1111 1111 1111", "4111 1111 1111 1111"),  # a short group before it is not part of it
     ("card 5555 5555 5555 4444 exp", "5555 5555 5555 4444"),
     ("6011111111111117", "6011111111111117"),
+    ("4111111111119", "4111111111119"),  # 13 digits, the shortest card
+    ("4111111111111111110", "4111111111111111110"),  # 19 digits, the longest
+    ("order 555 555 555 4111 1111 1111 1111", "4111 1111 1111 1111"),  # groups before it that are no card
 ])
 def test_card_numbers(text, found):
     spans = [(s, e) for kind, s, e in find_secrets(text) if kind == "card-number"]
@@ -66,8 +69,9 @@ def test_card_numbers(text, found):
     "4111 1111 1111 1112",  # fails Luhn
     "1111 1111 1111 1117",  # no card starts with 1
     "4444 4444 4444 4444",  # one digit repeated
-    "4111 1111 1111",  # 12 digits
-    "41111111111111111111",  # 20 digits
+    "6666666666666",  # one digit repeated, though its checksum holds
+    "411111111117",  # 12 digits, checksum valid
+    "41111111111111111115",  # 20 digits, checksum valid
     "ticket 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6",
 ])
 def test_digit_runs_that_are_not_cards(text):

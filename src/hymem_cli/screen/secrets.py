@@ -192,30 +192,25 @@ def _is_card(digits: str) -> bool:
 
 
 def _cards_in_run(run: str, offset: int) -> list[tuple[int, int]]:
-    """Card numbers inside a run of digit groups ("order 12 4111 1111 1111 1111"): windows of whole groups.
+    """Card numbers inside a run of digit groups ("order 555 4111 1111 1111 1111"): from each group, the
+    longest window of whole groups that is a card.
 
-    A card is written as one group or as groups of three or more digits (4-4-4-4, 4-6-5), so shorter
-    groups end a window; that keeps a long run of short groups ("1 2 3 ...") cheap."""
+    The run's pattern ("card-number") starts it with a digit a card can start with and keeps every group
+    three digits or longer, as cards are written (4-4-4-4, 4-6-5); so a long run of short groups
+    ("1 2 3 ...") is never one, and a window stops growing past 19 digits."""
     groups = [(m.start(), m.end()) for m in re.finditer(r"[0-9]+", run)]
     spans = []
     i = 0
     while i < len(groups):
-        start, end = groups[i]
-        if run[start] not in "23456" or end - start > 19 or (i > 0 and end - start < 3):
-            i += 1
-            continue
         found, digits = None, ""
-        for j in range(i, min(len(groups), i + 8)):
-            g0, g1 = groups[j]
-            if j > i and g1 - g0 < 3:
-                break
-            digits += run[g0:g1]
+        for j in range(i, len(groups)):
+            digits += run[groups[j][0]:groups[j][1]]
             if len(digits) > 19:
                 break
             if _is_card(digits):
                 found = j  # keep the longest window from i
         if found is not None:
-            spans.append((offset + start, offset + groups[found][1]))
+            spans.append((offset + groups[i][0], offset + groups[found][1]))
             i = found + 1
         else:
             i += 1
