@@ -10,7 +10,7 @@ function has its mutants made and run again. Not part of CI: a full run takes ho
   nice -n 10 .venv/bin/python scripts/mutate.py                        # every core module
   nice -n 10 .venv/bin/python scripts/mutate.py ingest/guards.py       # one module (path under src/hymem_cli/)
   .venv/bin/python scripts/mutate.py --report                          # the last results, without running
-  .venv/bin/python scripts/mutate.py --retest ingest/guards.py         # only the survivors again, after new tests
+  .venv/bin/python scripts/mutate.py --retest ingest/guards.py         # only the survivors (not the equivalent) again
   .venv/bin/python scripts/mutate.py --report --markdown               # the table docs/testing.md holds
 
 The report gives, per module, the mutants made, killed (a test failed or hung), survived, and the kill
@@ -320,15 +320,20 @@ def status_of(code: int | None) -> str:
 
 
 def reset(path: str, which) -> list[str]:
-    """Forget the results `which(exit code)` selects, so mutmut runs those mutants again; their names."""
+    """Forget the results `which(name, exit code)` selects, so mutmut runs those mutants again; their names."""
     meta = WORK / "mutants" / PACKAGE / (path + ".meta")
     if not meta.exists():
         return []
     data = json.loads(meta.read_text())
-    forgotten = [k for k, v in data["exit_code_by_key"].items() if v is not None and which(v)]
+    forgotten = [k for k, v in data["exit_code_by_key"].items() if v is not None and which(k, v)]
     data["exit_code_by_key"] = {k: None if k in forgotten else v for k, v in data["exit_code_by_key"].items()}
     meta.write_text(json.dumps(data))
     return forgotten
+
+
+def missed(path: str, name: str, code: int) -> bool:
+    """A mutant that ran and was not killed, and is not named equivalent: what --retest runs again."""
+    return code not in (1, 3) and status_of(code) not in ("killed", "timeout") and not equivalent_reason(path, name, diff(name, path))
 
 
 def diff(name: str, module: str) -> str:
@@ -463,7 +468,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("modules", nargs="*", help=f"core modules under {PACKAGE}/ (default: all of {', '.join(CORE)})")
     parser.add_argument("--report", action="store_true", help="print the last results; run nothing")
-    parser.add_argument("--retest", action="store_true", help="run only the surviving mutants again (after adding tests)")
+    parser.add_argument("--retest", action="store_true", help="run only the surviving mutants again, not those named equivalent (after adding tests)")
     parser.add_argument("--markdown", action="store_true", help="the per-module table as Markdown")
     parser.add_argument("--worktree", action="store_true", help="test the working tree, uncommitted changes included (default: HEAD)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutants run at once (default: the CPUs)")
@@ -483,7 +488,7 @@ def main() -> int:
             # Other code or tests: which tests call which function is recorded again, and "no tests" is asked again.
             (WORK / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
             for module in CORE:
-                reset(module, lambda code: status_of(code) == "no tests")
+                reset(module, lambda _, code: status_of(code) == "no tests")
             tested.write_text(digest + "\n")
         for module in CORE:  # a plain copy left by an older run: drop it, or mutmut takes it for mutated
             copy = WORK / "mutants" / PACKAGE / module
@@ -491,8 +496,7 @@ def main() -> int:
                 copy.unlink()
         command = [mutmut, "run", "--max-children", str(args.jobs)]
         if args.retest:  # survivors (and mutants no test reached) are forgotten, and this run tries only them again
-            again = [name for module in modules
-                     for name in reset(module, lambda code: code not in (1, 3) and status_of(code) not in ("killed", "timeout"))]
+            again = [name for module in modules for name in reset(module, lambda name, code, module=module: missed(module, name, code))]
             if not again:
                 return report(modules, args.markdown, args.min_rate)
             command += again
