@@ -221,3 +221,11 @@ def test_mpnet_reembed_and_search(cli, home, monkeypatch):
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "mpnet")  # the short name matches the full name the bank records
     hits = cli("search", "nut allergy", "-f", "jsonl")
     assert hits.exit_code == 0 and hits.jsonl()[0]["text"] == "Priya is allergic to peanuts."
+
+
+def test_bank_reembed_tells_its_progress(tmp_path):
+    bank = hash_bank(tmp_path / "bank.db")
+    told = []
+    bank.reembed(Wide(), MemoryText(), progress=lambda phase, done, total: told.append((phase, done, total)))
+    bank.close()
+    assert ("embedding", 9, 9) in told and told[-1][0] != "embedding"  # every version counted, then the swap and the rest

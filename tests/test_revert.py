@@ -200,6 +200,23 @@ def test_diff_backwards_is_the_change_that_undoes_the_forward_one(cli, monkeypat
     assert cli("diff", "2", "2", "-f", "json").json() == []
 
 
+def test_a_diff_shows_each_version_as_it_stood_at_the_later_revision(cli, monkeypatch):
+    """m2 replaced m1 in revision 2 and was itself replaced in revision 3: `diff 1 2` shows m1 superseded and m2
+    current, as they were at revision 2, not as they are now."""
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    assert cli("apply", "-", input=ops({"op": "add", "text": "Alex lives in Seattle."})).exit_code == 0
+    for city in ("Sydney", "Lisbon"):
+        target = "m1" if city == "Sydney" else "m2"
+        assert cli("apply", "-", input=ops({"op": "supersede", "target": target, "text": f"Alex lives in {city}.",
+                                            "reason": f"Alex moved to {city}."})).exit_code == 0
+    [entry] = cli("diff", "1", "2", "-f", "json").json()
+    before, after = entry["before"], entry["after"]
+    assert (before["id"], before["status"], before["retired_revision"], before["successor"]) == ("m1", "superseded", 2, "m2")
+    assert (after["id"], after["status"], after["retired_revision"], after["successor"]) == ("m2", "current", None, None)
+    [backwards] = cli("diff", "2", "1", "-f", "json").json()
+    assert (backwards["before"]["id"], backwards["before"]["status"]) == ("m2", "current")
+
+
 def test_the_copies_a_revert_makes_keep_the_chunk_they_were_written_from(cli, bank):
     """m1 (superseded in revision 2) and m4 (deleted there) came from a chunk of the raw ingest; their copies still do."""
     assert cli("revert", "2").exit_code == 0

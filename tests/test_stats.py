@@ -151,3 +151,12 @@ def test_parts_not_walked_agree_with_dbstat(tmp_path):
     bank.close()
     assert abs(size["vector copies"] - walked["versions_f16"]) <= 4 * 4096
     assert size["vectors"] >= walked["versions_vec_vector_chunks00"] and size["vectors"] > 0
+
+
+def test_lists_hold_ten_entries_unless_told_otherwise(home):
+    bank = open_bank(home / "bank.db")
+    bank.bind_embedder(HashEmbedder())
+    bank.apply_operations([Operation("add", text=f"Fact number {i} about topic{i}.", speaker=f"Person{i:02}") for i in range(12)], "apply", "a.jsonl")
+    report = bank.stats()
+    bank.close()
+    assert len(report["speakers"]) == 11 and report["speakers"][OTHERS] == 2  # ten named, two summed

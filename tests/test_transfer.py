@@ -274,6 +274,9 @@ def test_chunks_keep_their_lines_and_times_through_ingest_and_export(cli, home, 
     # a 50,000-character fact with a NUL in it, from `apply` (not raw ingest)
     (lambda recs: [r if r.get("id") != "m9" else {**r, "text": "x" * 50_000} for r in recs], ["line 7", "50000 characters", "limit is 2000"]),
     (lambda recs: [r if r.get("id") != "m8" else {**r, "text": "Zoë\x00likes NULs"} for r in recs], ["line 6", "NUL"]),
+    # a later version of m7's chain that says it is an add, and a chain that starts with an update
+    (lambda recs: [r if r.get("id") != "m9" else {**r, "op": "add"} for r in recs], ["line 7", "m9", "says op 'add'", "not the first"]),
+    (lambda recs: [r if r.get("id") != "m8" else {**r, "op": "update"} for r in recs], ["line 6", "m8", "says op 'update'", "starts a chain"]),
 ])
 def test_an_export_breaking_the_chain_rules_imports_nothing(cli, home, monkeypatch, change, needles):
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")

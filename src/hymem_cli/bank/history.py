@@ -98,7 +98,7 @@ def diff(bank: Bank, rev_a: int, rev_b: int) -> list[dict]:
         elif new is None:
             op = "delete"
         else:
-            op = new["op"] if new["op"] in ("update", "supersede") else "update"
+            op = new["op"]  # a later version of a chain: an update or a supersede
         reason = new["reason"] if new else old["retired_reason"]
         entries.append({"op": op, "chain": f"m{c}", "reason": reason, "before": old, "after": new})
     if rev_a > rev_b:  # asked backwards: show the change that would undo it

@@ -241,14 +241,18 @@ def _check_limits(export: ExportFile, defined: dict[tuple[str, int], int], name:
 def _check_chains(export: ExportFile, defined: dict[tuple[str, int], int], name: str) -> None:
     """The rules every bank holds (Bank.verify), checked on the file before anything is written: a retirement is
     no older than its version, a successor is newer and in the same chain (so no cycle), a chain's root is its own
-    chain, and each chain keeps one current version, or ends in a deletion."""
+    chain and its one add, and each chain keeps one current version, or ends in a deletion."""
     versions = {v["id"]: v for v in export.records["version"]}
     retired = {r["version"]: r for r in export.records["retirement"]}
     for v in versions.values():
+        where = f"{name} line {defined[('version', v['id'])]}: version {memory_id(v['id'])}"
         root = versions.get(v["chain"])
         if root is not None and root["chain"] != root["id"]:
-            raise InputError(f"{name} line {defined[('version', v['id'])]}: version {memory_id(v['id'])} is in chain {memory_id(v['chain'])}, "
-                             f"which is itself in chain {memory_id(root['chain'])}", hint="a chain is named after its first version")
+            raise InputError(f"{where} is in chain {memory_id(v['chain'])}, which is itself in chain {memory_id(root['chain'])}",
+                             hint="a chain is named after its first version")
+        if (v["op"] == "add") != (v["chain"] == v["id"]):
+            raise InputError(f"{where} says op {v['op']!r} but " + ("is not the first of its chain" if v["op"] == "add" else "starts a chain"),
+                             hint="a chain starts with an add; its later versions are updates or supersedes")
     for r in export.records["retirement"]:
         where = f"{name} line {defined[('retirement', r['version'])]}"
         v = versions[r["version"]]
