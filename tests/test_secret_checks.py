@@ -65,6 +65,11 @@ def test_card_numbers(text, found):
     assert [text[s:e] for s, e in spans] == [found]
 
 
+def test_two_cards_in_one_run_of_digit_groups():
+    text = "cards 4111 1111 1111 1111 5555 5555 5555 4444"
+    assert [text[s:e] for kind, s, e in find_secrets(text) if kind == "card-number"] == ["4111 1111 1111 1111", "5555 5555 5555 4444"]
+
+
 @pytest.mark.parametrize("text", [
     "4111 1111 1111 1112",  # fails Luhn
     "1111 1111 1111 1117",  # no card starts with 1

@@ -196,17 +196,15 @@ def _cards_in_run(run: str, offset: int) -> list[tuple[int, int]]:
     longest window of whole groups that is a card.
 
     The run's pattern ("card-number") starts it with a digit a card can start with and keeps every group
-    three digits or longer, as cards are written (4-4-4-4, 4-6-5); so a long run of short groups
-    ("1 2 3 ...") is never one, and a window stops growing past 19 digits."""
+    three digits or longer, as cards are written (4-4-4-4, 4-6-5), and at most eight of them; so a long run of
+    short groups ("1 2 3 ...") is never one."""
     groups = [(m.start(), m.end()) for m in re.finditer(r"[0-9]+", run)]
     spans = []
     i = 0
     while i < len(groups):
         found, digits = None, ""
-        for j in range(i, len(groups)):
+        for j in range(i, len(groups)):  # at most eight groups
             digits += run[groups[j][0]:groups[j][1]]
-            if len(digits) > 19:
-                break
             if _is_card(digits):
                 found = j  # keep the longest window from i
         if found is not None:
