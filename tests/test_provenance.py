@@ -10,6 +10,8 @@ import pytest
 from hymem_cli.domain import Message
 from hymem_cli.ingest.guards import check
 from hymem_cli.screen import Screen, find_instruction
+from hymem_cli.screen.instructions import INSTRUCTION_PATTERNS, fold
+from hymem_cli.screen.structure import STRUCTURE_PATTERNS
 
 
 def _check(text: str, evidence: str, message: str, speaker: str = "Alex", screen: Screen | None = None):
@@ -105,7 +107,14 @@ STRUCTURAL = [
 
 @pytest.mark.parametrize("text", STRUCTURAL)
 def test_instructions_by_structure(text):
-    assert find_instruction(text) is not None, text
+    hit = find_instruction(text)
+    assert hit is not None, text
+    # what is withheld says why: a kind of hit and the words that made it, as they stand in the text
+    assert hit.kind in {*INSTRUCTION_PATTERNS, *STRUCTURE_PATTERNS} and hit.snippet and hit.snippet in fold(text), hit
+
+
+def test_the_screen_reads_curly_quotes_as_straight_and_runs_of_spaces_as_one():
+    assert fold("It\u2019s \u2018x\u2019 and \u201cy\u201d  \t z") == "It's 'x' and \"y\" z"
 
 
 @pytest.mark.parametrize("text", [

@@ -167,3 +167,20 @@ def test_closing_a_bank_twice_is_harmless(tmp_path):
     bank.reader()
     bank.close()
     bank.close()
+
+
+def test_apply_operations_records_the_writer_it_is_given(bank):
+    writer = {"backend": "openai", "model": "hy-memory", "prompt_version": "2", "protocol": "hy-memory"}
+    bank.apply_operations([Operation("add", text="Alex lives in Seattle.")], "eval", "chat.jsonl", writer=writer)
+    bank.apply_operations([Operation("add", text="Sam likes tea.")], "apply", "<stdin>")
+    stored = [r[0] for r in bank.conn.execute("SELECT writer FROM revisions ORDER BY id")][-2:]
+    assert json.loads(stored[0]) == writer and stored[1] is None
+
+
+def test_a_database_error_inside_apply_names_the_bank_and_changes_nothing(bank):
+    bank.conn.execute("CREATE TEMP TRIGGER fail BEFORE INSERT ON versions BEGIN SELECT RAISE(ABORT, 'the disk is full'); END")
+    with pytest.raises(BankError) as refused:
+        bank.apply_operations([Operation("add", text="Sam likes tea.")], "apply", "b.jsonl")
+    assert str(bank.path) in refused.value.message and "the disk is full" in refused.value.message
+    assert [r[0] for r in bank.conn.execute("SELECT text FROM versions")] == ["Alex lives in Seattle.", "Alex has a cat."]
+    assert bank.conn.execute("SELECT count(*) FROM revisions").fetchone()[0] == 1
