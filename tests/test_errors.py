@@ -536,3 +536,13 @@ def _stored(path: Path) -> int:
         return 0
     finally:
         conn.close()
+
+
+def test_an_error_reads_as_its_message_when_printed(tmp_path):
+    """A library caller who prints or logs the exception sees hymem's message, as the command line shows it."""
+    from hymem_cli._errors import HymemError
+    from hymem_cli.bank import open_bank
+
+    with pytest.raises(HymemError) as raised:
+        open_bank(tmp_path / "missing.db", create=False)
+    assert str(raised.value) == raised.value.message and "missing.db" in str(raised.value)
