@@ -488,3 +488,32 @@ def test_the_writer_is_shown_as_many_related_memories_as_asked_and_none_asks_not
     got = related_memories(bank, chunk, limit)
     assert [(s.alias, s.memory_id) for s in got] == [(i, f"m{i}") for i in range(1, shown + 1)]
     assert bank.asked == ([limit] if limit else [])
+
+
+def test_build_processor_hands_each_setting_to_the_processor_it_makes(home, tmp_path):
+    """The one place commands get their chunk processor: a writer unless raw is asked, the screen given or the one the
+    settings describe, and for Hy-Memory's protocol the user's name and the intentions switch."""
+    from hymem_cli import config
+    from hymem_cli.ingest.native import NativeWriterProcessor
+    from hymem_cli.ingest.processors import RawProcessor, build_processor
+
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text('{"operations": []}\n')
+    settings = config.load({"writer.backend": "scripted", "writer.model": str(replies), "screen.secrets": False})
+    writer = build_processor(settings)
+    assert isinstance(writer, WriterProcessor) and writer.screen.switched_off() == ["secrets"]
+    mine = Screen()
+    raw = build_processor(settings, raw=True, screen=mine)
+    assert isinstance(raw, RawProcessor) and raw.screen is mine
+    native = build_processor(settings.replace(**{"writer.protocol": "hy-memory", "writer.user": "Alex", "writer.intentions": False}))
+    assert isinstance(native, NativeWriterProcessor) and (native.user, native.intentions) == ("Alex", False)
+    assert build_processor(settings.replace(**{"writer.protocol": "hy-memory"})).user is None  # no name set: none sent
+
+
+def test_raw_ingest_stores_a_message_without_a_speaker_as_its_bare_text(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text('{"text": "The build uses ruff."}\n{"speaker": "Sam", "text": "I like tea."}\n')
+    assert cli("add", "--raw", str(notes)).exit_code == 0
+    stored = [(r["speaker"], r["text"]) for r in cli("export").jsonl() if r["type"] == "version"]
+    assert stored == [(None, "The build uses ruff."), ("Sam", "Sam: I like tea.")]
