@@ -1,6 +1,7 @@
 """The readers' small rules, each pinned: which keys name a session, what a log line that is not a turn
 is, where each message starts (code fences included), which lines are redacted before a speaker is split
-off, and how a value quoted in an error is shortened."""
+off, how a value quoted in an error is shortened, how JSON that cannot be read is
+reported, and which fields give a message its id, session and time."""
 
 from __future__ import annotations
 
@@ -288,3 +289,98 @@ def test_markdown_the_redactor_gets_the_first_line_under_an_empty_label_as_if_it
     assert [(m.speaker, m.text, m.line) for m in messages] == [
         (None, "Notes first", 1), ("Alex", "hi\nmore from Alex", 2), ("Sam", "hello\nmore from Sam", 5),
         ("Password", "tr0ub4dor&3\nafter it", 7)]
+
+
+# JSON that cannot be read: the file, the line, what is wrong, and what to do
+
+
+def jsonl_error(lines: list[str], name: str = "chat.jsonl") -> InputError:
+    with pytest.raises(InputError) as caught:
+        list(read_messages([line + "\n" for line in lines], "jsonl", name=name))
+    return caught.value
+
+
+def test_a_line_that_is_not_json_names_the_line_and_column_and_says_how_to_go_on():
+    error = jsonl_error(['{"role": "user", "content": "hi"}', "{oops"])
+    assert str(error) == "chat.jsonl line 2: invalid JSON (Expecting property name enclosed in double quotes at column 2)"
+    assert error.hint == "fix or remove that line, or force another format with --input-format"
+
+
+def test_json_nested_too_deeply_to_read_names_the_line():
+    error = jsonl_error(['{"role": "user", "content": "hi"}', "", "[" * 100_000 + "]" * 100_000])
+    assert str(error) == "chat.jsonl line 3: unreadable JSON (nested too deeply)"
+    assert error.hint == "fix or remove that line"
+
+
+def test_a_number_too_long_to_read_names_the_line_and_says_why():
+    error = jsonl_error(['{"role": "user", "content": "hi"}', '{"role": "user", "content": "hi", "n": ' + "1" * 5000 + "}"])
+    assert str(error).startswith("chat.jsonl line 2: unreadable JSON (Exceeds the limit (4300 digits) for integer string conversion")
+    assert "value has 5000 digits" in str(error)
+    assert error.hint == "fix or remove that line"
+
+
+# JSON messages: what is a message, its id, its session, its time
+
+
+@pytest.mark.parametrize("key", ["text", "content"])
+def test_a_message_that_also_carries_a_messages_list_is_a_message_not_a_conversation(key):
+    doc = [{"role": "user", key: "I moved to Lisbon.", "messages": [{"role": "user", "content": "Quoted, not said."}]}]
+    assert [m.text for m in read_messages([json.dumps(doc)], "json", name="chat.json")] == ["I moved to Lisbon."]
+
+
+@pytest.mark.parametrize("call", [{"tool_calls": [{"id": "c1", "function": {"name": "f"}}]}, {"function_call": {"name": "f"}}])
+def test_a_tool_call_without_text_is_passed_over(call):
+    got = read([{"role": "assistant", **call}, {"role": "user", "content": "Thanks."}], "jsonl")
+    assert [(m.text, m.line) for m in got] == [("Thanks.", 2)]
+
+
+@pytest.mark.parametrize(("value", "expected"), [(3, "3"), (3.0, "3"), (2.5, "2.5"), ("m-1", "m-1"), ("", "LINE:1")])
+def test_a_message_id_is_its_string_or_number_and_an_empty_one_falls_back_to_the_line(value, expected):
+    [message] = read([{"id": value, "role": "user", "content": "hi"}], "jsonl")
+    assert message.id == expected
+
+
+@pytest.mark.parametrize(("value", "kind"), [(True, "true"), ([1], "a list"), ({"n": 1}, "an object")])
+def test_a_message_id_that_is_neither_string_nor_number_is_an_error_saying_what_it_is(value, kind):
+    with pytest.raises(InputError) as caught:
+        read([{"role": "user", "content": "hi"}, {"id": value, "role": "user", "content": "hi"}], "jsonl", name="chat.jsonl")
+    assert str(caught.value) == f'chat.jsonl line 2: "id" must be a string or a number, got {kind}'
+    assert caught.value.hint.startswith('each message must be an object with a "text" or "content" string')
+
+
+@pytest.mark.parametrize(("keys", "expected"), [
+    ({"session_id": "s-2"}, "s-2"),
+    ({"session": "s-1", "session_id": "s-2"}, "s-1"),
+    ({"session": "", "session_id": "s-2"}, "s-2"),
+    ({"session": True, "session_id": "s-2"}, "s-2"),
+    ({"session_id": 4.0}, "4"),
+    ({"session_id": 4.5}, "4.5"),
+])
+def test_a_message_names_its_session_by_session_then_session_id(keys, expected):
+    [message] = read([{**keys, "role": "user", "content": "hi"}], "jsonl")
+    assert message.session == expected
+
+
+def test_a_conversation_with_an_empty_session_is_named_by_its_id():
+    doc = {"session": "", "id": "c-1", "messages": [{"role": "user", "content": "I moved to Lisbon."}]}
+    [message] = read_messages([json.dumps(doc)], "json", name="chat.json")
+    assert message.session == "c-1"
+
+
+def test_an_empty_time_field_is_passed_over_for_the_next_one():
+    [message] = read([{"role": "user", "content": "hi", "timestamp": "", "time": "2024-05-01T10:00:00Z"}], "jsonl")
+    assert message.timestamp == "2024-05-01T10:00:00Z"
+
+
+# Detection: JSON lines with a "type" field are not taken for an agent's session log
+
+
+@pytest.mark.parametrize("extra", [
+    {"type": "message", "payload": {"source": "app"}},
+    {"type": "message", "sessionId": "s-1"},
+    {"type": "user"},
+])
+def test_json_lines_with_a_type_field_are_read_as_messages_not_as_a_session_log(extra):
+    lines = [json.dumps({**extra, "role": "user", "content": "I moved to Lisbon."}) + "\n"]
+    assert detect_format(lines) == "jsonl"
+    assert [m.text for m in read_messages(lines, name="chat.jsonl")] == ["I moved to Lisbon."]
