@@ -222,6 +222,10 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
      "each operation proposed is accepted or refused: their sum, what None stands for, is the count proposed"),
 ]
 
+# What counts as a kill: a test failed, the tests ran past their time limit, or their process was killed by a
+# signal (mutmut calls that "segfault"; here it is a mutant that loops forever growing a list, stopped by SIGKILL).
+CAUGHT = ("killed", "timeout", "segfault")
+
 # A codec's name is read whatever its case ("utf-8" and "UTF-8" are one codec).
 CODEC = re.compile(r"""\.(?:en|de)code\((['"])utf-8\1\)""", re.IGNORECASE)
 
@@ -337,7 +341,7 @@ def reset(path: str, which) -> list[str]:
 
 def missed(path: str, name: str, code: int) -> bool:
     """A mutant that ran and was not killed, and is not named equivalent: what --retest runs again."""
-    return code not in (1, 3) and status_of(code) not in ("killed", "timeout") and not equivalent_reason(path, name, diff(name, path))
+    return code not in (1, 3) and status_of(code) not in CAUGHT and not equivalent_reason(path, name, diff(name, path))
 
 
 def diff(name: str, module: str) -> str:
@@ -407,7 +411,7 @@ def report(modules: list[str], markdown: bool, min_rate: float) -> int:
     rows, survivors, equivalents, below = [], [], [], []
     for path in modules:
         m = load(path)
-        caught = m.names("killed", "timeout")
+        caught = m.names(*CAUGHT)
         pending = m.names("not checked")
         missed = [n for n in m.results if n not in caught and n not in pending]
         equivalent = 0

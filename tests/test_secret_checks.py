@@ -148,7 +148,12 @@ def test_the_redactor_forgets_the_oldest_values_past_its_bound():
 def test_seen_values_are_found_each_time_they_occur():
     redactor = Redactor()
     redactor.remember("hunter22", "password")
-    assert redactor.seen_in("hunter22 and hunter22") == [("password", 0, 8), ("password", 13, 21)]
+    assert redactor.seen_in("hunter22 and hunter22 or hunter22") == [("password", 0, 8), ("password", 13, 21), ("password", 25, 33)]
+
+
+def test_scrub_replaces_a_lone_surrogate_with_the_replacement_character():
+    """A rejection record keeps what was refused; SQLite cannot store a lone surrogate, so it becomes U+FFFD."""
+    assert Screen().scrub("bad \ud800 text") == "bad \ufffd text"
 
 
 def test_redact_repeats_until_nothing_is_left():

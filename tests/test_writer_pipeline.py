@@ -499,14 +499,16 @@ def test_build_processor_hands_each_setting_to_the_processor_it_makes(home, tmp_
 
     replies = tmp_path / "replies.jsonl"
     replies.write_text('{"operations": []}\n')
-    settings = config.load({"writer.backend": "scripted", "writer.model": str(replies), "screen.secrets": False})
+    settings = config.load({"writer.backend": "scripted", "writer.model": str(replies), "screen.secrets": False,
+                            "writer.pipeline": "two-pass", "writer.related": 3})
     writer = build_processor(settings)
     assert isinstance(writer, WriterProcessor) and writer.screen.switched_off() == ["secrets"]
+    assert (writer.pipeline, writer.related) == ("two-pass", 3)
     mine = Screen()
     raw = build_processor(settings, raw=True, screen=mine)
     assert isinstance(raw, RawProcessor) and raw.screen is mine
     native = build_processor(settings.replace(**{"writer.protocol": "hy-memory", "writer.user": "Alex", "writer.intentions": False}))
-    assert isinstance(native, NativeWriterProcessor) and (native.user, native.intentions) == ("Alex", False)
+    assert isinstance(native, NativeWriterProcessor) and (native.user, native.intentions, native.related) == ("Alex", False, 3)
     assert build_processor(settings.replace(**{"writer.protocol": "hy-memory"})).user is None  # no name set: none sent
 
 
