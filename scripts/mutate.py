@@ -10,7 +10,8 @@ function has its mutants made and run again. Not part of CI: a full run takes ho
   nice -n 10 .venv/bin/python scripts/mutate.py                        # every core module
   nice -n 10 .venv/bin/python scripts/mutate.py ingest/guards.py       # one module (path under src/hymem_cli/)
   .venv/bin/python scripts/mutate.py --report                          # the last results, without running
-  .venv/bin/python scripts/mutate.py --retest ingest/guards.py         # only the survivors (not the equivalent) again
+  .venv/bin/python scripts/mutate.py --retest ingest/guards.py         # its survivors (not the equivalent) again
+  .venv/bin/python scripts/mutate.py --retest                          # every survivor again, then the mutants not run yet
   .venv/bin/python scripts/mutate.py --report --markdown               # the table docs/testing.md holds
 
 The report gives, per module, the mutants made, killed (a test failed or hung), survived, and the kill
@@ -476,7 +477,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("modules", nargs="*", help=f"core modules under {PACKAGE}/ (default: all of {', '.join(CORE)})")
     parser.add_argument("--report", action="store_true", help="print the last results; run nothing")
-    parser.add_argument("--retest", action="store_true", help="run only the surviving mutants again, not those named equivalent (after adding tests)")
+    parser.add_argument("--retest", action="store_true", help="run the surviving mutants again, not those named equivalent (after adding tests); without modules, then every mutant not run yet")
     parser.add_argument("--markdown", action="store_true", help="the per-module table as Markdown")
     parser.add_argument("--worktree", action="store_true", help="test the working tree, uncommitted changes included (default: HEAD)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutants run at once (default: the CPUs)")
@@ -503,11 +504,12 @@ def main() -> int:
             if copy.exists() and "# mutmut generated" not in copy.read_text():
                 copy.unlink()
         command = [mutmut, "run", "--max-children", str(args.jobs)]
-        if args.retest:  # survivors (and mutants no test reached) are forgotten, and this run tries only them again
+        if args.retest:  # survivors (and mutants no test reached) are forgotten, so this run tries them again
             again = [name for module in modules for name in reset(module, lambda name, code, module=module: missed(module, name, code))]
-            if not again:
-                return report(modules, args.markdown, args.min_rate)
-            command += again
+            if args.modules:  # only those; without modules the run goes on to every mutant not run yet
+                if not again:
+                    return report(modules, args.markdown, args.min_rate)
+                command += again
         elif args.modules:
             command += [mutant_names(module) for module in modules]
         plugins = WORK / ".plugins"
