@@ -211,8 +211,9 @@ def test_a_diff_shows_each_version_as_it_stood_at_the_later_revision(cli, monkey
                                             "reason": f"Alex moved to {city}."})).exit_code == 0
     [entry] = cli("diff", "1", "2", "-f", "json").json()
     before, after = entry["before"], entry["after"]
-    assert (before["id"], before["status"], before["retired_revision"], before["successor"]) == ("m1", "superseded", 2, "m2")
-    assert (after["id"], after["status"], after["retired_revision"], after["successor"]) == ("m2", "current", None, None)
+    retirement = ("status", "retired_revision", "retired_reason", "successor")
+    assert [before["id"], *(before[k] for k in retirement)] == ["m1", "superseded", 2, "Alex moved to Sydney.", "m2"]
+    assert [after["id"], *(after[k] for k in retirement)] == ["m2", "current", None, None, None]
     [backwards] = cli("diff", "2", "1", "-f", "json").json()
     assert (backwards["before"]["id"], backwards["before"]["status"]) == ("m2", "current")
 

@@ -184,3 +184,12 @@ def test_a_database_error_inside_apply_names_the_bank_and_changes_nothing(bank):
     assert str(bank.path) in refused.value.message and "the disk is full" in refused.value.message
     assert [r[0] for r in bank.conn.execute("SELECT text FROM versions")] == ["Alex lives in Seattle.", "Alex has a cat."]
     assert bank.conn.execute("SELECT count(*) FROM revisions").fetchone()[0] == 1
+
+
+def test_a_version_has_the_public_json_shape(bank):
+    """What `show`, `history` and `search` print for a memory: these keys, and the time of the revision that made it."""
+    v = bank.version("m1")
+    assert list(v) == ["id", "chain", "text", "speaker", "op", "reason", "evidence", "status", "revision", "time", "event_time", "source",
+                       "source_ids", "retired_revision", "retired_reason", "successor", "tags", "owner", "kind", "valid_until", "origin"]
+    made = bank.conn.execute("SELECT time FROM revisions WHERE id = 1").fetchone()[0]
+    assert (v["time"], v["revision"], v["source"], v["source_ids"], v["status"]) == (made, 1, "a.jsonl", ["s1-1"], "current")
