@@ -226,6 +226,7 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
 # What counts as a kill: a test failed, the tests ran past their time limit, or their process was killed by a
 # signal (mutmut calls that "segfault"; here it is a mutant that loops forever growing a list, stopped by SIGKILL).
 CAUGHT = ("killed", "timeout", "segfault")
+SKIPPED = 34  # mutmut's exit code for a mutant it was told to skip
 
 # A codec's name is read whatever its case ("utf-8" and "UTF-8" are one codec).
 CODEC = re.compile(r"""\.(?:en|de)code\((['"])utf-8\1\)""", re.IGNORECASE)
@@ -338,6 +339,20 @@ def reset(path: str, which) -> list[str]:
     data["exit_code_by_key"] = {k: None if k in forgotten else v for k, v in data["exit_code_by_key"].items()}
     meta.write_text(json.dumps(data))
     return forgotten
+
+
+def skip_equivalent(path: str) -> int:
+    """Mark the mutants not run yet that are equivalent as skipped, so mutmut does not spend a full test run on
+    each (a survivor runs every test that calls its function); the report counts them as equivalent. How many."""
+    meta = WORK / "mutants" / PACKAGE / (path + ".meta")
+    if not meta.exists():
+        return 0
+    data = json.loads(meta.read_text())
+    codes = data["exit_code_by_key"]
+    skipped = [k for k, v in codes.items() if v is None and equivalent_reason(path, k, diff(k, path))]
+    data["exit_code_by_key"] = {k: SKIPPED if k in skipped else v for k, v in codes.items()}
+    meta.write_text(json.dumps(data))
+    return len(skipped)
 
 
 def missed(path: str, name: str, code: int) -> bool:
@@ -494,8 +509,8 @@ def main() -> int:
         before = tested.read_text().strip() if tested.exists() else None
         digest = sync(args.worktree)
         if (digest != before) | write_config():
-            # Other code or tests: which tests call which function is recorded again, and "no tests" is asked again.
-            (WORK / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+            # Other code or tests: "no tests" is asked again. mutmut brings its record of which tests call which
+            # function up to date itself (it traces the new tests; a new setup.cfg makes it trace them all).
             for module in CORE:
                 reset(module, lambda _, code: status_of(code) == "no tests")
             tested.write_text(digest + "\n")
@@ -503,6 +518,8 @@ def main() -> int:
             copy = WORK / "mutants" / PACKAGE / module
             if copy.exists() and "# mutmut generated" not in copy.read_text():
                 copy.unlink()
+        for module in modules:
+            skip_equivalent(module)
         command = [mutmut, "run", "--max-children", str(args.jobs)]
         if args.retest:  # survivors (and mutants no test reached) are forgotten, so this run tries them again
             again = [name for module in modules for name in reset(module, lambda name, code, module=module: missed(module, name, code))]
