@@ -214,6 +214,7 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("screen/__init__.py", "Screenǁorigin", 'text or "XXXX"',
      "the fact is read only when it is empty, and a one-word text matches no sentence (two words are the least), as the empty one"),
     ("screen/__init__.py", "Screenǁorigin", "lambda _: 0", "the trace tests the finder's result for truth only: 0 and None are both false"),
+    ("screen/secrets.py", "_cards_in_run", "while i <= len(groups):", "one more pass with no group left: no window, nothing found"),
     ("screen/instructions.py", "fold", r"[ \t\u00A0]+", "the case of a hex escape in a regular expression"),
     ("bank/history.py", "diff", "if rev_a >= rev_b:", "a equal to b: nothing lies between them, and diff returns before the swap"),
     ("bank/store.py", "Bankǁstats", "stats(self.conn, None, limit)",

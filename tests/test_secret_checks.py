@@ -59,6 +59,7 @@ def test_bearer_values(value, secret):
     ("4111111111119", "4111111111119"),  # 13 digits, the shortest card
     ("4111111111111111110", "4111111111111111110"),  # 19 digits, the longest
     ("order 555 555 555 4111 1111 1111 1111", "4111 1111 1111 1111"),  # groups before it that are no card
+    ("4111 1111 1111 1111 1115", "4111 1111 1111 1111"),  # with the fifth group, 20 digits: too long, though its checksum holds
 ])
 def test_card_numbers(text, found):
     spans = [(s, e) for kind, s, e in find_secrets(text) if kind == "card-number"]

@@ -138,8 +138,7 @@ class Screen:
 
     def redact_chunk(self, chunk: Chunk) -> Chunk:
         """The chunk with its messages' secrets redacted: what the writer sees and what the bank keeps as provenance."""
-        messages, kinds = self.redact_messages(chunk.messages)
-        return replace(chunk, messages=messages) if kinds else chunk
+        return replace(chunk, messages=self.redact_messages(chunk.messages)[0])
 
     def scrub(self, text: str) -> str:
         """Text safe to keep in a rejection record: no secret (when that screen is on), no lone surrogate
