@@ -519,3 +519,47 @@ def test_raw_ingest_stores_a_message_without_a_speaker_as_its_bare_text(cli, tmp
     assert cli("add", "--raw", str(notes)).exit_code == 0
     stored = [(r["speaker"], r["text"]) for r in cli("export").jsonl() if r["type"] == "version"]
     assert stored == [(None, "The build uses ruff."), ("Sam", "Sam: I like tea.")]
+
+
+def test_a_writer_fact_keeps_its_source_messages_as_context_with_secrets_redacted(hashed, tmp_path):
+    text = "Alex: Big news, I moved to Sydney last month.\nSam: My password is hunter2hunter2, by the way.\n"
+    run(hashed, tmp_path, "a.txt", text, [{"operations": [
+        {"op": "add", "text": "Alex lives in Sydney.", "evidence": "I moved to Sydney"},
+        {"op": "add", "text": "Sam has a password.", "evidence": "My password is"}]}])
+    assert dict(hashed.conn.execute("SELECT text, context FROM versions")) == {
+        "Alex lives in Sydney.": "Alex: Big news, I moved to Sydney last month.",
+        "Sam has a password.": "Sam: My password is [REDACTED:password], by the way."}
+
+
+def test_a_raw_message_keeps_the_turn_before_it_as_context(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Alex: Which seats did you book?\nSam: Row 12, by the window.\n")
+    assert cli("add", "--raw", str(chat)).exit_code == 0
+    rows = [(r["text"], r.get("context")) for r in cli("export").jsonl() if r["type"] == "version"]
+    assert rows == [("Alex: Which seats did you book?", None), ("Sam: Row 12, by the window.", "Alex: Which seats did you book?")]
+
+
+def test_a_context_the_processor_gave_is_kept(hashed, tmp_path):
+    """A chunk processor may give an operation its own context; the pipeline fills in only the ones without."""
+    from hymem_cli.domain import Operation, Proposal
+
+    class Given:
+        mode, screen = "writer", Screen()
+
+        def writer_info(self):
+            return None
+
+        def process(self, bank, chunk):
+            first = chunk.messages[0].id
+            return Proposal([Operation("add", text="Alex lives in Sydney.", source_ids=[first], context="given by the processor"),
+                             Operation("add", text="Alex moved last month.", source_ids=[first])])
+
+        def close(self):
+            pass
+
+    path = tmp_path / "a.txt"
+    path.write_text("Alex: Big news, I moved to Sydney last month.\n")
+    ingest(hashed, open_sources([str(path)]), Given())
+    assert dict(hashed.conn.execute("SELECT text, context FROM versions")) == {
+        "Alex lives in Sydney.": "given by the processor", "Alex moved last month.": "Alex: Big news, I moved to Sydney last month."}
