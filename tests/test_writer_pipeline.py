@@ -541,7 +541,8 @@ def test_a_raw_message_keeps_the_turn_before_it_as_context(cli, tmp_path, monkey
 
 
 def test_a_context_the_processor_gave_is_kept(hashed, tmp_path):
-    """A chunk processor may give an operation its own context; the pipeline fills in only the ones without."""
+    """A chunk processor may give an operation its own context; the pipeline fills in the others' from their source
+    messages, in order, each after its speaker when it has one."""
     from hymem_cli.domain import Operation, Proposal
 
     class Given:
@@ -551,15 +552,16 @@ def test_a_context_the_processor_gave_is_kept(hashed, tmp_path):
             return None
 
         def process(self, bank, chunk):
-            first = chunk.messages[0].id
-            return Proposal([Operation("add", text="Alex lives in Sydney.", source_ids=[first], context="given by the processor"),
-                             Operation("add", text="Alex moved last month.", source_ids=[first])])
+            ids = [m.id for m in chunk.messages]
+            return Proposal([Operation("add", text="Alex lives in Sydney.", source_ids=ids[:1], context="given by the processor"),
+                             Operation("add", text="Alex moved last month.", source_ids=ids)])
 
         def close(self):
             pass
 
-    path = tmp_path / "a.txt"
-    path.write_text("Alex: Big news, I moved to Sydney last month.\n")
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"speaker": "Alex", "text": "Big news, I moved to Sydney last month."}\n{"text": "(a note without a speaker)"}\n')
     ingest(hashed, open_sources([str(path)]), Given())
     assert dict(hashed.conn.execute("SELECT text, context FROM versions")) == {
-        "Alex lives in Sydney.": "given by the processor", "Alex moved last month.": "Alex: Big news, I moved to Sydney last month."}
+        "Alex lives in Sydney.": "given by the processor",
+        "Alex moved last month.": "Alex: Big news, I moved to Sydney last month. (a note without a speaker)"}
