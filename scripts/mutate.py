@@ -214,6 +214,8 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("screen/__init__.py", "Screenǁorigin", 'text or "XXXX"',
      "the fact is read only when it is empty, and a one-word text matches no sentence (two words are the least), as the empty one"),
     ("screen/__init__.py", "Screenǁorigin", "lambda _: 0", "the trace tests the finder's result for truth only: 0 and None are both false"),
+    ("ingest/pipeline.py", "_mark_tool_output", '(m.speaker or "XXXX")',
+     'a message without a speaker is no tool\'s: "" and "xxxx" are both outside the tool speakers'),
     ("ingest/pipeline.py", "_add_context", 'if op.op == "XXdeleteXX" or op.context is not None:',
      "a delete stores no version: the context it would be given is never kept"),
     ("ingest/pipeline.py", "_add_context", "op.source_ids[:2]", "a raw memory has one source id, its message"),

@@ -298,3 +298,11 @@ def test_the_screen_names_the_first_secret_in_the_text(text, kind):
     screen = Screen()
     screen.redact("the wifi password is Tr0ub4dor&3 ok")
     assert screen.secret_kind(text) == kind
+
+
+def test_redact_messages_keeps_unchanged_messages_as_they_are():
+    from hymem_cli.domain import Message
+
+    plain, secret = Message("1", "Alex", "I like tea."), Message("2", "Sam", "My password is hunter2hunter2.")
+    out, kinds = Screen().redact_messages([plain, secret])
+    assert out[0] is plain and out[1].text == "My password is [REDACTED:password]." and kinds == ["password"]

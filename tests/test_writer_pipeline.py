@@ -565,3 +565,32 @@ def test_a_context_the_processor_gave_is_kept(hashed, tmp_path):
     assert dict(hashed.conn.execute("SELECT text, context FROM versions")) == {
         "Alex lives in Sydney.": "given by the processor",
         "Alex moved last month.": "Alex: Big news, I moved to Sydney last month. (a note without a speaker)"}
+
+
+def test_a_fact_from_a_tools_output_alone_is_marked_as_the_tools(hashed, tmp_path):
+    """Whichever processor made it, a fact whose every source message is a tool's says so (origin "tool"); one that a
+    person also said, or that the processor gave an origin, is left as it is."""
+    from hymem_cli.domain import Operation, Proposal
+
+    class Given:
+        mode, screen = "writer", Screen()
+
+        def writer_info(self):
+            return None
+
+        def process(self, bank, chunk):
+            tool, alex, note = (m.id for m in chunk.messages)
+            return Proposal([Operation("add", text="The build passed.", source_ids=[tool]),
+                             Operation("add", text="The build passed, Alex says.", source_ids=[tool, alex]),
+                             Operation("add", text="A note about the build.", source_ids=[note]),
+                             Operation("add", text="The tool quoted Alex.", source_ids=[tool], origin="quoted")])
+
+        def close(self):
+            pass
+
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"speaker": "Tool", "text": "build passed"}\n{"speaker": "Alex", "text": "The build passed."}\n'
+                    '{"text": "a note on the build"}\n')
+    ingest(hashed, open_sources([str(path)]), Given())
+    assert dict(hashed.conn.execute("SELECT text, origin FROM versions")) == {
+        "The build passed.": "tool", "The build passed, Alex says.": None, "A note about the build.": None, "The tool quoted Alex.": "quoted"}
