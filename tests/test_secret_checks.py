@@ -306,3 +306,10 @@ def test_redact_messages_keeps_unchanged_messages_as_they_are():
     plain, secret = Message("1", "Alex", "I like tea."), Message("2", "Sam", "My password is hunter2hunter2.")
     out, kinds = Screen().redact_messages([plain, secret])
     assert out[0] is plain and out[1].text == "My password is [REDACTED:password]." and kinds == ["password"]
+
+
+def test_redactions_are_counted_in_all_and_by_kind():
+    from hymem_cli.screen import kind_counts
+
+    assert kind_counts(["password", "api-key", "password"]) == {"redacted": 3, "redacted.password": 2, "redacted.api-key": 1}
+    assert kind_counts([]) == {"redacted": 0}

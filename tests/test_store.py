@@ -193,3 +193,6 @@ def test_a_version_has_the_public_json_shape(bank):
                        "source_ids", "retired_revision", "retired_reason", "successor", "tags", "owner", "kind", "valid_until", "origin"]
     made = bank.conn.execute("SELECT time FROM revisions WHERE id = 1").fetchone()[0]
     assert (v["time"], v["revision"], v["source"], v["source_ids"], v["status"]) == (made, 1, "a.jsonl", ["s1-1"], "current")
+    assert (v["tags"], v["origin"]) == ([], "said")  # none given: no tags, and said by its speaker
+    bank.apply_operations([Operation("add", text="The build passed.", tags=["ci", "build"], origin="tool")], "apply", "b.jsonl")
+    assert (bank.version("m3")["tags"], bank.version("m3")["origin"]) == (["ci", "build"], "tool")

@@ -594,3 +594,25 @@ def test_a_fact_from_a_tools_output_alone_is_marked_as_the_tools(hashed, tmp_pat
     ingest(hashed, open_sources([str(path)]), Given())
     assert dict(hashed.conn.execute("SELECT text, origin FROM versions")) == {
         "The build passed.": "tool", "The build passed, Alex says.": None, "A note about the build.": None, "The tool quoted Alex.": "quoted"}
+
+
+def test_one_ingest_is_one_revision_named_after_its_sources_and_its_mode(hashed, tmp_path):
+    """Two files in one run: one revision, its source both names, its command "add" (a writer) or "add --raw"; the
+    files are read one after the other, in the caller's thread, unless jobs are asked for."""
+    import threading
+
+    from hymem_cli.ingest.processors import RawProcessor
+
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text(SEATTLE)
+    second.write_text(SYDNEY)
+    backend = ScriptedBackend([])
+    writer = WriterProcessor(backend, Screen())
+    threads = []
+    process = writer.process
+    writer.process = lambda bank, chunk: threads.append(threading.current_thread()) or process(bank, chunk)
+    ingest(hashed, open_sources([str(first), str(second)]), writer)
+    ingest(hashed, open_sources([str(first)]), RawProcessor(Screen()))
+    log = revisions(hashed)
+    assert [(r["command"], r["source"]) for r in reversed(log)] == [("add", f"{first}, {second}"), ("add --raw", str(first))]
+    assert threads == [threading.main_thread()] * 2

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hymem_cli._errors import ConfigError
+from hymem_cli.domain import CHUNK_TOKENS
 
 # Every key, its default and what it means. `hymem config` and the docs are generated from this.
 KEYS: dict[str, tuple[object, str]] = {
@@ -25,7 +26,7 @@ KEYS: dict[str, tuple[object, str]] = {
     "search.sources_weight": (0.0, "weight of a writer's fact's source messages (BM25 over them, facts only) in rank fusion; 0: the fact's own words only"),
     "search.speaker_updates": (True, "with newer_first, a result also updates an older one by the same speaker that is close to it (cosine > 0.4) and shares two of its words, or closer (cosine > 0.6) when the query names that speaker, or cosine > 0.5 when it holds more of the query's words"),
     "search.speaker_weight": (1.0, "a query naming a speaker (\"Where does Nadia live?\"): the name is left out of its words and vector, and what that speaker said or what names them gets this weight in rank fusion; 0: off"),
-    "ingest.chunk_tokens": (768, "token budget of one transcript chunk"),
+    "ingest.chunk_tokens": (CHUNK_TOKENS, "token budget of one transcript chunk"),
     "writer.backend": ("", "llama or openai; empty means no writer is configured"),
     "writer.model": ("", "GGUF path or name in the models directory (llama), or served model name (openai)"),
     "writer.base_url": ("", "OpenAI-compatible base URL, e.g. http://localhost:8000/v1"),

@@ -8,6 +8,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 OPS = ("add", "update", "supersede", "delete")
+CHUNK_TOKENS = 768  # a transcript chunk's token budget unless told otherwise (the setting ingest.chunk_tokens)
 
 
 @dataclass(frozen=True)

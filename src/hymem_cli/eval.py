@@ -34,7 +34,7 @@ from hymem_cli._errors import InputError
 from hymem_cli.bank.memory_text import MemoryText
 from hymem_cli.bank.search import SearchFilter, search
 from hymem_cli.bank.store import open_bank
-from hymem_cli.domain import Message, reason_kind
+from hymem_cli.domain import CHUNK_TOKENS, Message, reason_kind
 from hymem_cli.embed import Embedder
 from hymem_cli.ingest.sources import Source, open_sources
 
@@ -272,7 +272,7 @@ def evaluate_writer(
     embedder: Embedder,
     *,
     ks: Sequence[int] = DEFAULT_KS,
-    chunk_tokens: int = 768,
+    chunk_tokens: int = CHUNK_TOKENS,
     memory_text: MemoryText | None = None,
     per_question: bool = False,
     on_progress: Callable[[Progress], None] | None = None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from hymem_cli.domain import Chunk, Message
+from hymem_cli.domain import CHUNK_TOKENS, Chunk, Message
 
 
 def estimate_tokens(text: str) -> int:
@@ -15,7 +15,7 @@ def estimate_tokens(text: str) -> int:
 FLUSH = None  # in a message stream: "input went quiet, close the chunk now" (see sources.idle_flush)
 
 
-def chunk_messages(messages: Iterable[Message | None], source: str, budget_tokens: int = 768) -> Iterator[Chunk]:
+def chunk_messages(messages: Iterable[Message | None], source: str, budget_tokens: int = CHUNK_TOKENS) -> Iterator[Chunk]:
     """Group consecutive messages of one session until the next would pass the budget.
 
     A message longer than the budget becomes a chunk of its own; a message is never split.

@@ -10,7 +10,7 @@ from typing import Protocol
 
 from hymem_cli.bank.memory_text import kept
 from hymem_cli.bank.store import RevisionDraft
-from hymem_cli.domain import Chunk, ChunkRecord, Message, Proposal, chunk_key
+from hymem_cli.domain import CHUNK_TOKENS, Chunk, ChunkRecord, Message, Proposal, chunk_key
 from hymem_cli.ingest.chunker import chunk_messages
 from hymem_cli.ingest.sources import Source
 from hymem_cli.screen import Screen, kind_counts
@@ -56,7 +56,7 @@ def ingest(
     sources: list[Source],
     processor: ChunkProcessor,
     *,
-    chunk_tokens: int = 768,
+    chunk_tokens: int = CHUNK_TOKENS,
     dry_run: bool = False,
     again: bool = False,
     jobs: int = 1,
