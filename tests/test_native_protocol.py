@@ -237,3 +237,35 @@ def test_each_writer_call_asks_for_fenced_json_of_its_schema_and_its_tokens_are_
     counts = report.counts
     assert (counts["writer_calls"], counts["prompt_tokens"], counts["evaluated_tokens"], counts["completion_tokens"]) == (1, 100, 40, 7)
     assert 0 <= counts["writer_seconds"] < 1  # a scripted answer takes no time to speak of
+
+
+def test_earlier_history_is_kept_per_transcript(tmp_path, chats):
+    """A chunk is shown the turns before it in its own transcript; another file ingested in the same run starts with none."""
+    from hymem_cli.bank import open_bank
+    from hymem_cli.embed import HashEmbedder
+    from hymem_cli.ingest.native import NativeWriterProcessor
+    from hymem_cli.ingest.pipeline import ingest
+    from hymem_cli.ingest.sources import open_sources
+    from hymem_cli.screen import Screen
+    from hymem_cli.writer.scripted import ScriptedBackend
+
+    def last_messages(request: list[dict]) -> str:
+        user = request[1]["content"]
+        return user.split("## Last k Messages\n\n", 1)[1].split("\n\n---", 1)[0]
+
+    first, second = chats
+    bank = open_bank(tmp_path / "bank.db")
+    bank.bind_embedder(HashEmbedder())
+    backend = ScriptedBackend([extraction(), extraction(), extraction()])  # nothing extracted: one call a chunk, nothing stored
+    try:
+        report = ingest(bank, open_sources([str(first), str(second)]), NativeWriterProcessor(backend, Screen()), chunk_tokens=1)
+    finally:
+        bank.close()
+    assert report.chunks == 3  # a message a chunk: two from the first file, one from the second
+    seattle, fremont, sydney = backend.requests
+    assert last_messages(seattle) == "(none)"
+    assert '"content": "Fremont is lovely."' in fremont[1]["content"]
+    assert last_messages(fremont) == "[Alex]: I live in Seattle, in Fremont."  # the same file's earlier turn
+    assert '"content": "I moved to Sydney last month."' in sydney[1]["content"]
+    assert last_messages(sydney) == "(none)"  # the first file's turns are not the second file's history
+    assert "Seattle" not in sydney[1]["content"] and "Fremont" not in sydney[1]["content"]
