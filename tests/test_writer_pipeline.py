@@ -531,11 +531,13 @@ def test_a_writer_fact_keeps_its_source_messages_as_context_with_secrets_redacte
         "Sam has a password.": "Sam: My password is [REDACTED:password], by the way."}
 
 
-def test_a_raw_message_keeps_the_turn_before_it_as_context(cli, tmp_path, monkeypatch):
+@pytest.mark.parametrize("chunking", [[], ["--chunk-tokens", "16"]], ids=["one chunk", "a chunk each"])
+def test_a_raw_message_keeps_the_turn_before_it_as_context(cli, tmp_path, monkeypatch, chunking):
+    """The turn before, in the same chunk or at the end of the chunk before."""
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
     chat = tmp_path / "chat.txt"
     chat.write_text("Alex: Which seats did you book?\nSam: Row 12, by the window.\n")
-    assert cli("add", "--raw", str(chat)).exit_code == 0
+    assert cli("add", "--raw", *chunking, str(chat)).exit_code == 0
     rows = [(r["text"], r.get("context")) for r in cli("export").jsonl() if r["type"] == "version"]
     assert rows == [("Alex: Which seats did you book?", None), ("Sam: Row 12, by the window.", "Alex: Which seats did you book?")]
 
@@ -616,3 +618,38 @@ def test_one_ingest_is_one_revision_named_after_its_sources_and_its_mode(hashed,
     log = revisions(hashed)
     assert [(r["command"], r["source"]) for r in reversed(log)] == [("add", f"{first}, {second}"), ("add --raw", str(first))]
     assert threads == [threading.main_thread()] * 2
+
+
+def test_the_report_counts_chunks_messages_and_skips(hashed, tmp_path):
+    from hymem_cli.ingest.processors import RawProcessor
+
+    path = tmp_path / "a.txt"
+    path.write_text("Alex: One.\nSam: Two.\nAlex: Three.\n")
+    first = ingest(hashed, open_sources([str(path)]), RawProcessor(Screen()), chunk_tokens=1)
+    assert (first.chunks, first.messages, first.stored, first.skipped) == (3, 3, 3, 0)
+    again = ingest(hashed, open_sources([str(path)]), RawProcessor(Screen()), chunk_tokens=1)
+    assert (again.chunks, again.messages, again.stored, again.skipped, again.revision) == (3, 3, 0, 3, None)
+
+
+def test_a_chunk_stored_raw_is_not_hidden_from_a_processor_of_another_mode(hashed, tmp_path):
+    """The mode is part of a chunk's hash: storing a transcript raw does not make a writer skip it."""
+    from hymem_cli.domain import Operation, Proposal
+    from hymem_cli.ingest.processors import RawProcessor
+
+    class Writer:
+        mode, screen = "writer", Screen()
+
+        def writer_info(self):
+            return None
+
+        def process(self, bank, chunk):
+            return Proposal([Operation("add", text="Alex lives in Seattle.", source_ids=[chunk.messages[0].id])])
+
+        def close(self):
+            pass
+
+    path = tmp_path / "a.txt"
+    path.write_text(SEATTLE)
+    assert ingest(hashed, open_sources([str(path)]), RawProcessor(Screen())).stored == 1
+    report = ingest(hashed, open_sources([str(path)]), Writer())
+    assert (report.stored, report.skipped) == (1, 0)
