@@ -629,6 +629,7 @@ def test_the_report_counts_chunks_messages_and_skips(hashed, tmp_path):
     assert (first.chunks, first.messages, first.stored, first.skipped) == (3, 3, 3, 0)
     again = ingest(hashed, open_sources([str(path)]), RawProcessor(Screen()), chunk_tokens=1)
     assert (again.chunks, again.messages, again.stored, again.skipped, again.revision) == (3, 3, 0, 3, None)
+    assert again.stored_by == {first.revision: 3}  # which revision stored what was skipped, and how much
 
 
 def test_a_chunk_stored_raw_is_not_hidden_from_a_processor_of_another_mode(hashed, tmp_path):
