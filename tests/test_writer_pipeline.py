@@ -654,3 +654,94 @@ def test_a_chunk_stored_raw_is_not_hidden_from_a_processor_of_another_mode(hashe
     assert ingest(hashed, open_sources([str(path)]), RawProcessor(Screen())).stored == 1
     report = ingest(hashed, open_sources([str(path)]), Writer())
     assert (report.stored, report.skipped) == (1, 0)
+
+
+def test_a_secret_redacted_while_reading_is_counted_once_by_kind(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Alex: My password is hunter2hunter2, remember it.\nSam: I will not.\n")
+    assert cli("add", "--raw", str(chat)).exit_code == 0
+    counts = cli("log", "-f", "json").json()[0]["counts"]
+    assert (counts["redacted"], counts["redacted.password"], counts["chunks"], counts["messages"]) == (1, 1, 1, 2)
+
+
+def test_each_chunk_is_reported_as_it_is_stored(hashed, tmp_path):
+    from hymem_cli.ingest.processors import RawProcessor
+
+    path = tmp_path / "a.txt"
+    path.write_text("Alex: One.\nSam: Two.\nAlex: Three.\n")
+    seen = []
+    ingest(hashed, open_sources([str(path)]), RawProcessor(Screen()), chunk_tokens=1, on_chunk=lambda report: seen.append(report.stored))
+    assert seen == [1, 2, 3]
+
+
+def test_with_jobs_sources_are_processed_side_by_side_never_more_at_once(hashed, tmp_path):
+    """jobs=2 and three files: two writers at work at a time, in worker threads; one file is read in the caller's thread."""
+    import threading
+    import time
+
+    from hymem_cli.domain import Proposal
+
+    class Slow:
+        mode, screen = "writer", Screen()
+
+        def __init__(self, meet: int):
+            """The first `meet` calls wait for each other, so that many are surely at work at once."""
+            self.lock, self.busy, self.peak, self.threads, self.calls = threading.Lock(), 0, 0, set(), 0
+            self.meet, self.met = meet, threading.Barrier(max(meet, 1))
+
+        def writer_info(self):
+            return None
+
+        def process(self, bank, chunk):
+            with self.lock:
+                self.busy += 1
+                self.peak = max(self.peak, self.busy)
+                self.threads.add(threading.current_thread())
+                self.calls += 1
+                waits = self.calls <= self.meet
+            if waits:
+                self.met.wait(timeout=10)
+            time.sleep(0.2)
+            with self.lock:
+                self.busy -= 1
+            return Proposal([])
+
+        def close(self):
+            pass
+
+    paths = []
+    for name in ("a", "b", "c"):
+        paths.append(tmp_path / f"{name}.txt")
+        paths[-1].write_text(f"Alex: Note {name}.\n")
+    slow = Slow(meet=2)
+    report = ingest(hashed, open_sources([str(p) for p in paths]), slow, jobs=2)
+    assert report.stored == 3 and slow.peak == 2 and threading.main_thread() not in slow.threads
+    pair = Slow(meet=2)
+    ingest(hashed, open_sources([str(p) for p in paths[:2]]), pair, jobs=2, again=True)
+    assert pair.peak == 2 and threading.main_thread() not in pair.threads
+    alone = Slow(meet=0)
+    ingest(hashed, open_sources([str(tmp_path / "a.txt")]), alone, jobs=2, again=True)
+    assert alone.threads == {threading.main_thread()}
+
+
+def test_secrets_redacted_while_reading_add_to_those_the_processor_counted(hashed, tmp_path):
+    from hymem_cli.domain import Proposal
+
+    class Counting:
+        mode, screen = "writer", Screen()
+
+        def writer_info(self):
+            return None
+
+        def process(self, bank, chunk):
+            return Proposal([], stats={"redacted": 1, "redacted.api-key": 1})
+
+        def close(self):
+            pass
+
+    path = tmp_path / "chat.txt"
+    path.write_text("Alex: My password is hunter2hunter2, remember it.\n")
+    processor = Counting()
+    report = ingest(hashed, open_sources([str(path)], screen=processor.screen), processor)
+    assert {k: v for k, v in report.counts.items() if k.startswith("redacted")} == {"redacted": 2, "redacted.api-key": 1, "redacted.password": 1}
