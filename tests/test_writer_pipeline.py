@@ -745,3 +745,17 @@ def test_secrets_redacted_while_reading_add_to_those_the_processor_counted(hashe
     processor = Counting()
     report = ingest(hashed, open_sources([str(path)], screen=processor.screen), processor)
     assert {k: v for k, v in report.counts.items() if k.startswith("redacted")} == {"redacted": 2, "redacted.api-key": 1, "redacted.password": 1}
+
+
+def test_transcripts_that_grew_have_only_their_new_messages_stored(hashed, tmp_path):
+    from hymem_cli.ingest.processors import RawProcessor
+
+    paths = [tmp_path / "a.txt", tmp_path / "b.txt"]
+    for p in paths:
+        p.write_text(f"Alex: One, in {p.stem}.\nSam: Two.\n")
+    first = ingest(hashed, open_sources([str(p) for p in paths]), RawProcessor(Screen()))
+    for p in paths:
+        p.write_text(p.read_text() + f"Alex: Three, in {p.stem}.\n")
+    grown = ingest(hashed, open_sources([str(p) for p in paths]), RawProcessor(Screen()))
+    assert (grown.stored, grown.skipped, grown.stored_by) == (2, 2, {first.revision: 2})  # each stored beginning skipped
+    assert hashed.conn.execute("SELECT count(*) FROM versions").fetchone()[0] == 6
