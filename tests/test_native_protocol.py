@@ -269,3 +269,30 @@ def test_earlier_history_is_kept_per_transcript(tmp_path, chats):
     assert '"content": "I moved to Sydney last month."' in sydney[1]["content"]
     assert last_messages(sydney) == "(none)"  # the first file's turns are not the second file's history
     assert "Seattle" not in sydney[1]["content"] and "Fremont" not in sydney[1]["content"]
+
+
+def test_the_new_part_of_a_grown_transcript_is_not_shown_another_files_turns(tmp_path, chats):
+    """Two transcripts grew since they were stored: each new part is processed under its own file, so the second
+    is not shown the first one's new turns as its history."""
+    from hymem_cli.bank import open_bank
+    from hymem_cli.embed import HashEmbedder
+    from hymem_cli.ingest.native import NativeWriterProcessor
+    from hymem_cli.ingest.pipeline import ingest
+    from hymem_cli.ingest.sources import open_sources
+    from hymem_cli.screen import Screen
+    from hymem_cli.writer.scripted import ScriptedBackend
+
+    first, second = chats
+    bank = open_bank(tmp_path / "bank.db")
+    bank.bind_embedder(HashEmbedder())
+    try:
+        ingest(bank, open_sources([str(first), str(second)]), NativeWriterProcessor(ScriptedBackend([extraction()] * 2), Screen()))
+        first.write_text(first.read_text() + "Alex: I adopted a cat named Miso.\n")
+        second.write_text(second.read_text() + "Alex: I started surfing at Bondi.\n")
+        backend = ScriptedBackend([extraction()] * 2)
+        report = ingest(bank, open_sources([str(first), str(second)]), NativeWriterProcessor(backend, Screen()))
+    finally:
+        bank.close()
+    assert report.skipped == 2 and len(backend.requests) == 2  # each stored beginning skipped, each new line processed
+    cat, surfing = backend.requests
+    assert "Miso" in cat[1]["content"] and "Bondi" in surfing[1]["content"] and "Miso" not in surfing[1]["content"]
