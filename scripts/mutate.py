@@ -172,6 +172,7 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("ingest/processors.py", "_unparseable", ("proposed=None, stats=stats)", 'asked for")], stats=stats)'),
      "no operation and one rejection: the count proposed is 1 either way"),
     ("domain.py", "hash", "ensure_ascii=None", "None is false, as False is"),
+    ("domain.py", "Chunkǁprefix_hashes", "ensure_ascii=None", "None is false, as False is"),
     ("ingest/sources.py", "_descriptor_lines", ("while data := os.read(fd, 2 << 16):", "while data := os.read(fd, 1 << 17):"),
      "the size of one read: the lines are the same"),
     ("ingest/sources.py", "_descriptor_lines", "start = None", "bytes.find from None starts at 0"),

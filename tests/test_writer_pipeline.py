@@ -536,10 +536,20 @@ def test_a_raw_message_keeps_the_turn_before_it_as_context(cli, tmp_path, monkey
     """The turn before, in the same chunk or at the end of the chunk before."""
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
     chat = tmp_path / "chat.txt"
-    chat.write_text("Alex: Which seats did you book?\nSam: Row 12, by the window.\n")
+    chat.write_text("Alex: Which seats did you book?\nSam: Row 12, by the window.\nAlex: Great, thanks.\n")
     assert cli("add", "--raw", *chunking, str(chat)).exit_code == 0
     rows = [(r["text"], r.get("context")) for r in cli("export").jsonl() if r["type"] == "version"]
-    assert rows == [("Alex: Which seats did you book?", None), ("Sam: Row 12, by the window.", "Alex: Which seats did you book?")]
+    assert rows == [("Alex: Which seats did you book?", None), ("Sam: Row 12, by the window.", "Alex: Which seats did you book?"),
+                    ("Alex: Great, thanks.", "Sam: Row 12, by the window.")]
+
+
+def test_a_raw_message_that_opens_a_session_has_no_previous_turn(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text('{"session": "s1", "speaker": "Alex", "text": "Which seats did you book?"}\n'
+                    '{"session": "s2", "speaker": "Sam", "text": "A new day: the train leaves at nine."}\n')
+    assert cli("add", "--raw", str(chat)).exit_code == 0
+    assert [r.get("context") for r in cli("export").jsonl() if r["type"] == "version"] == [None, None]
 
 
 def test_a_context_the_processor_gave_is_kept(hashed, tmp_path):
