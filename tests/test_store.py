@@ -196,3 +196,27 @@ def test_a_version_has_the_public_json_shape(bank):
     assert (v["tags"], v["origin"]) == ([], "said")  # none given: no tags, and said by its speaker
     bank.apply_operations([Operation("add", text="The build passed.", tags=["ci", "build"], origin="tool")], "apply", "b.jsonl")
     assert (bank.version("m3")["tags"], bank.version("m3")["origin"]) == (["ci", "build"], "tool")
+
+
+def test_a_revisions_counts_add_up_over_its_chunks(bank):
+    """Two chunks in one revision: messages and proposals summed (the count proposed as the processor gives it, when it
+    does); an operation the bank refuses inside a chunk is recorded as a rejection, and the chunk stored; done at the end."""
+    draft = RevisionDraft("add", "chat.txt")
+    one = ChunkRecord(hash="c1", source="chat.txt", message_ids=["1", "2"], text="Alex: I moved to Sydney.\nSam: Nice.")
+    two = ChunkRecord(hash="c2", source="chat.txt", message_ids=["3"], text="Alex: I have a dog.")
+    assert bank.commit_chunk(draft, one, Proposal([Operation("add", text="Alex lives in Sydney.")], proposed=5), 2)
+    assert bank.commit_chunk(draft, two, Proposal([Operation("update", target="m9", text="Alex has a dog.", reason="new")]), 3)
+    bank.finish(draft)
+    row = bank.conn.execute("SELECT counts, state FROM revisions WHERE id = ?", (draft.id,)).fetchone()
+    counts = json.loads(row[0])
+    assert (counts["chunks"], counts["messages"], counts["proposed"], counts["applied"], counts["rejected"]) == (2, 5, 6, 1, 1)
+    assert row[1] == "done"
+    rejected = bank.conn.execute("SELECT operation, reason FROM rejections WHERE revision = ?", (draft.id,)).fetchall()
+    assert [(json.loads(op)["target"], reason) for op, reason in rejected] == [("m9", "no memory m9 in this bank")]
+
+
+def test_a_chunk_committed_without_its_message_count_counts_none(bank):
+    draft = RevisionDraft("add", "chat.txt")
+    bank.commit_chunk(draft, ChunkRecord(hash="c1", source="chat.txt", message_ids=["1"], text="Alex: Hi."), Proposal([]))
+    bank.finish(draft)
+    assert json.loads(bank.conn.execute("SELECT counts FROM revisions WHERE id = ?", (draft.id,)).fetchone()[0]).get("messages", 0) == 0

@@ -55,3 +55,12 @@ def test_stdin_stream_is_committed_as_it_arrives(tmp_path):
         proc.stdin.close()
         proc.wait(timeout=60)
     assert proc.returncode == 0, proc.stderr.read().decode()
+
+
+def test_a_flush_closes_the_chunk_and_every_chunk_names_its_source():
+    from hymem_cli.domain import Message
+    from hymem_cli.ingest.chunker import FLUSH, chunk_messages
+
+    a, b = Message("1", "Alex", "One."), Message("2", "Sam", "Two.")
+    chunks = list(chunk_messages([a, FLUSH, FLUSH, b], "chat.txt"))
+    assert [(c.source, [m.id for m in c.messages]) for c in chunks] == [("chat.txt", ["1"]), ("chat.txt", ["2"])]
