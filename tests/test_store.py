@@ -205,14 +205,16 @@ def test_a_revisions_counts_add_up_over_its_chunks(bank):
     one = ChunkRecord(hash="c1", source="chat.txt", message_ids=["1", "2"], text="Alex: I moved to Sydney.\nSam: Nice.")
     two = ChunkRecord(hash="c2", source="chat.txt", message_ids=["3"], text="Alex: I have a dog.")
     assert bank.commit_chunk(draft, one, Proposal([Operation("add", text="Alex lives in Sydney.")], proposed=5), 2)
-    assert bank.commit_chunk(draft, two, Proposal([Operation("update", target="m9", text="Alex has a dog.", reason="new")]), 3)
+    guarded = [Rejection(Operation("add", text="Alex has a dog named Rex."), 'evidence "Rex" does not occur in the chunk')]
+    assert bank.commit_chunk(draft, two, Proposal([Operation("update", target="m9", text="Alex has a dog.", reason="new")], guarded), 3)
     bank.finish(draft)
     row = bank.conn.execute("SELECT counts, state FROM revisions WHERE id = ?", (draft.id,)).fetchone()
     counts = json.loads(row[0])
-    assert (counts["chunks"], counts["messages"], counts["proposed"], counts["applied"], counts["rejected"]) == (2, 5, 6, 1, 1)
+    assert (counts["chunks"], counts["messages"], counts["proposed"], counts["applied"], counts["rejected"]) == (2, 5, 7, 1, 2)
     assert row[1] == "done"
-    rejected = bank.conn.execute("SELECT operation, reason FROM rejections WHERE revision = ?", (draft.id,)).fetchall()
-    assert [(json.loads(op)["target"], reason) for op, reason in rejected] == [("m9", "no memory m9 in this bank")]
+    rejected = bank.conn.execute("SELECT operation, reason FROM rejections WHERE revision = ? ORDER BY id", (draft.id,)).fetchall()
+    assert [(json.loads(op).get("target"), reason) for op, reason in rejected] == [
+        (None, 'evidence "Rex" does not occur in the chunk'), ("m9", "no memory m9 in this bank")]
 
 
 def test_a_chunk_committed_without_its_message_count_counts_none(bank):
