@@ -69,7 +69,7 @@ def open_sources(paths: list[str], fmt: str | None = None, stdin: BinaryIO | Non
     (`screen`: the command's; without one, a default screen, so a caller that forgets still redacts)."""
     paths = paths or ["-"]
     screen = screen if screen is not None else Screen()
-    redact_line = screen.redact_line if screen.secrets else None
+    redact_line = screen.redact_line  # a screen with secrets off gives each line back as it is
     if paths.count("-") > 1:
         raise InputError("stdin (-) was given more than once", hint="give - once")
     for p in paths:
@@ -80,11 +80,10 @@ def open_sources(paths: list[str], fmt: str | None = None, stdin: BinaryIO | Non
         if p == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
             if _is_regular(stream):
-                messages = read_messages(decode_lines(_byte_lines(stream), name="<stdin>"), fmt, name="<stdin>", redact_line=redact_line)
+                messages = read_messages(decode_lines(_byte_lines(stream), name="<stdin>"), fmt, redact_line=redact_line)
                 sources.append(Source("<stdin>", list(messages), screen))
             else:  # a pipe or a terminal: read on a thread, straight from the descriptor
-                messages = read_messages(decode_lines(_descriptor_lines(stream.fileno()), name="<stdin>"), fmt, name="<stdin>",
-                                         redact_line=redact_line)
+                messages = read_messages(decode_lines(_descriptor_lines(stream.fileno()), name="<stdin>"), fmt, redact_line=redact_line)
                 sources.append(Source("<stdin>", idle_flush(messages, IDLE_SECONDS), screen))
         else:
             try:
