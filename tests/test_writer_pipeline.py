@@ -259,6 +259,22 @@ def test_secrets_never_reach_the_writer(bank, tmp_path):
 # ------------------------------------------------------------------ one op per target, chunks once
 
 
+class TestProcessor:
+    """A chunk processor made in a test: writer mode, the default screen, no writer record; `process` says what to store."""
+
+    __test__ = False  # not a test class, though its name starts with Test
+    mode = "writer"
+
+    def __init__(self):
+        self.screen = Screen()
+
+    def writer_info(self):
+        return None
+
+    def close(self):
+        pass
+
+
 @pytest.fixture
 def hashed(tmp_path):
     """A bank with the fast, deterministic test embedder."""
@@ -557,19 +573,11 @@ def test_a_context_the_processor_gave_is_kept(hashed, tmp_path):
     messages, in order, each after its speaker when it has one."""
     from hymem_cli.domain import Operation, Proposal
 
-    class Given:
-        mode, screen = "writer", Screen()
-
-        def writer_info(self):
-            return None
-
+    class Given(TestProcessor):
         def process(self, bank, chunk):
             ids = [m.id for m in chunk.messages]
             return Proposal([Operation("add", text="Alex lives in Sydney.", source_ids=ids[:1], context="given by the processor"),
                              Operation("add", text="Alex moved last month.", source_ids=ids)])
-
-        def close(self):
-            pass
 
     path = tmp_path / "a.jsonl"
     path.write_text('{"speaker": "Alex", "text": "Big news, I moved to Sydney last month."}\n{"text": "(a note without a speaker)"}\n')
@@ -584,21 +592,13 @@ def test_a_fact_from_a_tools_output_alone_is_marked_as_the_tools(hashed, tmp_pat
     person also said, or that the processor gave an origin, is left as it is."""
     from hymem_cli.domain import Operation, Proposal
 
-    class Given:
-        mode, screen = "writer", Screen()
-
-        def writer_info(self):
-            return None
-
+    class Given(TestProcessor):
         def process(self, bank, chunk):
             tool, alex, note = (m.id for m in chunk.messages)
             return Proposal([Operation("add", text="The build passed.", source_ids=[tool]),
                              Operation("add", text="The build passed, Alex says.", source_ids=[tool, alex]),
                              Operation("add", text="A note about the build.", source_ids=[note]),
                              Operation("add", text="The tool quoted Alex.", source_ids=[tool], origin="quoted")])
-
-        def close(self):
-            pass
 
     path = tmp_path / "a.jsonl"
     path.write_text('{"speaker": "Tool", "text": "build passed"}\n{"speaker": "Alex", "text": "The build passed."}\n'
@@ -647,17 +647,9 @@ def test_a_chunk_stored_raw_is_not_hidden_from_a_processor_of_another_mode(hashe
     from hymem_cli.domain import Operation, Proposal
     from hymem_cli.ingest.processors import RawProcessor
 
-    class Writer:
-        mode, screen = "writer", Screen()
-
-        def writer_info(self):
-            return None
-
+    class Writer(TestProcessor):
         def process(self, bank, chunk):
             return Proposal([Operation("add", text="Alex lives in Seattle.", source_ids=[chunk.messages[0].id])])
-
-        def close(self):
-            pass
 
     path = tmp_path / "a.txt"
     path.write_text(SEATTLE)
@@ -692,16 +684,12 @@ def test_with_jobs_sources_are_processed_side_by_side_never_more_at_once(hashed,
 
     from hymem_cli.domain import Proposal
 
-    class Slow:
-        mode, screen = "writer", Screen()
-
+    class Slow(TestProcessor):
         def __init__(self, meet: int):
             """The first `meet` calls wait for each other, so that many are surely at work at once."""
+            super().__init__()
             self.lock, self.busy, self.peak, self.threads, self.calls = threading.Lock(), 0, 0, set(), 0
             self.meet, self.met = meet, threading.Barrier(max(meet, 1))
-
-        def writer_info(self):
-            return None
 
         def process(self, bank, chunk):
             with self.lock:
@@ -716,9 +704,6 @@ def test_with_jobs_sources_are_processed_side_by_side_never_more_at_once(hashed,
             with self.lock:
                 self.busy -= 1
             return Proposal([])
-
-        def close(self):
-            pass
 
     paths = []
     for name in ("a", "b", "c"):
@@ -738,17 +723,9 @@ def test_with_jobs_sources_are_processed_side_by_side_never_more_at_once(hashed,
 def test_secrets_redacted_while_reading_add_to_those_the_processor_counted(hashed, tmp_path):
     from hymem_cli.domain import Proposal
 
-    class Counting:
-        mode, screen = "writer", Screen()
-
-        def writer_info(self):
-            return None
-
+    class Counting(TestProcessor):
         def process(self, bank, chunk):
             return Proposal([], stats={"redacted": 1, "redacted.api-key": 1})
-
-        def close(self):
-            pass
 
     path = tmp_path / "chat.txt"
     path.write_text("Alex: My password is hunter2hunter2, remember it.\n")
