@@ -3,6 +3,7 @@ each burst flushed when the input goes quiet; a regular file given as stdin is r
 
 from __future__ import annotations
 
+import io
 import os
 import threading
 import time
@@ -154,3 +155,47 @@ def test_the_reading_thread_never_keeps_the_process_alive():
     finally:
         os.close(w)
         os.close(r)
+
+
+def test_a_flush_closes_the_chunk_and_every_chunk_names_its_source():
+    from hymem_cli.ingest.chunker import FLUSH, chunk_messages
+
+    a, b = Message("1", "Alex", "One."), Message("2", "Sam", "Two.")
+    chunks = list(chunk_messages([a, FLUSH, FLUSH, b], "chat.txt"))
+    assert [(c.source, [m.id for m in c.messages]) for c in chunks] == [("chat.txt", ["1"]), ("chat.txt", ["2"])]
+
+
+def _stdin(kind: str, data: bytes):
+    """Standard input as a regular file would give it (read at once) or as a pipe does (read on a thread)."""
+    if kind == "file":
+        return io.BytesIO(data)
+    r, w = os.pipe()
+    os.write(w, data)
+    os.close(w)
+    return os.fdopen(r, "rb")
+
+
+@pytest.mark.parametrize("kind", ["file", "pipe"])
+def test_stdin_is_read_in_the_format_given_and_redacted_as_it_is_read(kind):
+    data = b"Alex: My password is hunter2hunter2.\n"
+    screen, streams = Screen(), [_stdin(kind, data) for _ in range(3)]  # kept open while they are read
+    [source] = open_sources([], stdin=streams[0], screen=screen)  # no path: standard input
+    assert source.name == "<stdin>" and source.screen is screen  # the screen counts what it redacted while reading
+    assert [(m.speaker, m.text) for m in source.messages if m] == [("Alex", "My password is [REDACTED:password].")]
+    [forced] = open_sources(["-"], fmt="text", stdin=streams[1])
+    assert [(m.speaker, m.text) for m in forced.messages if m] == [(None, "Alex: My password is hunter2hunter2.")]
+    [unscreened] = open_sources(["-"], stdin=streams[2], screen=Screen(secrets=False))
+    assert [m.text for m in unscreened.messages if m] == ["My password is hunter2hunter2."]
+
+
+@pytest.mark.parametrize("kind", ["file", "pipe"])
+@pytest.mark.parametrize("data, fmt, error", [
+    (b'{"text": "a"}\n{"text": \n', "jsonl", "<stdin> line 2: invalid JSON"),
+    (b"Alex: caf\xe9\n", None, "<stdin> line 1: not valid UTF-8"),
+])
+def test_bad_standard_input_is_named_stdin(kind, data, fmt, error):
+    stream = _stdin(kind, data)
+    with pytest.raises(InputError) as bad:
+        [source] = open_sources(["-"], fmt=fmt, stdin=stream)
+        list(source.messages)
+    assert bad.value.message.startswith(error)
