@@ -204,13 +204,15 @@ def test_a_revisions_counts_add_up_over_its_chunks(bank):
     draft = RevisionDraft("add", "chat.txt")
     one = ChunkRecord(hash="c1", source="chat.txt", message_ids=["1", "2"], text="Alex: I moved to Sydney.\nSam: Nice.")
     two = ChunkRecord(hash="c2", source="chat.txt", message_ids=["3"], text="Alex: I have a dog.")
-    assert bank.commit_chunk(draft, one, Proposal([Operation("add", text="Alex lives in Sydney.")], proposed=5), 2)
+    assert bank.commit_chunk(draft, one, Proposal([Operation("add", text="Alex lives in Sydney.")], proposed=5, stats={"writer_calls": 1}), 2)
     guarded = [Rejection(Operation("add", text="Alex has a dog named Rex."), 'evidence "Rex" does not occur in the chunk')]
-    assert bank.commit_chunk(draft, two, Proposal([Operation("update", target="m9", text="Alex has a dog.", reason="new")], guarded), 3)
+    update = Operation("update", target="m9", text="Alex has a dog.", reason="new")
+    assert bank.commit_chunk(draft, two, Proposal([update], guarded, stats={"writer_calls": 2}), 3)
     bank.finish(draft)
     row = bank.conn.execute("SELECT counts, state FROM revisions WHERE id = ?", (draft.id,)).fetchone()
     counts = json.loads(row[0])
     assert (counts["chunks"], counts["messages"], counts["proposed"], counts["applied"], counts["rejected"]) == (2, 5, 7, 1, 2)
+    assert counts["writer_calls"] == 3  # a processor's own stats summed too
     assert row[1] == "done"
     rejected = bank.conn.execute("SELECT operation, reason FROM rejections WHERE revision = ? ORDER BY id", (draft.id,)).fetchall()
     assert [(json.loads(op).get("target"), reason) for op, reason in rejected] == [
