@@ -199,3 +199,26 @@ def test_bad_standard_input_is_named_stdin(kind, data, fmt, error):
         [source] = open_sources(["-"], fmt=fmt, stdin=stream)
         list(source.messages)
     assert bad.value.message.startswith(error)
+
+
+def test_a_file_is_read_in_the_format_given(tmp_path):
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Alex: I live in Seattle.\n")
+    [detected] = open_sources([str(chat)])
+    [forced] = open_sources([str(chat)], fmt="text")
+    assert [(m.speaker, m.text) for m in detected.messages] == [("Alex", "I live in Seattle.")]
+    assert [(m.speaker, m.text) for m in forced.messages] == [(None, "Alex: I live in Seattle.")]
+
+
+def test_a_file_that_cannot_be_opened_is_named_with_what_to_do(tmp_path, monkeypatch):
+    """The check before reading passes (the file exists), then the system refuses to open it."""
+    import builtins
+
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Alex: I live in Seattle.\n")
+    real_open = builtins.open
+    monkeypatch.setattr(builtins, "open", lambda p, *a, **k: (_ for _ in ()).throw(PermissionError(13, "denied"))
+                        if str(p) == str(chat) else real_open(p, *a, **k))
+    with pytest.raises(InputError) as refused:
+        open_sources([str(chat)])
+    assert (refused.value.message, refused.value.hint) == (f"{chat}: permission denied", "check the file's permissions")
