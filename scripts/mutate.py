@@ -340,30 +340,28 @@ def status_of(code: int | None) -> str:
     return status_by_exit_code[code]
 
 
-def reset(path: str, which) -> list[str]:
-    """Forget the results `which(name, exit code)` selects, so mutmut runs those mutants again; their names."""
+def mark(path: str, which, code: int | None) -> list[str]:
+    """Record `code` as the result of the mutants `which(name, result)` selects (None: not run, so mutmut runs them
+    again); their names."""
     meta = WORK / "mutants" / PACKAGE / (path + ".meta")
     if not meta.exists():
         return []
     data = json.loads(meta.read_text())
-    forgotten = [k for k, v in data["exit_code_by_key"].items() if v is not None and which(k, v)]
-    data["exit_code_by_key"] = {k: None if k in forgotten else v for k, v in data["exit_code_by_key"].items()}
+    chosen = [k for k, v in data["exit_code_by_key"].items() if which(k, v)]
+    data["exit_code_by_key"].update(dict.fromkeys(chosen, code))
     meta.write_text(json.dumps(data))
-    return forgotten
+    return chosen
 
 
-def skip_equivalent(path: str) -> int:
+def reset(path: str, which) -> list[str]:
+    """Forget the results `which(name, exit code)` selects, so mutmut runs those mutants again; their names."""
+    return mark(path, lambda name, code: code is not None and which(name, code), None)
+
+
+def skip_equivalent(path: str) -> None:
     """Mark the mutants not run yet that are equivalent as skipped, so mutmut does not spend a full test run on
-    each (a survivor runs every test that calls its function); the report counts them as equivalent. How many."""
-    meta = WORK / "mutants" / PACKAGE / (path + ".meta")
-    if not meta.exists():
-        return 0
-    data = json.loads(meta.read_text())
-    codes = data["exit_code_by_key"]
-    skipped = [k for k, v in codes.items() if v is None and equivalent_reason(path, k, diff(k, path))]
-    data["exit_code_by_key"] = {k: SKIPPED if k in skipped else v for k, v in codes.items()}
-    meta.write_text(json.dumps(data))
-    return len(skipped)
+    each (a survivor runs every test that calls its function); the report counts them as equivalent."""
+    mark(path, lambda name, code: code is None and equivalent_reason(path, name, diff(name, path)) is not None, SKIPPED)
 
 
 def missed(path: str, name: str, code: int) -> bool:
