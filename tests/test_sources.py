@@ -77,6 +77,19 @@ def test_a_pipe_on_stdin_streams(tmp_path):
     assert [(m.speaker, m.text, m.line) for m in got] == [("Alex", "I live in Seattle.", 1), ("Sam", "Nice.", 2)]
 
 
+def test_a_pipe_that_goes_quiet_has_its_open_chunk_flushed(monkeypatch):
+    from hymem_cli.ingest import sources
+
+    monkeypatch.setattr(sources, "IDLE_SECONDS", 0.05)
+    r, w = os.pipe()
+    feed(w, [b"Alex: I live in Seattle.\n", b"Sam: Nice.\n"], pause=0.5)
+    with os.fdopen(r, "rb") as stdin:
+        (source,) = open_sources(["-"], fmt="speaker", stdin=stdin, screen=Screen())
+        got = [m.text if m else None for m in source.messages]
+    first = got.index("I live in Seattle.")
+    assert got[first + 1:first + 3] == [None, "Nice."]  # the quiet spell between the lines closed the first chunk
+
+
 def test_a_regular_file_on_stdin_is_read_whole(tmp_path):
     path = tmp_path / "chat.txt"
     path.write_text("Alex: my password is hunter22x\n")
