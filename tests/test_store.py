@@ -204,19 +204,29 @@ def test_a_revisions_counts_add_up_over_its_chunks(bank):
     draft = RevisionDraft("add", "chat.txt")
     one = ChunkRecord(hash="c1", source="chat.txt", message_ids=["1", "2"], text="Alex: I moved to Sydney.\nSam: Nice.")
     two = ChunkRecord(hash="c2", source="chat.txt", message_ids=["3"], text="Alex: I have a dog.")
-    assert bank.commit_chunk(draft, one, Proposal([Operation("add", text="Alex lives in Sydney.")], proposed=5, stats={"writer_calls": 1}), 2)
+    assert bank.commit_chunk(draft, one, Proposal([Operation("add", text="Alex lives in Sydney.")], proposed=5, stats={"writer_calls": 1, "writer_seconds": 0.1234}), 2)
     guarded = [Rejection(Operation("add", text="Alex has a dog named Rex."), 'evidence "Rex" does not occur in the chunk')]
     update = Operation("update", target="m9", text="Alex has a dog.", reason="new")
-    assert bank.commit_chunk(draft, two, Proposal([update], guarded, stats={"writer_calls": 2}), 3)
+    assert bank.commit_chunk(draft, two, Proposal([update], guarded, stats={"writer_calls": 2, "writer_seconds": 0.2}), 3)
     bank.finish(draft)
     row = bank.conn.execute("SELECT counts, state FROM revisions WHERE id = ?", (draft.id,)).fetchone()
     counts = json.loads(row[0])
     assert (counts["chunks"], counts["messages"], counts["proposed"], counts["applied"], counts["rejected"]) == (2, 5, 7, 1, 2)
-    assert counts["writer_calls"] == 3  # a processor's own stats summed too
+    assert (counts["writer_calls"], counts["writer_seconds"]) == (3, 0.323)  # a processor's own stats summed too, time to the ms
     assert row[1] == "done"
     rejected = bank.conn.execute("SELECT operation, reason FROM rejections WHERE revision = ? ORDER BY id", (draft.id,)).fetchall()
     assert [(json.loads(op).get("target"), reason) for op, reason in rejected] == [
         (None, 'evidence "Rex" does not occur in the chunk'), ("m9", "no memory m9 in this bank")]
+
+
+def test_a_database_error_inside_a_chunk_names_the_bank_and_stores_nothing(bank):
+    bank.conn.execute("CREATE TEMP TRIGGER fail BEFORE INSERT ON versions BEGIN SELECT RAISE(ABORT, 'the disk is full'); END")
+    draft = RevisionDraft("add", "chat.txt")
+    record = ChunkRecord(hash="c1", source="chat.txt", message_ids=["1"], text="Alex: I moved to Sydney.")
+    with pytest.raises(BankError) as refused:
+        bank.commit_chunk(draft, record, Proposal([Operation("add", text="Alex lives in Sydney.")]), 1)
+    assert str(bank.path) in refused.value.message and "the disk is full" in refused.value.message
+    assert (draft.id, bank.chunk_seen("c1"), bank.conn.execute("SELECT count(*) FROM revisions").fetchone()[0]) == (None, None, 1)
 
 
 def test_a_chunk_committed_without_its_message_count_counts_none(bank):
