@@ -245,6 +245,12 @@ def test_json_list_of_conversations():
     assert [(m.id, m.session) for m in read(json.dumps(doc), "json")] == [("MSG:1", "s1"), ("MSG:2", "s2")]
 
 
+def test_a_conversation_with_a_null_text_is_still_read():
+    doc = [{"id": "s1", "text": None, "messages": [{"text": "a"}]}, {"content": None, "conversation": [{"text": "b"}]}]
+    assert [(m.text, m.session) for m in read(json.dumps(doc), "json")] == [("a", "s1"), ("b", None)]
+    assert [m.text for m in read(json.dumps({"text": None, "messages": [{"text": "c"}]}), "json")] == ["c"]
+
+
 def test_json_malformed_names_the_line():
     doc = '[\n  {"role": "user", "content": "a"},\n  {"role": "user" "content": "b"}\n]\n'
     with pytest.raises(InputError) as err:

@@ -395,8 +395,10 @@ def _loads(text: str, name: str, *, first_line: int) -> object:
 
 
 def _conversation_list(obj: object) -> list | None:
-    """The message list of a conversation object ({"messages": [...]} / {"conversation": [...]}), else None."""
-    if not isinstance(obj, dict) or "text" in obj or "content" in obj:
+    """The message list of a conversation object ({"messages": [...]} / {"conversation": [...]}), else None.
+
+    An object with a text of its own is a message, whatever else it holds ("text": null is no text)."""
+    if not isinstance(obj, dict) or obj.get("text") is not None or obj.get("content") is not None:
         return None
     for key in ("messages", "conversation"):
         if isinstance(obj.get(key), list):
