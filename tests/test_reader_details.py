@@ -26,6 +26,7 @@ def read(objects: list, fmt: str, name: str = "log.jsonl") -> list:
     ({"session_id": "s-b", "id": "s-c"}, "s-b"),
     ({"id": "s-c"}, "s-c"),
     ({"session_id": 7}, "7"),
+    ({"session": " ", "session_id": "", "id": "s-c"}, "s-c"),  # blank names none
 ])
 def test_a_conversation_names_its_session_by_session_then_session_id_then_id(keys, expected):
     doc = {**keys, "messages": [{"role": "user", "content": "I moved to Lisbon."}]}
@@ -334,7 +335,7 @@ def test_a_tool_call_without_text_is_passed_over(call):
     assert [(m.text, m.line) for m in got] == [("Thanks.", 2)]
 
 
-@pytest.mark.parametrize(("value", "expected"), [(3, "3"), (3.0, "3"), (2.5, "2.5"), ("m-1", "m-1"), ("", "LINE:1")])
+@pytest.mark.parametrize(("value", "expected"), [(3, "3"), (3.0, "3"), (2.5, "2.5"), ("m-1", "m-1"), ("", "LINE:1"), (" \t", "LINE:1")])
 def test_a_message_id_is_its_string_or_number_and_an_empty_one_falls_back_to_the_line(value, expected):
     [message] = read([{"id": value, "role": "user", "content": "hi"}], "jsonl")
     assert message.id == expected

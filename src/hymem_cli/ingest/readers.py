@@ -512,7 +512,7 @@ def _object_speaker(obj: dict) -> str | None:
 
 def _object_id(obj: dict, where: str) -> str | None:
     value = obj.get("id")
-    if value is None or value == "":
+    if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if (text := _scalar_str(value)) is None:
         raise InputError(f'{where}: "id" must be a string or a number, got {_json_type(value)}', hint=_SHAPE_HINT)
@@ -539,11 +539,11 @@ def _object_timestamp(obj: dict, where: str) -> str | None:
 
 
 def _scalar_str(value: object) -> str | None:
-    """A JSON string or number as str (3 -> "3", 3.0 -> "3"); None for anything else."""
-    if isinstance(value, bool) or value is None or value == "":
+    """A JSON string or number as str (3 -> "3", 3.0 -> "3"); None for anything else, blank strings too."""
+    if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, str):
-        return _clean(value)
+        return _clean(value) if value.strip() else None
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
