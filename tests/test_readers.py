@@ -352,6 +352,8 @@ def test_markdown_long_heading_is_content():
         ("just some prose\nwith lines", "text"),
         ("\n\n   \nhello", "text"),
         ("\ufeff{\"text\": \"a\"}", "jsonl"),
+        ('  {"text": "a"}\n  {"text": "b"}', "jsonl"),  # indented: its first non-blank character decides
+        ('\n  [{"text": "a"}]', "json"),
     ],
 )
 def test_detect_format(text, expected):
@@ -363,6 +365,8 @@ def test_detect_format_empty_input():
         detect_format(["\n", "   \n"], name="chat.txt")
     assert err.value.message == "chat.txt is empty"
     assert err.value.hint == "give a transcript file or pipe text on stdin"
+    with pytest.raises(InputError, match=r"^<stdin> is empty$"):
+        detect_format([])  # no name given: standard input
 
 
 @pytest.mark.parametrize("fmt", [None, *FORMATS])
