@@ -12,6 +12,7 @@ from hymem_cli._errors import ConfigError, InputError
 from hymem_cli.domain import Message
 from hymem_cli.ingest.readers import FORMATS, decode_lines, detect_format, read_messages
 from hymem_cli.ingest.timeutil import normalize_timestamp, parse_time_arg
+from hymem_cli.screen import Screen
 
 
 def lines_of(text: str) -> list[str]:
@@ -354,6 +355,9 @@ def test_markdown_long_heading_is_content():
         ("\ufeff{\"text\": \"a\"}", "jsonl"),
         ('  {"text": "a"}\n  {"text": "b"}', "jsonl"),  # indented: its first non-blank character decides
         ('\n  [{"text": "a"}]', "json"),
+        ('  [\n  {"text": "a"},', "json"),  # an indented start of a list not yet complete
+        ("Alex: hi\nprose", "speaker"),  # half the lines name a speaker: enough
+        ("Alex: hi\nsome\nprose", "text"),  # a third: not
     ],
 )
 def test_detect_format(text, expected):
@@ -373,7 +377,24 @@ def test_detect_format_empty_input():
 def test_read_messages_empty_input(fmt):
     with pytest.raises(InputError) as err:
         list(read_messages(["", "  \n"], fmt, name="in.txt"))
-    assert err.value.message == "in.txt is empty"
+    assert (err.value.message, err.value.hint) == ("in.txt is empty", "give a transcript file or pipe text on stdin")
+
+
+def test_read_messages_wants_decoded_lines():
+    with pytest.raises(TypeError, match=r"^read_messages wants str lines, got bytes; use decode_lines for bytes$"):
+        list(read_messages(["hi\n", b"there\n"], "text"))
+
+
+@pytest.mark.parametrize("fmt", [None, "text", "markdown"])
+def test_a_byte_order_mark_is_dropped_from_the_first_line_only(fmt):
+    got = list(read_messages(["\ufeff## Alex\n", "hi\n", "\ufeff## Sam\n"], fmt))
+    assert [(m.speaker, m.text) for m in got] == (
+        [("Alex", "hi\n\ufeff## Sam")] if fmt != "text" else [(None, "## Alex"), (None, "hi"), (None, "\ufeff## Sam")])
+
+
+def test_a_label_on_a_first_line_with_a_byte_order_mark_still_guards_the_next_line():
+    got = list(read_messages(["\ufeff## Password\n", "hunter22x\n"], "markdown", redact_line=Screen().redact_line))
+    assert [m.text for m in got] == ["[REDACTED:password]"]
 
 
 def test_read_messages_unknown_format_fails_at_call():
@@ -416,12 +437,30 @@ def test_streaming_with_detection_peeks_a_bounded_sample():
     assert got[:3] == ["line 0", "line 1", "line 2"]
 
 
-def test_streaming_jsonl_detection_needs_only_the_first_line():
+@pytest.mark.parametrize("start", ["", "\ufeff", "  ", "\t"])
+def test_streaming_jsonl_detection_needs_only_the_first_line(start):
     got = []
     with pytest.raises(Boom):
-        for message in read_messages(then_boom([json.dumps({"text": "first"}) + "\n"])):
+        for message in read_messages(then_boom([start + json.dumps({"text": "first"}) + "\n"])):
             got.append(message.text)
     assert got == ["first"]
+
+
+def test_detection_reads_fifty_lines_with_content_before_the_first_message():
+    taken = []
+
+    def lines():
+        for i in range(80):
+            taken.append(i)
+            yield "\n" if i == 0 else f"line {i}\n"
+
+    assert next(read_messages(lines())).text == "line 1"
+    assert len(taken) == 51  # the blank first line is not counted
+
+
+def test_a_first_line_that_only_looks_like_json_further_in_does_not_end_the_sample():
+    got = list(read_messages(['X{"a": 1}\n', "Alex: hi\n", "Sam: hey\n"]))
+    assert [m.speaker for m in got][-2:] == ["Alex", "Sam"]
 
 
 # ---------------------------------------------------------------------------- decode_lines

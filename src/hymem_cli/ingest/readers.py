@@ -91,7 +91,7 @@ def detect_format(sample_lines: list[str], *, name: str = "<stdin>") -> str:
       4. at least half of the non-blank lines start with "Name: ": "speaker";
       5. otherwise "text".
     """
-    lines = [_chomp(line, first=(i == 0)) for i, line in enumerate(sample_lines)]
+    lines = [_chomp(line) for line in _without_bom(iter(sample_lines))]
     content = [line for line in lines if line.strip()]
     if not content:
         raise InputError(f"{_one_line(name)} is empty", hint=_EMPTY_HINT)
@@ -154,6 +154,7 @@ def decode_lines(raw: Iterable[bytes], *, name: str) -> Iterator[str]:
 
 def _read(it: Iterator[str], fmt: str | None, name: str, redact_line: Callable[[str], str] | None = None) -> Iterator[Message]:
     label = _one_line(name)
+    it = _without_bom(it)
     if fmt is None:
         sample = _peek(it)
         fmt = detect_format(sample, name=label)
@@ -209,7 +210,7 @@ def _peek(it: Iterator[str]) -> list[str]:
             continue
         seen += 1
         # A first line starting with "{" decides json vs jsonl on its own: stop so `tail -f` streams.
-        if (seen == 1 and line.lstrip("\ufeff \t").startswith("{")) or seen >= _SAMPLE_LINES:
+        if (seen == 1 and line.lstrip(" \t").startswith("{")) or seen >= _SAMPLE_LINES:
             break
     return sample
 
@@ -226,7 +227,7 @@ class _NumberedLines:
             if not isinstance(raw, str):
                 got = type(raw).__name__
                 raise TypeError(f"read_messages wants str lines, got {got}; use decode_lines for bytes")
-            line = _chomp(raw, first=(n == 1))
+            line = _chomp(raw)
             if not self.saw_content and line.strip():
                 self.saw_content = True
             yield n, line
@@ -554,9 +555,17 @@ def _scalar_str(value: object) -> str | None:
 # ---------------------------------------------------------------------------- small helpers
 
 
-def _chomp(line: str, *, first: bool = False) -> str:
-    line = line.rstrip("\r\n")
-    return line.removeprefix("\ufeff") if first else line
+def _chomp(line: str) -> str:
+    return line.rstrip("\r\n")
+
+
+def _without_bom(lines: Iterator[str]) -> Iterator[str]:
+    """The lines with a byte-order mark at the start of the first one dropped (one later in the text is kept)."""
+    first = next(lines, None)
+    if first is None:
+        return
+    yield first.removeprefix("\ufeff") if isinstance(first, str) else first
+    yield from lines
 
 
 def _parses_as_json(text: str) -> bool:
