@@ -198,6 +198,7 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
      "a line that is not text stops the reader that consumes it (TypeError) before any later line is read"),
     ("ingest/readers.py", "_read_speaker", 'if (match["ts"]) or True else None', "normalize_timestamp(None) is None: the same as skipping it"),
     ("ingest/readers.py", "_has_markdown_speaker", "first = None", "None is false, as False is"),
+    ("ingest/readers.py", "_NumberedLinesǁ__init__", "self.saw_content = None", "None is false, as False is"),
     ("ingest/processors.py", "WriterProcessorǁprocess", "chunk = Chunk(None, messages)",
      "the chunk made here goes only to related_memories and render, which read its messages, never its source"),
     ("ingest/processors.py", "WriterProcessorǁprocess", ("Proposal([], stats=stats, proposed=None)", "Proposal([], stats=stats, )"),
