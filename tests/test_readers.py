@@ -398,8 +398,10 @@ def test_a_label_on_a_first_line_with_a_byte_order_mark_still_guards_the_next_li
 
 
 def test_read_messages_unknown_format_fails_at_call():
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError) as caught:
         read_messages(["hi"], "yaml")
+    assert (caught.value.message, caught.value.hint) == (
+        "unknown transcript format 'yaml'", "use one of: text, speaker, json, jsonl, markdown, claude-code, codex")
 
 
 def test_auto_format_is_detection():
