@@ -199,6 +199,7 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("ingest/readers.py", "_read_speaker", 'if (match["ts"]) or True else None', "normalize_timestamp(None) is None: the same as skipping it"),
     ("ingest/readers.py", "_has_markdown_speaker", "first = None", "None is false, as False is"),
     ("ingest/readers.py", "_NumberedLinesǁ__init__", "self.saw_content = None", "None is false, as False is"),
+    ("ingest/readers.py", "decode_lines", "            at_start = None", "None is false, as False is (the indentation: set after the first chunk)"),
     ("ingest/processors.py", "WriterProcessorǁprocess", "chunk = Chunk(None, messages)",
      "the chunk made here goes only to related_memories and render, which read its messages, never its source"),
     ("ingest/processors.py", "WriterProcessorǁprocess", ("Proposal([], stats=stats, proposed=None)", "Proposal([], stats=stats, )"),

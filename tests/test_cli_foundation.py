@@ -6,6 +6,7 @@ import json
 
 
 from conftest import snapshot
+from hymem_cli import __version__
 
 ALEX = "Alex: I live in Seattle.\nSam: Nice, I love Seattle.\n"
 
@@ -55,6 +56,11 @@ def test_newcomer_flow(cli, home, tmp_path):
     then = cli("search", "where does Alex live", "--as-of", "1", "--format", "jsonl").jsonl()
     assert {h["id"]: h["status"] for h in then}[seattle] == "current"
     assert all(h["revision"] <= 1 for h in then)
+
+
+def test_version(cli):
+    run = cli("--version")
+    assert (run.exit_code, run.stdout) == (0, f"hymem {__version__}\n")
 
 
 def test_add_is_idempotent_and_keeps_provenance(cli, home):

@@ -168,3 +168,13 @@ def test_a_refused_operation_says_why_and_is_not_unknown_unless_told():
 
     refused = OperationRefused(2, "m4 is not current")
     assert (str(refused), refused.index, refused.reason, refused.unknown) == ("m4 is not current", 2, "m4 is not current", False)
+
+
+@pytest.mark.parametrize(("file_ok", "folder_ok"), [(True, False), (False, True)])
+def test_a_bank_is_writable_only_with_its_file_and_its_folder(bank_file: Path, monkeypatch, file_ok: bool, folder_ok: bool):
+    """SQLite writes its -wal and -shm files beside the bank: a writable file in a read-only folder is read-only."""
+    allowed = {bank_file: file_ok, bank_file.parent: folder_ok}
+    monkeypatch.setattr(db.os, "access", lambda path, mode: allowed[Path(path)])
+    assert db.writable(bank_file) is False
+    allowed.update({bank_file: True, bank_file.parent: True})
+    assert db.writable(bank_file) is True

@@ -490,14 +490,34 @@ def test_decode_lines_invalid_utf8_inside_a_multi_line_chunk():
 def test_decode_lines_nul_byte_is_binary():
     with pytest.raises(InputError) as err:
         list(decode_lines([b"hello\n", b"\x7fELF\x00\x00"], name="a.out"))
-    assert err.value.message.startswith("a.out looks like a binary file")
-    assert "line 2" in err.value.message
+    assert (err.value.message, err.value.hint) == (
+        "a.out looks like a binary file (NUL byte on line 2)", "give a UTF-8 text transcript (.txt, .md, .json, .jsonl)")
 
 
-def test_decode_lines_utf16_is_named():
+def test_decode_lines_names_the_line_of_the_first_nul_in_a_chunk_of_lines():
+    with pytest.raises(InputError, match=r"\(NUL byte on line 3\)$"):
+        list(decode_lines([b"one\n", b"two\nthr\x00ee\nfo\x00ur\n"], name="a.out"))
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_decode_lines_utf16_is_named(encoding):
     with pytest.raises(InputError) as err:
-        list(decode_lines(["hi\n".encode("utf-16")], name="w.txt"))
-    assert "UTF-16" in err.value.message
+        list(decode_lines([("\ufeffhi\n").encode(encoding)], name="w.txt"))
+    assert (err.value.message, err.value.hint) == ("w.txt is UTF-16 text, not UTF-8", "convert it first: iconv -f UTF-16 -t UTF-8 w.txt")
+
+
+def test_decode_lines_looks_at_the_start_of_the_input_only_once():
+    """Empty chunks are passed over; a BOM or UTF-16 mark later in the input is not at its start."""
+    assert list(decode_lines([b"", b"\xef\xbb\xbfa\n", b"\xef\xbb\xbfb\n"], name="x")) == ["a\n", "\ufeffb\n"]
+    with pytest.raises(InputError, match=r"^x line 2: not valid UTF-8 \(byte 0xff\)$"):
+        list(decode_lines([b"a\n", b"\xff\xfeb\n"], name="x"))
+
+
+@pytest.mark.parametrize("name", ["two\nlines.txt", "two\rlines.txt", "two\r\nlines.txt"])
+def test_an_error_names_a_file_with_line_breaks_on_one_line(name):
+    with pytest.raises(InputError) as err:
+        list(decode_lines([b"\x00"], name=name))
+    assert err.value.message == "two lines.txt looks like a binary file (NUL byte on line 1)"
 
 
 def test_decode_then_read_end_to_end():

@@ -130,6 +130,8 @@ def test_the_screen_names_remembered_secrets_on_request_and_none_when_switched_o
     screen.redact("the wifi password is Tr0ub4dor&3 ok")
     assert screen.secret_kind("he typed Tr0ub4dor&3 again") == "password"
     assert screen.secret_kind("he typed Tr0ub4dor&3 again", seen=False) is None
+    assert screen.redact("he typed Tr0ub4dor&3 again") == ("he typed Tr0ub4dor&3 again", [])  # only what the text shows
+    assert screen.redact("he typed Tr0ub4dor&3 again", seen=True) == ("he typed [REDACTED:password] again", ["password"])
     assert Screen(secrets=False).secret_kind("token sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zB9cD1fG") is None
 
 

@@ -611,7 +611,7 @@ def _short_repr(value: object, limit: int = 40) -> str:
 
 def _one_line(text: str) -> str:
     # Error messages are one line: a file name or JSON error must not break that.
-    return " ".join(text.splitlines()) if ("\n" in text or "\r" in text) else text
+    return " ".join(text.splitlines())
 
 
 def _count_breaks(data: bytes) -> int:
