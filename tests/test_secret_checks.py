@@ -125,6 +125,51 @@ def test_the_redactor_remembers_what_it_replaced():
     assert redactor.secret_kind("he typed Tr0ub4dor&3 again") is None
 
 
+def test_a_value_found_in_a_text_is_looked_for_in_the_rest_of_it_when_asked():
+    """Asked for remembered values, the redactor also replaces a value it found earlier in the same text: near each
+    placeholder (a later round looks there), in every part of a long text, at the right place."""
+    filler = "and then we talked about the weather for a while " * 8  # 400 characters
+    text = (filler + "my password is Tr0ub4dor&3 so type Tr0ub4dor&3 now " + filler * 2  # 800: two regions, 300 around each
+            + "her password is c0rrectH0rse9 and c0rrectH0rse9 " + filler)
+    out, kinds = Redactor().redact(text, seen=True)
+    assert out == text.replace("Tr0ub4dor&3", "[REDACTED:password]").replace("c0rrectH0rse9", "[REDACTED:password]")
+    assert kinds == ["password"] * 4
+    out, kinds = Redactor().redact(text)  # not asked: only what the text shows as a secret
+    assert out.count("[REDACTED:password]") == 2 and "so type Tr0ub4dor&3 now" in out and kinds == ["password"] * 2
+
+
+def test_a_text_redacted_again_is_answered_from_the_last_results(monkeypatch):
+    """Ingest redacts a message, then the chunk that holds it: the same string a second time costs no search and gets the
+    same answer; a remembered value asked for is still replaced; the results kept are bounded, the oldest dropped."""
+    from hymem_cli.screen import secrets
+
+    searched = []
+    real = secrets.find_secrets
+    monkeypatch.setattr(secrets, "find_secrets", lambda text: searched.append(text) or real(text))
+    redactor = Redactor()
+    redactor.CACHE_MAX = 3
+    text = "the wifi password is Tr0ub4dor&3 ok"
+    first = redactor.redact(text)
+    before = len(searched)
+    again = redactor.redact(text)
+    assert again == first == ("the wifi password is [REDACTED:password] ok", ["password"]) and len(searched) == before
+    again[1].append("changed by a caller")
+    assert redactor.redact(text)[1] == ["password"]
+
+    typed = "he typed it: Tr0ub4dor&3"
+    assert redactor.redact(typed) == (typed, [])  # kept: its own words show no secret
+    assert redactor.redact(typed, seen=True) == ("he typed it: [REDACTED:password]", ["password"])
+
+    notes = [f"note number {i}" for i in range(4)]  # distinct strings, kept alive
+    for note in notes:
+        redactor.redact(note)
+    before = len(searched)
+    redactor.redact(notes[1])
+    assert len(searched) == before  # among the three newest
+    redactor.redact(notes[0])
+    assert len(searched) == before + 1  # dropped: searched again
+
+
 def test_the_screen_names_remembered_secrets_on_request_and_none_when_switched_off():
     screen = Screen()
     screen.redact("the wifi password is Tr0ub4dor&3 ok")

@@ -519,7 +519,7 @@ class Redactor:
         with self._lock:
             return self._redact(text, seen)
 
-    def _redact(self, text: str, seen: bool = False) -> tuple[str, list[str]]:
+    def _redact(self, text: str, seen: bool) -> tuple[str, list[str]]:
         """Replace secret spans with [REDACTED:kind]; returns the new text and the kinds replaced.
 
         Overlapping spans are merged into one redaction (named after the first, or the longest). The
@@ -546,7 +546,7 @@ class Redactor:
         order = {k: i for i, k in enumerate(SECRET_PATTERNS)}
         hits = []
         for a, b in regions:
-            part = text if (a, b) == (0, len(text)) else text[a:b]
+            part = text[a:b]
             found = find_secrets(part) + (self.seen_in(part) if seen else [])
             for kind, start, end in found:
                 self.remember(part[start:end], kind)
