@@ -170,6 +170,19 @@ def test_a_text_redacted_again_is_answered_from_the_last_results(monkeypatch):
     assert len(searched) == before + 1  # dropped: searched again
 
 
+def test_spans_are_merged_where_they_overlap_and_placed_where_their_placeholders_end_up():
+    from hymem_cli.screen.secrets import _replace_spans
+
+    order = {"password": 0, "token": 1}
+    out, kinds, placed = _replace_spans("xxAAAyyBBBBzz", [("token", 7, 11), ("password", 2, 5)], order)
+    assert (out, kinds) == ("xx[REDACTED:password]yy[REDACTED:token]zz", ["password", "token"])
+    assert [out[a:b] for a, b in placed] == ["[REDACTED:password]", "[REDACTED:token]"]
+    # touching spans stay two; overlapping ones are one, named after the longest of those starting first
+    assert _replace_spans("AAAABBBB", [("password", 0, 4), ("token", 4, 8)], order)[1] == ["password", "token"]
+    assert _replace_spans("AAAABBBB", [("password", 0, 4), ("token", 0, 6), ("password", 5, 8)], order)[:2] == (
+        "[REDACTED:token]", ["token"])
+
+
 def test_the_screen_names_remembered_secrets_on_request_and_none_when_switched_off():
     screen = Screen()
     screen.redact("the wifi password is Tr0ub4dor&3 ok")
