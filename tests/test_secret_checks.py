@@ -289,6 +289,29 @@ def test_passphrases_and_placeholders_whatever_their_case(text, secret):
     assert ("passphrase" in kinds(text)) is secret
 
 
+@pytest.mark.parametrize(("text", "found"), [
+    # every match of a kind, not just its first
+    ("cards 4111 1111 1111 1111 and 5500 0000 0000 0004 both", [("card-number", 6, 25), ("card-number", 30, 49)]),
+    ("IBAN DE89370400440532013000 and GB82WEST12345698765432 ok", [("iban", 5, 27), ("iban", 32, 54)]),
+    ("backup codes: 7f3k-92ab\nrecovery codes: 1234-5678", [("backup-code", 14, 23), ("backup-code", 40, 49)]),
+    ("sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zB9cD1fG and sk-proj-Zz3dE5gH7jK9mN1pQ3sT5vX7zB9cD1fQ",  # each key once per kind
+     [("openai-key", 0, 40), ("openai-key", 45, 85), ("api-key", 0, 40), ("api-key", 45, 85), ("token", 0, 40), ("token", 45, 85)]),
+    # a match passed over (a placeholder, a value that fails its check) does not end the search
+    ('password is "[REDACTED:password]" and password is hunter22x', [("password", 50, 59)]),
+    ("the password `[REDACTED:api-key]` was set", []),  # a quoted placeholder is one too
+    ("login alex password letmein and login sam password X9k#2mQpz", [("password-bare", 51, 60)]),
+    # only a value that starts with a placeholder is one
+    ("pass: X[REDACTED:password] and more", [("password-field", 6, 25)]),
+    # backup codes after secrets of other kinds: all kept; a piece is a code only with a digit in it
+    ("the wifi password is Tr0ub4dor&3, backup codes: see 9999-8888 and x7k2m9",
+     [("password", 21, 32), ("backup-code", 52, 61), ("backup-code", 66, 72)]),
+    # a passphrase ends at its last word, not at the spaces after it
+    ("the passphrase: correct horse battery staple   \nnext", [("passphrase", 16, 44)]),
+])
+def test_where_each_secret_is_found(text, found):
+    assert find_secrets(text) == found
+
+
 def _mod97(iban: str) -> int:
     moved = iban[4:] + iban[:4]
     return int("".join(str(int(c, 36)) for c in moved)) % 97
