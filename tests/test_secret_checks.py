@@ -299,6 +299,9 @@ def test_passphrases_and_placeholders_whatever_their_case(text, secret):
     # a match passed over (a placeholder, a value that fails its check) does not end the search
     ('password is "[REDACTED:password]" and password is hunter22x', [("password", 50, 59)]),
     ("the password `[REDACTED:api-key]` was set", []),  # a quoted placeholder is one too
+    # a quoted value without its quotes, a value without the full stop after it
+    ('the password is "hunter22x" ok', [("password", 17, 26)]),
+    ("the password is hunter22x. ok", [("password", 16, 25)]),
     ("login alex password letmein and login sam password X9k#2mQpz", [("password-bare", 51, 60)]),
     # only a value that starts with a placeholder is one
     ("pass: X[REDACTED:password] and more", [("password-field", 6, 25)]),
