@@ -171,8 +171,6 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
      "RevertPlan.rev is read by nothing; the re-check compares two plans built the same way"),
     ("ingest/processors.py", "_unparseable", ("proposed=None, stats=stats)", 'asked for")], stats=stats)'),
      "no operation and one rejection: the count proposed is 1 either way"),
-    ("domain.py", "hash", "ensure_ascii=None", "None is false, as False is"),
-    ("domain.py", "Chunkǁprefix_hashes", "ensure_ascii=None", "None is false, as False is"),
     ("ingest/sources.py", "_descriptor_lines", ("while data := os.read(fd, 2 << 16):", "while data := os.read(fd, 1 << 17):"),
      "the size of one read: the lines are the same"),
     ("ingest/sources.py", "_descriptor_lines", "start = None", "bytes.find from None starts at 0"),
@@ -189,7 +187,6 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("bank/revert.py", "revert", "view = RevisionDraft(None, ", "Bank._apply reads a draft's source, id and counts, never its command"),
     ("bank/db.py", "open_stored", ("uri=None", "uri=False", '?{mode}", isolation_level=None'), URI),
     ("bank/db.py", "open_read_only", ("uri=None", "uri=False", '\'mode=ro&immutable=1\'}", )'), URI),
-    ("ingest/readers.py", "_short_repr", "ensure_ascii=None", "None is false, as False is"),
     ("ingest/readers.py", "_read_markdown", "first = None", "None is false, as False is"),
     ("bank/store.py", "Bankǁversion", "isinstance(ref, int)) and False", "parse_memory_id reads an int as it reads its digits"),
     ("screen/secrets.py", "_luhn", "total -= d", "a sum is a multiple of 10 exactly when its negative is"),
@@ -226,7 +223,6 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("ingest/pipeline.py", "_add_context", "op.source_ids[:2]", "a raw memory has one source id, its message"),
     ("screen/secrets.py", "_cards_in_run", "while i <= len(groups):", "one more pass with no group left: no window, nothing found"),
     ("screen/instructions.py", "fold", r"[ \t\u00A0]+", "the case of a hex escape in a regular expression"),
-    ("bank/store.py", "Bankǁcommit_chunk", "ensure_ascii=None", "None is false, as False is"),
     ("bank/store.py", "Bankǁcommit_chunk", ("json.dumps(rej.operation.to_json(), )", "ensure_ascii=True"),
      "a rejected operation is stored as JSON either way: every reader parses it, and \\u escapes read back as the same text"),
     ("bank/store.py", "Bankǁcommit_chunk", "strict=None)", "None is false, as False is"),
@@ -426,6 +422,8 @@ def equivalent_reason(module: str, name: str, text: str) -> str | None:
         return "the case of a column looked up in a sqlite3.Row (it ignores case)"
     if len(removed) == len(added) == 1 and CODEC.sub("CODEC", removed[0]) == CODEC.sub("CODEC", added[0]) != removed[0]:
         return "the case of a codec's name (Python ignores it)"
+    if len(removed) == len(added) == 1 and removed[0].replace("ensure_ascii=False", "ensure_ascii=None") == added[0] != removed[0]:
+        return "ensure_ascii=None: None is false, as False is"
     for mod, func, line, why in EQUIVALENT:
         alternatives = (line,) if isinstance(line, str) else line or ()
         if mod == module and (function.endswith(func) or func.endswith("ǁ") and func in function) and (

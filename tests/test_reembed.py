@@ -137,8 +137,9 @@ def test_a_writer_still_holding_the_old_model_is_refused(tmp_path):
     stale = hash_bank(path)
     mover = open_bank(path, create=False)
     mover.reembed(Wide(), MemoryText())
-    with pytest.raises(BankError, match="now holds wide vectors"):
+    with pytest.raises(BankError, match="now holds wide vectors") as refused:
         stale.apply_operations([Operation("add", text="embedded by the old model")], "apply", "late.jsonl")
+    assert refused.value.hint == "it was re-embedded while this command ran; run it again with the bank's model"
     assert mover.conn.execute("SELECT count(*) FROM versions").fetchone()[0] == 9
     stale.close()
     mover.close()

@@ -196,6 +196,8 @@ def test_a_version_has_the_public_json_shape(bank):
     assert (v["tags"], v["origin"]) == ([], "said")  # none given: no tags, and said by its speaker
     bank.apply_operations([Operation("add", text="The build passed.", tags=["ci", "build"], origin="tool")], "apply", "b.jsonl")
     assert (bank.version("m3")["tags"], bank.version("m3")["origin"]) == (["ci", "build"], "tool")
+    bank.apply_operations([Operation("add", text="Lunch at the café.", tags=["café"])], "apply", "c.jsonl")
+    assert bank.conn.execute("SELECT tags FROM versions WHERE id = 4").fetchone()[0] == '["café"]'  # readable in the file too
 
 
 def test_a_revisions_counts_add_up_over_its_chunks(bank):
