@@ -380,9 +380,16 @@ def test_read_messages_empty_input(fmt):
     assert (err.value.message, err.value.hint) == ("in.txt is empty", "give a transcript file or pipe text on stdin")
 
 
-def test_read_messages_wants_decoded_lines():
+@pytest.mark.parametrize("lines", [["hi\n", b"there\n"], [b"hi\n"]])
+def test_read_messages_wants_decoded_lines(lines):
     with pytest.raises(TypeError, match=r"^read_messages wants str lines, got bytes; use decode_lines for bytes$"):
-        list(read_messages(["hi\n", b"there\n"], "text"))
+        list(read_messages(lines, "text"))
+
+
+@pytest.mark.parametrize("fmt", [None, "text"])
+def test_no_lines_at_all_is_an_empty_input(fmt):
+    with pytest.raises(InputError, match=r"^<stdin> is empty$"):
+        list(read_messages([], fmt))
 
 
 @pytest.mark.parametrize("fmt", [None, "text", "markdown"])

@@ -210,7 +210,7 @@ def _peek(it: Iterator[str]) -> list[str]:
             continue
         seen += 1
         # A first line starting with "{" decides json vs jsonl on its own: stop so `tail -f` streams.
-        if (seen == 1 and line.lstrip(" \t").startswith("{")) or seen >= _SAMPLE_LINES:
+        if (seen == 1 and line.lstrip().startswith("{")) or seen >= _SAMPLE_LINES:
             break
     return sample
 
