@@ -160,7 +160,7 @@ FUZZ_EXAMPLES = "100"
 
 # Mutants that change nothing a caller can observe, so no test can kill them: (module, function, the
 # line as mutated, or a tuple of such lines, why). Matched on the mutated line, not on mutmut's numbering, which
-# shifts when a function changes.
+# shifts when a function changes; "OLD => NEW" matches only where OLD is the line mutated.
 URI = "the SQLite hymem loads (sqlean) reads file: URIs whatever the flag; the flag is for the standard module's build"
 EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("ingest/pipeline.py", "MemoryBankǁ", None, "a Protocol's method: its body and defaults never run"),
@@ -198,7 +198,7 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("ingest/readers.py", "_read_speaker", 'if (match["ts"]) or True else None', "normalize_timestamp(None) is None: the same as skipping it"),
     ("ingest/readers.py", "_has_markdown_speaker", "first = None", "None is false, as False is"),
     ("ingest/readers.py", "_NumberedLinesǁ__init__", "self.saw_content = None", "None is false, as False is"),
-    ("ingest/readers.py", "decode_lines", "            at_start = None", "None is false, as False is (the indentation: set after the first chunk)"),
+    ("ingest/readers.py", "decode_lines", "at_start = False => at_start = None", "None is false, as False is"),
     ("ingest/processors.py", "WriterProcessorǁprocess", "chunk = Chunk(None, messages)",
      "the chunk made here goes only to related_memories and render, which read its messages, never its source"),
     ("ingest/processors.py", "WriterProcessorǁprocess", ("Proposal([], stats=stats, proposed=None)", "Proposal([], stats=stats, )"),
@@ -413,6 +413,11 @@ def row_key_case_only(removed: list[str], added: list[str]) -> bool:
     return old == new and ROW_KEY.findall(removed[0]) != ROW_KEY.findall(added[0])
 
 
+def _mutated(spec: str, removed: list[str], added: list[str]) -> bool:
+    old, arrow, new = spec.rpartition(" => ")
+    return any(new in a for a in added) and (not arrow or any(old in r for r in removed))
+
+
 def equivalent_reason(module: str, name: str, text: str) -> str | None:
     function = name.rsplit("__mutmut_", 1)[0].rsplit(".", 1)[-1]
     removed, added = changed_lines(text)
@@ -427,7 +432,7 @@ def equivalent_reason(module: str, name: str, text: str) -> str | None:
     for mod, func, line, why in EQUIVALENT:
         alternatives = (line,) if isinstance(line, str) else line or ()
         if mod == module and (function.endswith(func) or func.endswith("ǁ") and func in function) and (
-                line is None or any(one in a for one in alternatives for a in added)):
+                line is None or any(_mutated(one, removed, added) for one in alternatives)):
             return why
     return None
 
