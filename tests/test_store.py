@@ -198,6 +198,19 @@ def test_a_version_has_the_public_json_shape(bank):
     assert (bank.version("m3")["tags"], bank.version("m3")["origin"]) == (["ci", "build"], "tool")
     bank.apply_operations([Operation("add", text="Lunch at the café.", tags=["café"])], "apply", "c.jsonl")
     assert bank.conn.execute("SELECT tags FROM versions WHERE id = 4").fetchone()[0] == '["café"]'  # readable in the file too
+    bank.apply_operations([Operation("add", text="Send the report by Friday.", owner="agent", kind="intention", valid_until="2026-12-04")],
+                          "apply", "d.jsonl")
+    assert [bank.version("m5")[k] for k in ("owner", "kind", "valid_until")] == ["agent", "intention", "2026-12-04"]
+
+
+def test_a_writers_fact_has_its_source_messages_indexed_under_its_own_id(bank):
+    writer = {"backend": "openai", "model": "hy-memory"}
+    bank.apply_operations([Operation("add", text="Lin adopted a dog.", context="Lin: I adopted a retired greyhound.")], "apply", "chat",
+                          writer=writer)
+    bank.apply_operations([Operation("add", text="Lin likes tea.", context="Lin: green tea please")], "apply", "chat")  # no writer
+    def matching(word):
+        return [r[0] for r in bank.conn.execute("SELECT rowid FROM versions_sources_fts WHERE versions_sources_fts MATCH ?", (word,))]
+    assert (matching("greyhound"), matching("green")) == ([3], [])
 
 
 def test_a_revisions_counts_add_up_over_its_chunks(bank):
