@@ -110,6 +110,10 @@ def test_apply_is_all_or_nothing_and_names_the_refused_operation(bank):
         bank.apply_operations([Operation("update", target="m1", text="Alex lives in Oslo.")], "apply", "ops.jsonl")
     assert retired.value.message == "ops.jsonl operation 1: m1 was already superseded; the current version is m3"
     assert bank.conn.execute("SELECT count(*) FROM versions").fetchone()[0] == before + 1
+    bank.apply_operations([Operation("delete", target="m2", reason="no cat")], "apply", "c.jsonl")
+    with pytest.raises(InputError) as deleted:
+        bank.apply_operations([Operation("update", target="m2", text="Alex has two cats.")], "apply", "ops.jsonl")
+    assert deleted.value.message == "ops.jsonl operation 1: m2 was already deleted"  # no current version to name
 
 
 def test_apply_keeps_every_field_of_an_operation_line(bank):
@@ -211,6 +215,52 @@ def test_a_writers_fact_has_its_source_messages_indexed_under_its_own_id(bank):
     def matching(word):
         return [r[0] for r in bank.conn.execute("SELECT rowid FROM versions_sources_fts WHERE versions_sources_fts MATCH ?", (word,))]
     assert (matching("greyhound"), matching("green")) == ([3], [])
+    bank.apply_operations([Operation("add", text="Lin walks daily.")], "apply", "chat", writer=writer)  # a writer's, no context
+    assert bank.conn.execute("SELECT count(*) FROM versions_sources_fts_docsize").fetchone()[0] == 1
+
+
+def test_what_a_memory_embeds_follows_the_recipe(bank):
+    from hymem_cli.bank.memory_text import MemoryText
+
+    class Recording(HashEmbedder):
+        def embed(self, texts):
+            seen.extend(texts)
+            return super().embed(texts)
+
+    seen = []
+    bank.bind_embedder(Recording(), MemoryText(context=40, date=True))
+    bank.apply_operations([Operation("add", text="Yes, 23A and 23B.", event_time="2026-05-18T10:00:00Z",
+                                     context="Sam: Which seats did you book?")], "apply", "chat")
+    assert seen == ["2026-05-18: Yes, 23A and 23B. (after: Sam: Which seats did you book?)"]
+
+
+def test_revision_times_are_utc_whatever_the_local_zone(monkeypatch):
+    import time
+    from datetime import datetime, timezone
+
+    from hymem_cli.bank.store import now
+
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        stamp = datetime.strptime(now(), "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+        assert abs((stamp - datetime.now(timezone.utc)).total_seconds()) < 60
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_codes_are_copied_into_a_block_once_a_block_is_full(bank):
+    """Every 256th version asks whether 4,096 codes wait for a block; the 4,096th fills one."""
+    from hymem_cli.bank.codes import BLOCK
+
+    def blocks():
+        return bank.conn.execute("SELECT last FROM versions_code_blocks").fetchall()
+
+    bank.apply_operations([Operation("add", text=f"Fact number {n}.") for n in range(BLOCK - 3)], "apply", "many")
+    assert blocks() == []  # 4,095 codes
+    bank.apply_operations([Operation("add", text="The last fact of the block.")], "apply", "one")
+    assert [tuple(r) for r in blocks()] == [(BLOCK,)]
 
 
 def test_a_revisions_counts_add_up_over_its_chunks(bank):

@@ -363,7 +363,7 @@ class Bank:
         if op.op == "add":
             return None, None
         try:
-            vid = parse_memory_id(op.target or "")
+            vid = parse_memory_id(op.target)  # None too: it is no memory id
         except NotFoundError:
             return f"target {op.target!r} is not a memory id", UNKNOWN
         row = self.conn.execute(
