@@ -192,6 +192,8 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("screen/secrets.py", "_luhn", "total -= d", "a sum is a multiple of 10 exactly when its negative is"),
     ("screen/secrets.py", "Redactorǁ_redact", "for _ in range(9):",
      "the bound on rounds guards against a loop: no text the tests hold needs more than two rounds after the first search"),
+    ("bank/store.py", "Bankǁ_open_revision", "json.dumps(None)",
+     "the counts written as a revision opens are written again by the same transaction before it commits"),
     ("bank/store.py", "Bankǁembed_operations", 'op.text or "XXXX"', "an operation without a text is refused before its vector is used"),
     ("bank/store.py", "Bankǁhead_of", 'self.version_row(vid)["CHAIN"]', "the case of a column looked up in a sqlite3.Row (it ignores case)"),
     ("ingest/readers.py", "_redacting", "break",

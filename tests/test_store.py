@@ -116,6 +116,34 @@ def test_apply_is_all_or_nothing_and_names_the_refused_operation(bank):
     assert deleted.value.message == "ops.jsonl operation 1: m2 was already deleted"  # no current version to name
 
 
+def test_a_supersede_folds_the_memories_it_merges_into_its_chain(bank):
+    bank.apply_operations([Operation("add", text="Alex lives in Seattle, WA.")], "apply", "a.jsonl")  # m3: the same fact again
+    fold = Operation("supersede", target="m1", text="Alex lives in Sydney.", reason="Alex moved", merges=["m3"])
+    bank.apply_operations([fold], "apply", "b.jsonl")
+    assert (bank.head_of(1), bank.head_of(3), bank.head_of(2)) == (4, None, 2)
+    retired = bank.conn.execute("SELECT version, how, successor, reason FROM retirements ORDER BY version").fetchall()
+    assert [tuple(r) for r in retired] == [(1, "superseded", 4, "Alex moved"), (3, "deleted", None, "Alex moved (folded into m4)")]
+    for target, merges, missing in (("m4", ["m99"], "m99"), ("m98", ["m2"], "m98")):  # an unknown fold, an unknown target
+        with pytest.raises(NotFoundError) as unknown:
+            bank.apply_operations([Operation("supersede", target=target, text="Alex lives in Perth.", reason="r", merges=merges)],
+                                  "apply", "c.jsonl")
+        assert unknown.value.message == f"c.jsonl operation 1: no memory {missing} in this bank"
+    assert bank.head_of(2) == 2
+
+
+def test_the_versions_of_one_revision_share_its_time_and_it_is_open_until_finished(bank):
+    bank.apply_operations([Operation("add", text="Sam likes tea."), Operation("add", text="Sam has a bike.")], "apply", "b.jsonl")
+    assert len({r[0] for r in bank.conn.execute("SELECT created_at FROM versions WHERE revision = 2")}) == 1
+    draft = RevisionDraft("add", "chat.txt")
+    bank.commit_chunk(draft, ChunkRecord(hash="c1", source="chat.txt", message_ids=["1"], text="Alex: Hi."), Proposal([]))
+    def state():
+        return bank.conn.execute("SELECT state FROM revisions WHERE id = ?", (draft.id,)).fetchone()[0]
+
+    assert state() == "open"
+    bank.finish(draft)
+    assert state() == "done"
+
+
 def test_apply_keeps_every_field_of_an_operation_line(bank):
     lines = [
         json.dumps({"op": "add", "text": "Sam works at a bakery.", "evidence": "I work at a bakery", "event_time": "2024-05-01",
