@@ -128,7 +128,12 @@ def test_a_supersede_folds_the_memories_it_merges_into_its_chain(bank):
             bank.apply_operations([Operation("supersede", target=target, text="Alex lives in Perth.", reason="r", merges=merges)],
                                   "apply", "c.jsonl")
         assert unknown.value.message == f"c.jsonl operation 1: no memory {missing} in this bank"
-    assert bank.head_of(2) == 2
+    for merges, twice in ((["m4"], "m4"), (["m2", "m2"], "m2")):  # its own target, or one memory twice
+        with pytest.raises(InputError) as again:
+            bank.apply_operations([Operation("supersede", target="m4", text="Alex lives in Perth.", reason="r", merges=merges)],
+                                  "apply", "c.jsonl")
+        assert again.value.message == f"c.jsonl operation 1: {twice} is already the target of another operation here"
+    assert (bank.head_of(2), bank.head_of(1)) == (2, 4)
 
 
 def test_the_versions_of_one_revision_share_its_time_and_it_is_open_until_finished(bank):

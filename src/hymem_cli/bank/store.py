@@ -283,10 +283,10 @@ class Bank:
         created = now()
         for i, op in enumerate(ops):
             blob = next(vec) if op.op != "delete" else None
-            why, target_row = self._check_target(op, targeted)
+            why, target_row = (None, None) if op.op == "add" else self._check_target(op.target, targeted)
             merged_rows = []
             for ref in op.merges if not why else []:
-                more_why, row = self._check_target(Operation("supersede", target=ref), targeted | {target_row["id"]} | {r["id"] for r in merged_rows})
+                more_why, row = self._check_target(ref, targeted | {target_row["id"]} | {r["id"] for r in merged_rows})
                 if more_why:
                     why, target_row = more_why, row
                     break
@@ -359,13 +359,12 @@ class Bank:
         if vid % 256 == 0:  # cheap to ask; compact() copies full blocks only
             codes.compact(self.conn)
 
-    def _check_target(self, op: Operation, targeted: set[int]):
-        if op.op == "add":
-            return None, None
+    def _check_target(self, target: str | None, targeted: set[int]):
+        """Why an operation may not retire `target` (None if it may), and its row (UNKNOWN: no such memory)."""
         try:
-            vid = parse_memory_id(op.target)  # None too: it is no memory id
+            vid = parse_memory_id(target)  # None too: it is no memory id
         except NotFoundError:
-            return f"target {op.target!r} is not a memory id", UNKNOWN
+            return f"target {target!r} is not a memory id", UNKNOWN
         row = self.conn.execute(
             "SELECT v.id, v.chain, r.how, r.successor FROM versions v LEFT JOIN retirements r ON r.version = v.id WHERE v.id = ?",
             (vid,),
