@@ -404,11 +404,11 @@ def sql_case_only(removed: list[str], added: list[str]) -> bool:
     return True
 
 
-ROW_KEY = re.compile(r"\b(?:r|row|head)\[(\"[^\"]*\"|'[^']*')\]")
+ROW_KEY = re.compile(r"\b(?:r|row|head|target_row)\[(\"[^\"]*\"|'[^']*')\]")
 
 
 def row_key_case_only(removed: list[str], added: list[str]) -> bool:
-    """Only the case of a column name looked up in a sqlite3.Row (named r, row or head in the bank's code)
+    """Only the case of a column name looked up in a sqlite3.Row (named r, row, head or target_row in the bank's code)
     changed: a Row finds a column whatever the case."""
     if len(removed) != 1 or len(added) != 1 or removed[0] == added[0] or removed[0].lower() != added[0].lower():
         return False

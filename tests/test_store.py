@@ -327,6 +327,14 @@ def test_a_database_error_inside_a_chunk_names_the_bank_and_stores_nothing(bank)
     assert (draft.id, bank.chunk_seen("c1"), bank.conn.execute("SELECT count(*) FROM revisions").fetchone()[0]) == (None, None, 1)
 
 
+def test_an_operation_the_bank_refuses_in_a_chunk_leaves_the_next_one_applied(bank):
+    draft = RevisionDraft("add", "chat.txt")
+    ops = [Operation("update", target="m9", text="Alex has a dog.", reason="new"), Operation("add", text="Alex has a dog.")]
+    bank.commit_chunk(draft, ChunkRecord(hash="c1", source="chat.txt", message_ids=["1"], text="Alex: I have a dog."), Proposal(ops))
+    assert [r[0] for r in bank.conn.execute("SELECT text FROM versions WHERE revision = ?", (draft.id,))] == ["Alex has a dog."]
+    assert bank.rejection_reasons() == ["no memory m9 in this bank"]
+
+
 def test_a_chunk_committed_without_its_message_count_counts_none(bank):
     draft = RevisionDraft("add", "chat.txt")
     bank.commit_chunk(draft, ChunkRecord(hash="c1", source="chat.txt", message_ids=["1"], text="Alex: Hi."), Proposal([]))
