@@ -178,3 +178,14 @@ def test_a_bank_is_writable_only_with_its_file_and_its_folder(bank_file: Path, m
     assert db.writable(bank_file) is False
     allowed.update({bank_file: True, bank_file.parent: True})
     assert db.writable(bank_file) is True
+
+
+def test_a_bank_made_by_a_newer_hymem_is_named_with_what_to_do(bank_file: Path):
+    conn = sqlite3.connect(bank_file)
+    conn.executemany("INSERT INTO migrations (name, applied_at) VALUES (?, datetime('now'))", [("m999_future",), ("m998_later",)])
+    conn.commit()
+    conn.close()
+    with pytest.raises(BankError) as newer:
+        db.connect(bank_file).close()
+    assert (newer.value.message, newer.value.hint) == (
+        "this bank was made by a newer hymem (unknown migrations: m998_later, m999_future)", "upgrade hymem: pip install -U hymem")

@@ -335,6 +335,13 @@ def test_an_operation_the_bank_refuses_in_a_chunk_leaves_the_next_one_applied(ba
     assert bank.rejection_reasons() == ["no memory m9 in this bank"]
 
 
+def test_embedding_without_an_embedder_is_refused(tmp_path):
+    bank = open_bank(tmp_path / "bank.db")
+    with pytest.raises(BankError, match="^no embedder bound to the bank$"):
+        bank.embed_texts(["Alex lives in Seattle."])
+    bank.close()
+
+
 def test_a_chunk_committed_without_its_message_count_counts_none(bank):
     draft = RevisionDraft("add", "chat.txt")
     bank.commit_chunk(draft, ChunkRecord(hash="c1", source="chat.txt", message_ids=["1"], text="Alex: Hi."), Proposal([]))

@@ -50,7 +50,7 @@ class OperationRefused(Exception):
 
 
 class Bank:
-    def __init__(self, conn, path: Path, busy_timeout: float = 30.0):
+    def __init__(self, conn, path: Path, busy_timeout: float):
         self.conn = conn
         self.path = path
         self.busy_timeout = busy_timeout
