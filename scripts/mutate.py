@@ -198,6 +198,8 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
      "the check inside the transaction decides; the one before it only spares a transaction once the bank knows its embedder"),
     ("bank/store.py", "Bankǁcheck_embedder", "int(stored_dim or 1)",
      "a bank records its model and its dimension in one statement: a model without a dimension does not occur"),
+    ("bank/db.py", "migrate", "ran = False => ran = None", "None is false, as False is"),
+    ("bank/db.py", "migrate", "DATETIME('NOW')", "SQLite reads the time value 'now' in any case"),
     ("bank/store.py", "Bankǁembed_operations", 'op.text or "XXXX"', "an operation without a text is refused before its vector is used"),
     ("bank/store.py", "Bankǁhead_of", 'self.version_row(vid)["CHAIN"]', "the case of a column looked up in a sqlite3.Row (it ignores case)"),
     ("ingest/readers.py", "_redacting", "break",

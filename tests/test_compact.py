@@ -74,7 +74,7 @@ def test_without_a_progress_callback_it_runs_silently():
 
 def test_a_real_bank_with_a_dropped_table_gets_smaller(tmp_path: Path):
     path = tmp_path / "bank.db"
-    conn = db.connect(path)
+    conn = db.connect(path, 30.0)
     conn.execute("CREATE TABLE filler (b BLOB)")
     conn.executemany("INSERT INTO filler VALUES (?)", [(b"x" * 4000,) for _ in range(3000)])
     conn.execute("DROP TABLE filler")

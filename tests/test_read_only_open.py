@@ -20,7 +20,7 @@ OperationalError = db.sqlite_module().OperationalError  # hymem's SQLite build, 
 @pytest.fixture
 def bank_file(tmp_path: Path) -> Path:
     path = tmp_path / "bank.db"
-    db.connect(path).close()
+    db.connect(path, 30.0).close()
     return path
 
 
@@ -104,7 +104,7 @@ def test_looking_at_a_bank_reads_it_with_sqlite_vec_and_cannot_write(bank_file: 
 def test_looking_at_a_bank_sees_what_a_writer_has_committed_but_not_yet_checkpointed(tmp_path: Path):
     """On writable storage the bank is read through its WAL, not as an immutable file that would miss it."""
     path = tmp_path / "bank.db"
-    writer = db.connect(path)
+    writer = db.connect(path, 30.0)
     writer.execute("PRAGMA wal_autocheckpoint = 0")
     writer.execute("INSERT INTO meta (key, value) VALUES ('probe', 'in the WAL only')")
     assert (tmp_path / "bank.db-wal").stat().st_size > 0
@@ -186,6 +186,12 @@ def test_a_bank_made_by_a_newer_hymem_is_named_with_what_to_do(bank_file: Path):
     conn.commit()
     conn.close()
     with pytest.raises(BankError) as newer:
-        db.connect(bank_file).close()
+        db.connect(bank_file, 30.0).close()
     assert (newer.value.message, newer.value.hint) == (
         "this bank was made by a newer hymem (unknown migrations: m998_later, m999_future)", "upgrade hymem: pip install -U hymem")
+
+
+def test_a_new_bank_gets_its_folders_and_only_its_owner_may_open_the_last(tmp_path: Path):
+    path = tmp_path / "home" / "banks" / "bank.db"
+    db.connect(path, 30.0).close()
+    assert path.is_file() and (path.parent.stat().st_mode & 0o777, path.stat().st_mode & 0o777) == (0o700, 0o600)

@@ -57,7 +57,7 @@ def writable(path: Path) -> bool:
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
-def connect(path: Path, busy_timeout: float = 30.0, on_upgrade=None, progress=None):
+def connect(path: Path, busy_timeout: float, on_upgrade=None, progress=None):
     """Open (creating if needed) the bank at `path` with sqlite-vec loaded and migrations applied.
 
     A bank on storage this process cannot write is opened read-only (see `open_stored`): reading works,
