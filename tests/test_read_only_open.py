@@ -195,3 +195,20 @@ def test_a_new_bank_gets_its_folders_and_only_its_owner_may_open_the_last(tmp_pa
     path = tmp_path / "home" / "banks" / "bank.db"
     db.connect(path, 30.0).close()
     assert path.is_file() and (path.parent.stat().st_mode & 0o777, path.stat().st_mode & 0o777) == (0o700, 0o600)
+
+
+def test_a_bank_is_compacted_after_an_upgrade_only(bank_file: Path):
+    """Free pages left by the bank's own use are reused by new memories: opening it does not rewrite the file."""
+    conn = sqlite3.connect(bank_file)
+    conn.execute("CREATE TABLE junk (b BLOB)")
+    conn.executemany("INSERT INTO junk VALUES (zeroblob(4000))", [()] * 2000)
+    conn.commit()
+    conn.execute("DROP TABLE junk")
+    conn.commit()
+    free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+    conn.close()
+    assert free > 1024
+    db.connect(bank_file, 30.0).close()
+    conn = sqlite3.connect(bank_file)
+    assert conn.execute("PRAGMA freelist_count").fetchone()[0] == free
+    conn.close()
