@@ -212,3 +212,11 @@ def test_a_bank_is_compacted_after_an_upgrade_only(bank_file: Path):
     conn = sqlite3.connect(bank_file)
     assert conn.execute("PRAGMA freelist_count").fetchone()[0] == free
     conn.close()
+
+
+def test_a_bank_that_cannot_be_created_says_why_and_what_to_do(tmp_path: Path):
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(BankError) as refused:
+        db.connect(tmp_path / "file" / "bank.db", 30.0)
+    assert (refused.value.message, refused.value.hint) == (
+        f"cannot create bank {tmp_path / 'file' / 'bank.db'}: File exists", "give --bank a path in a writable folder, or set HYMEM_HOME")
