@@ -220,3 +220,12 @@ def test_a_bank_that_cannot_be_created_says_why_and_what_to_do(tmp_path: Path):
         db.connect(tmp_path / "file" / "bank.db", 30.0)
     assert (refused.value.message, refused.value.hint) == (
         f"cannot create bank {tmp_path / 'file' / 'bank.db'}: File exists", "give --bank a path in a writable folder, or set HYMEM_HOME")
+
+
+def test_a_bank_connection_loads_no_extension_after_its_own(bank_file: Path):
+    conn = db.connect(bank_file, 30.0)
+    try:
+        with pytest.raises(OperationalError, match="not authorized"):
+            conn.load_extension("/nonexistent/evil")
+    finally:
+        conn.close()
