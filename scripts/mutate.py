@@ -198,7 +198,7 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
      "the check inside the transaction decides; the one before it only spares a transaction once the bank knows its embedder"),
     ("bank/store.py", "Bankǁcheck_embedder", "int(stored_dim or 1)",
      "a bank records its model and its dimension in one statement: a model without a dimension does not occur"),
-    ("bank/db.py", "connect", "pragma foreign_keys = on", "SQLite reads a pragma and its value in any case"),
+    ("bank/db.py", "connect", ("pragma foreign_keys = on", "PRAGMA FOREIGN_KEYS = ON"), "SQLite reads a pragma and its value in any case"),
     ("bank/db.py", "connect", "sqlite.connect(str(path), isolation_level=None",
      "the module's own wait applies until the PRAGMA busy_timeout just after it, and nothing before that takes a lock"),
     ("bank/db.py", "migrate", "ran = False => ran = None", "None is false, as False is"),
