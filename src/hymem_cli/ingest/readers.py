@@ -513,8 +513,8 @@ def _object_speaker(obj: dict) -> str | None:
 
 def _object_id(obj: dict, where: str) -> str | None:
     value = obj.get("id")
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
+    if value is None or isinstance(value, str):
+        return _scalar_str(value)  # a blank one: None
     if (text := _scalar_str(value)) is None:
         raise InputError(f'{where}: "id" must be a string or a number, got {_json_type(value)}', hint=_SHAPE_HINT)
     return text
