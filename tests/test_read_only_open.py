@@ -229,3 +229,34 @@ def test_a_bank_connection_loads_no_extension_after_its_own(bank_file: Path):
             conn.load_extension("/nonexistent/evil")
     finally:
         conn.close()
+
+
+def test_a_migration_another_process_applied_meanwhile_is_skipped_and_the_later_ones_still_run(tmp_path: Path, monkeypatch):
+    """Two processes may open an old bank at once: the second waits for the write lock, then finds part of its work done."""
+    ran: list[str] = []
+
+    def m001_first(conn):
+        ran.append("m001_first")
+
+    def m002_second(conn):
+        ran.append("m002_second")
+
+    def m003_third(conn):
+        ran.append("m003_third")
+
+    monkeypatch.setattr(db, "MIGRATIONS", [m001_first, m002_second, m003_third])
+    path = tmp_path / "bank.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    conn.execute("INSERT INTO migrations VALUES ('m001_first', datetime('now'))")
+    other = sqlite3.connect(path, isolation_level=None)
+
+    def the_other_process_upgrades_first(pending):
+        assert pending == ["m002_second", "m003_third"]
+        other.execute("INSERT INTO migrations VALUES ('m002_second', datetime('now'))")
+
+    db.migrate(conn, on_upgrade=the_other_process_upgrades_first)
+    assert ran == ["m003_third"]
+    assert [r[0] for r in other.execute("SELECT name FROM migrations ORDER BY name")] == ["m001_first", "m002_second", "m003_third"]
+    conn.close()
+    other.close()
