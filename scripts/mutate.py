@@ -198,7 +198,9 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
      "the check inside the transaction decides; the one before it only spares a transaction once the bank knows its embedder"),
     ("bank/store.py", "Bankǁcheck_embedder", "int(stored_dim or 1)",
      "a bank records its model and its dimension in one statement: a model without a dimension does not occur"),
-    ("bank/db.py", "connect", ("pragma foreign_keys = on", "PRAGMA FOREIGN_KEYS = ON"), "SQLite reads a pragma and its value in any case"),
+    ("bank/db.py", "_set_wal", "time.monotonic() >= deadline",
+     "the clock reading the deadline to the last digit: one more try 50 ms later or not, which no caller can tell"),
+    ("bank/db.py", "_set_wal", "time.sleep(1.05)", "the pause between two tries: how soon the bank opens after the other writer, a timing"),
     ("bank/db.py", "connect", "sqlite.connect(str(path), isolation_level=None",
      "the module's own wait applies until the PRAGMA busy_timeout just after it, and nothing before that takes a lock"),
     ("bank/db.py", "migrate", "ran = False => ran = None", "None is false, as False is"),
@@ -397,12 +399,12 @@ def changed_lines(text: str) -> tuple[list[str], list[str]]:
     return [line[1:].strip() for line in body if line.startswith("-")], [line[1:].strip() for line in body if line.startswith("+")]
 
 
-SQL = re.compile(r"\b(select|insert|update|delete|create|from|where|join|order by|group by|values|set)\b", re.IGNORECASE)
+SQL = re.compile(r"\b(select|insert|update|delete|create|from|where|join|order by|group by|values|set|pragma)\b", re.IGNORECASE)
 
 
 def sql_case_only(removed: list[str], added: list[str]) -> bool:
-    """Only the case of SQL text changed, outside its '...' literals: SQLite reads keywords and names in any
-    case, and sqlite3.Row finds a column whatever the case of its name."""
+    """Only the case of SQL text changed, outside its '...' literals: SQLite reads keywords, names and a pragma's
+    value in any case, and sqlite3.Row finds a column whatever the case of its name."""
     if len(removed) != len(added) or not removed:
         return False
     for old, new in zip(removed, added):

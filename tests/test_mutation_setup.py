@@ -30,6 +30,7 @@ def test_every_core_module_exists(mutate):
     (['"SELECT 1 FROM revisions WHERE id = ?"'], ['"select 1 from revisions where id = ?"'], True),  # keywords and names
     (["\"UPDATE revisions SET state = 'open'\""], ["\"UPDATE revisions SET state = 'OPEN'\""], False),  # a quoted value
     (['"Alex lives in Seattle."'], ['"alex lives in seattle."'], False),  # not SQL
+    (['conn.execute("PRAGMA journal_mode = WAL")'], ['conn.execute("pragma journal_mode = wal")'], True),  # a pragma and its value
 ])
 def test_only_the_case_of_sql_is_taken_for_equivalent(mutate, removed, added, equivalent):
     assert mutate.sql_case_only(removed, added) is equivalent

@@ -6,12 +6,14 @@ stop a write and only the connection's own read-only mode does, and without the 
 from __future__ import annotations
 
 import sqlite3  # the standard module, to look at the file from outside hymem
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-from hymem_cli._errors import BankError
+from hymem_cli._errors import BankError, BankLockedError
 from hymem_cli.bank import db
 
 OperationalError = db.sqlite_module().OperationalError  # hymem's SQLite build, not necessarily the standard module's
@@ -260,3 +262,46 @@ def test_a_migration_another_process_applied_meanwhile_is_skipped_and_the_later_
     assert [r[0] for r in other.execute("SELECT name FROM migrations ORDER BY name")] == ["m001_first", "m002_second", "m003_third"]
     conn.close()
     other.close()
+
+
+# db.connect on a bank in the rollback-journal mode (made by SQLite elsewhere, or restored from a copy) that another
+# process is writing: the switch to WAL needs the file to itself for a moment, and SQLite says "locked" at once
+# rather than waiting, so connect retries until the busy timeout.
+
+
+def hold_for_writing(path: Path, seconds: float) -> subprocess.Popen:
+    """Another process in the middle of a write transaction on `path`, for `seconds`; returned once it holds the lock."""
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sqlite3, sys, time\n"
+        "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "c.execute('BEGIN IMMEDIATE'); c.execute(\"INSERT INTO meta (key, value) VALUES ('writer', 'done')\")\n"
+        "print('holding', flush=True); time.sleep(float(sys.argv[2])); c.execute('COMMIT')\n"), str(path), str(seconds)],
+        stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "holding\n"
+    return holder
+
+
+@pytest.fixture
+def old_journal_bank(bank_file: Path) -> Path:
+    with sqlite3.connect(bank_file) as raw:
+        assert raw.execute("PRAGMA journal_mode = DELETE").fetchone() == ("delete",)
+    return bank_file
+
+
+def test_a_bank_being_written_by_another_process_is_switched_to_wal_once_it_finishes(old_journal_bank: Path):
+    holder = hold_for_writing(old_journal_bank, 0.5)
+    conn = db.connect(old_journal_bank, 30.0)
+    holder.wait()
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("SELECT value FROM meta WHERE key = 'writer'").fetchone()[0] == "done"  # it waited for the write
+    conn.close()
+
+
+def test_a_bank_written_by_another_process_past_the_busy_timeout_is_reported_locked(old_journal_bank: Path):
+    holder = hold_for_writing(old_journal_bank, 3.0)
+    with pytest.raises(BankLockedError) as locked:  # had it waited for the other process to let go, it would have opened
+        db.connect(old_journal_bank, 0.3)
+    holder.wait()
+    assert str(old_journal_bank) in locked.value.message
+    with sqlite3.connect(old_journal_bank) as raw:
+        assert raw.execute("PRAGMA journal_mode").fetchone() == ("delete",)
