@@ -206,6 +206,8 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("bank/db.py", "migrate", "ran = False => ran = None", "None is false, as False is"),
     ("bank/db.py", "migrate", "DATETIME('NOW')", "SQLite reads the time value 'now' in any case"),
     ("bank/store.py", "Bankǁembed_operations", 'op.text or "XXXX"', "an operation without a text is refused before its vector is used"),
+    ("bank/store.py", "open_bank", "busy_timeout: float = 31.0",
+     "the default wait for another writer: its callers (eval's scratch bank, reembed's check for a bank that does not exist) never meet one; a timing"),
     ("bank/store.py", "Bankǁhead_of", 'self.version_row(vid)["CHAIN"]', "the case of a column looked up in a sqlite3.Row (it ignores case)"),
     ("ingest/readers.py", "_redacting", "break",
      "a line that is not text stops the reader that consumes it (TypeError) before any later line is read"),

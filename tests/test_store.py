@@ -188,8 +188,16 @@ def test_open_bank_refusals(tmp_path):
     assert (folder.value.message, folder.value.hint) == (f"bank path {tmp_path} is a directory", "give --bank a file path")
     with pytest.raises(BankError) as missing:
         open_bank(tmp_path / "none.db", create=False)
-    assert missing.value.message == f"no bank at {tmp_path / 'none.db'}"
+    assert (missing.value.message, missing.value.hint) == (
+        f"no bank at {tmp_path / 'none.db'}", "store memories first with `hymem add` or `hymem apply`, or pick a bank with --bank")
     assert not (tmp_path / "none.db").exists()
+    (tmp_path / "link.db").symlink_to(tmp_path / "gone" / "bank.db")
+    with pytest.raises(BankError) as dangling:
+        open_bank(tmp_path / "link.db")
+    assert (dangling.value.message, dangling.value.hint) == (
+        f"bank {tmp_path / 'link.db'} is a link to {tmp_path / 'gone' / 'bank.db'}, which does not exist",
+        "fix or remove the link, or give --bank the bank file itself")
+    assert not (tmp_path / "gone").exists()
 
 
 def test_instruction_kind():
