@@ -305,3 +305,16 @@ def test_a_bank_written_by_another_process_past_the_busy_timeout_is_reported_loc
     assert str(old_journal_bank) in locked.value.message
     with sqlite3.connect(old_journal_bank) as raw:
         assert raw.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+
+
+@pytest.mark.parametrize("found", ["nothing", "a module, not a package"])
+def test_a_missing_sqlite_vec_is_named_with_how_to_install_it(monkeypatch, found):
+    import importlib.machinery
+    import importlib.util
+
+    real = importlib.util.find_spec
+    fake = None if found == "nothing" else importlib.machinery.ModuleSpec("sqlite_vec", None)  # no submodule_search_locations
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: fake if name == "sqlite_vec" else real(name, *rest))
+    with pytest.raises(BankError) as missing:
+        db.vec_extension()
+    assert (missing.value.message, missing.value.hint) == ("sqlite-vec is not installed", "pip install sqlite-vec")

@@ -5,6 +5,7 @@ all-or-nothing refusals with the operation they name."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -198,6 +199,10 @@ def test_open_bank_refusals(tmp_path):
         f"bank {tmp_path / 'link.db'} is a link to {tmp_path / 'gone' / 'bank.db'}, which does not exist",
         "fix or remove the link, or give --bank the bank file itself")
     assert not (tmp_path / "gone").exists()
+    with pytest.raises(BankError) as device:
+        open_bank(Path("/dev/null"))
+    assert (device.value.message, device.value.hint) == (
+        "bank /dev/null is not a regular file (a device, pipe or socket)", "give --bank a file path, e.g. --bank ./bank.db")
 
 
 def test_instruction_kind():
