@@ -318,3 +318,18 @@ def test_a_missing_sqlite_vec_is_named_with_how_to_install_it(monkeypatch, found
     with pytest.raises(BankError) as missing:
         db.vec_extension()
     assert (missing.value.message, missing.value.hint) == ("sqlite-vec is not installed", "pip install sqlite-vec")
+
+
+def test_without_sqlean_the_standard_sqlite3_serves_when_it_can_load_extensions(monkeypatch):
+    import types
+
+    monkeypatch.setitem(sys.modules, "sqlean", None)  # not installed
+    able = types.SimpleNamespace(Connection=type("Connection", (), {"enable_load_extension": lambda self, on: None}))
+    monkeypatch.setitem(sys.modules, "sqlite3", able)
+    assert db.sqlite_module() is able
+    unable = types.SimpleNamespace(Connection=type("Connection", (), {}))  # a Python built without loadable extensions
+    monkeypatch.setitem(sys.modules, "sqlite3", unable)
+    with pytest.raises(BankError) as refused:
+        db.sqlite_module()
+    assert (refused.value.message, refused.value.hint) == (
+        "this Python's sqlite3 cannot load extensions, and sqlean-py is not installed", "pip install sqlean-py")
