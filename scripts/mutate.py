@@ -173,10 +173,10 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
      "no operation and one rejection: the count proposed is 1 either way"),
     ("ingest/sources.py", "_descriptor_lines", ("while data := os.read(fd, 2 << 16):", "while data := os.read(fd, 1 << 17):"),
      "the size of one read: the lines are the same"),
-    ("ingest/sources.py", "_descriptor_lines", "start = None", "bytes.find from None starts at 0"),
+    ("ingest/sources.py", "_descriptor_lines", "start = 0 => start = None", "bytes.find from None starts at 0"),
     ("ingest/sources.py", "idle_flush", "box: queue.Queue = queue.Queue(maxsize=257)", "the queue's bound: how far the reader may run ahead"),
     ("ingest/sources.py", "idle_flush", "done = None", "the end marker: no message is None, so None marks the end as well"),
-    ("ingest/sources.py", "idle_flush", "idle = None", "None is false, as False is"),
+    ("ingest/sources.py", "idle_flush", "idle = False => idle = None", "None is false, as False is"),
     ("ingest/readers.py", "_drop_reminders", ("if closed <= 0:", "if closed < 1:"),
      "the closing tag is looked for after the opening one: never at 0"),
     ("bank/revert.py", "revert", ("reason=reason)], [], strict=None)", "reason=reason)], [], strict=False)"),
@@ -187,15 +187,13 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("bank/revert.py", "revert", "view = RevisionDraft(None, ", "Bank._apply reads a draft's source, id and counts, never its command"),
     ("bank/db.py", "open_stored", ("uri=None", "uri=False", '?{mode}", isolation_level=None'), URI),
     ("bank/db.py", "open_read_only", ("uri=None", "uri=False", '\'mode=ro&immutable=1\'}", )'), URI),
-    ("ingest/readers.py", "_read_markdown", "first = None", "None is false, as False is"),
+    ("ingest/readers.py", "_read_markdown", "first = False => first = None", "None is false, as False is"),
     ("bank/store.py", "Bankǁversion", "isinstance(ref, int)) and False", "parse_memory_id reads an int as it reads its digits"),
     ("screen/secrets.py", "_luhn", "total -= d", "a sum is a multiple of 10 exactly when its negative is"),
     ("screen/secrets.py", "Redactorǁ_redact", "for _ in range(9):",
      "the bound on rounds guards against a loop: no text the tests hold needs more than two rounds after the first search"),
-    ("bank/store.py", "Bankǁ_open_revision", "json.dumps(None)",
+    ("bank/store.py", "Bankǁ_open_revision", "else None, json.dumps(None)),",
      "the counts written as a revision opens are written again by the same transaction before it commits"),
-    ("bank/store.py", "Bankǁbind_embedder", ('self.meta(None) is None', 'self.meta("XXembed_modelXX") is None', 'self.meta("EMBED_MODEL") is None'),
-     "the check inside the transaction decides; the one before it only spares a transaction once the bank knows its embedder"),
     ("bank/store.py", "Bankǁcheck_embedder", "int(stored_dim or 1)",
      "a bank records its model and its dimension in one statement: a model without a dimension does not occur"),
     ("bank/db.py", "_set_wal", "time.monotonic() >= deadline",
@@ -212,7 +210,7 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("ingest/readers.py", "_redacting", "break",
      "a line that is not text stops the reader that consumes it (TypeError) before any later line is read"),
     ("ingest/readers.py", "_read_speaker", 'if (match["ts"]) or True else None', "normalize_timestamp(None) is None: the same as skipping it"),
-    ("ingest/readers.py", "_has_markdown_speaker", "first = None", "None is false, as False is"),
+    ("ingest/readers.py", "_has_markdown_speaker", "first = False => first = None", "None is false, as False is"),
     ("ingest/readers.py", "_NumberedLinesǁ__init__", "self.saw_content = None", "None is false, as False is"),
     ("ingest/readers.py", "decode_lines", "at_start = False => at_start = None", "None is false, as False is"),
     ("ingest/processors.py", "WriterProcessorǁprocess", "chunk = Chunk(None, messages)",
@@ -234,7 +232,7 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("screen/__init__.py", "Screenǁorigin", "lambda _: 0", "the trace tests the finder's result for truth only: 0 and None are both false"),
     ("ingest/pipeline.py", "_mark_tool_output", '(m.speaker or "XXXX")',
      'a message without a speaker is no tool\'s: "" and "xxxx" are both outside the tool speakers'),
-    ("ingest/pipeline.py", "_add_context", 'if op.op == "XXdeleteXX" or op.context is not None:',
+    ("ingest/pipeline.py", "_add_context", tuple(f'if op.op == "{name}" or op.context is not None:' for name in ("XXdeleteXX", "DELETE")),
      "a delete stores no version: the context it would be given is never kept"),
     ("ingest/pipeline.py", "_add_context", "op.source_ids[:2]", "a raw memory has one source id, its message"),
     ("screen/secrets.py", "_cards_in_run", "while i <= len(groups):", "one more pass with no group left: no window, nothing found"),
@@ -401,19 +399,23 @@ def changed_lines(text: str) -> tuple[list[str], list[str]]:
     return [line[1:].strip() for line in body if line.startswith("-")], [line[1:].strip() for line in body if line.startswith("+")]
 
 
-SQL = re.compile(r"\b(select|insert|update|delete|create|from|where|join|order by|group by|values|set|pragma)\b", re.IGNORECASE)
+# SQL as hymem writes it: keywords in capitals. A string without one is prose, a name or a value ("delete", a hint).
+SQL = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|FROM|WHERE|JOIN|ORDER BY|GROUP BY|VALUES|SET|PRAGMA|UNION|LIMIT|AND)\b")
+STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 def sql_case_only(removed: list[str], added: list[str]) -> bool:
-    """Only the case of SQL text changed, outside its '...' literals: SQLite reads keywords, names and a pragma's
-    value in any case, and sqlite3.Row finds a column whatever the case of its name."""
+    """Only the case of SQL changed: inside strings that hold SQL, outside their '...' values, and nowhere else
+    on the line. SQLite reads keywords, names and a pragma's value in any case, and sqlite3.Row finds a column
+    whatever the case of its name."""
     if len(removed) != len(added) or not removed:
         return False
     for old, new in zip(removed, added):
-        if old == new or old.lower() != new.lower() or not SQL.search(old):
+        if old == new or STRING.sub('""', old) != STRING.sub('""', new):
             return False
-        if re.findall(r"'[^']*'", old) != re.findall(r"'[^']*'", new):
-            return False
+        for a, b in zip(STRING.findall(old), STRING.findall(new)):
+            if a != b and (a.lower() != b.lower() or not SQL.search(a) or re.findall(r"'[^']*'", a) != re.findall(r"'[^']*'", b)):
+                return False
     return True
 
 

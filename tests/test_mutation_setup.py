@@ -31,6 +31,11 @@ def test_every_core_module_exists(mutate):
     (["\"UPDATE revisions SET state = 'open'\""], ["\"UPDATE revisions SET state = 'OPEN'\""], False),  # a quoted value
     (['"Alex lives in Seattle."'], ['"alex lives in seattle."'], False),  # not SQL
     (['conn.execute("PRAGMA journal_mode = WAL")'], ['conn.execute("pragma journal_mode = wal")'], True),  # a pragma and its value
+    (['if op.op != "delete":'], ['if op.op != "DELETE":'], False),  # a value that is also an SQL word
+    (['hint="give --bank a path in a writable folder, or set HYMEM_HOME")'], ['hint="give --bank a path in a writable folder, or set hymem_home")'], False),
+    (['return os.path.join(locations[0], "vec0")'], ['return os.path.join(locations[0], "VEC0")'], False),  # join outside any string
+    (['rows = conn.execute("SELECT id FROM versions WHERE text = ?", (text.lower(),))'],
+     ['rows = conn.execute("SELECT id FROM versions WHERE text = ?", (text.upper(),))'], False),  # code beside the SQL
 ])
 def test_only_the_case_of_sql_is_taken_for_equivalent(mutate, removed, added, equivalent):
     assert mutate.sql_case_only(removed, added) is equivalent

@@ -360,3 +360,25 @@ def test_a_chunk_committed_without_its_message_count_counts_none(bank):
     bank.commit_chunk(draft, ChunkRecord(hash="c1", source="chat.txt", message_ids=["1"], text="Alex: Hi."), Proposal([]))
     bank.finish(draft)
     assert json.loads(bank.conn.execute("SELECT counts FROM revisions WHERE id = ?", (draft.id,)).fetchone()[0]).get("messages", 0) == 0
+
+
+def test_an_embedder_another_process_records_meanwhile_is_not_recorded_again(tmp_path, monkeypatch):
+    """Two processes bind an embedder to a new bank at once: the second finds it recorded once it holds the lock."""
+    path = tmp_path / "bank.db"
+    this, other = open_bank(path), open_bank(path)
+    looked = []
+
+    def before_the_other_process_recorded(key):
+        if not looked:  # this process looks first, finds nothing, and the other one records its embedder meanwhile
+            looked.append(key)
+            other.bind_embedder(HashEmbedder())
+            return None
+        return type(this).meta(this, key)
+
+    monkeypatch.setattr(this, "meta", before_the_other_process_recorded)
+    this.bind_embedder(HashEmbedder())
+    assert looked == ["embed_model"]
+    assert [tuple(r) for r in this.conn.execute("SELECT key, value FROM meta WHERE key LIKE 'embed_%' ORDER BY key")] == [
+        ("embed_dim", str(HashEmbedder().dim)), ("embed_model", HashEmbedder().name)]
+    this.close()
+    other.close()

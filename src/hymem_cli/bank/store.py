@@ -71,9 +71,9 @@ class Bank:
         `memory_text` is the recipe of what new memories embed (default: MemoryText())."""
         if memory_text is not None:
             self.memory_text = memory_text
-        if self.meta("embed_model") is None:
+        if self.meta("embed_model") is None:  # no write once it is known: a bank on read-only storage can be searched
             with db.transaction(self.conn):
-                if self.meta("embed_model") is None:
+                if self.meta("embed_model") is None:  # unless another process recorded one meanwhile
                     self.conn.execute("INSERT INTO meta VALUES ('embed_model', ?), ('embed_dim', ?)", (embedder.name, str(embedder.dim)))
                     create_vector_table(self.conn, embedder.dim)
         self.check_embedder(embedder.name, embedder.dim)
