@@ -402,19 +402,21 @@ def changed_lines(text: str) -> tuple[list[str], list[str]]:
 # SQL as hymem writes it: keywords in capitals. A string without one is prose, a name or a value ("delete", a hint).
 SQL = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|FROM|WHERE|JOIN|ORDER BY|GROUP BY|VALUES|SET|PRAGMA|UNION|LIMIT|AND)\b")
 STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+ALIAS = re.compile(r"\bAS\s+(\w+)", re.IGNORECASE)  # a result column's name as written: dict(row) keeps its case
 
 
 def sql_case_only(removed: list[str], added: list[str]) -> bool:
-    """Only the case of SQL changed: inside strings that hold SQL, outside their '...' values, and nowhere else
-    on the line. SQLite reads keywords, names and a pragma's value in any case, and sqlite3.Row finds a column
-    whatever the case of its name."""
+    """Only the case of SQL changed: inside strings that hold SQL, outside their '...' values and the names
+    given with AS, and nowhere else on the line. SQLite reads keywords, names and a pragma's value in any case,
+    names a result column as its table does, and sqlite3.Row finds a column whatever the case of its name."""
     if len(removed) != len(added) or not removed:
         return False
     for old, new in zip(removed, added):
         if old == new or STRING.sub('""', old) != STRING.sub('""', new):
             return False
         for a, b in zip(STRING.findall(old), STRING.findall(new)):
-            if a != b and (a.lower() != b.lower() or not SQL.search(a) or re.findall(r"'[^']*'", a) != re.findall(r"'[^']*'", b)):
+            if a != b and (a.lower() != b.lower() or not SQL.search(a) or re.findall(r"'[^']*'", a) != re.findall(r"'[^']*'", b)
+                           or ALIAS.findall(a) != ALIAS.findall(b)):
                 return False
     return True
 
