@@ -13,6 +13,7 @@ function has its mutants made and run again. Not part of CI: a full run takes ho
   .venv/bin/python scripts/mutate.py --retest ingest/guards.py         # its survivors (not the equivalent) again
   .venv/bin/python scripts/mutate.py --retest                          # every survivor again, then the mutants not run yet
   .venv/bin/python scripts/mutate.py --report --markdown               # the table docs/testing.md holds
+  nice -n 10 .venv/bin/python scripts/mutate.py --recheck 100          # 100 killed mutants again, on the current tests
 
 The report gives, per module, the mutants made, killed (a test failed or hung), survived, and the kill
 rate over the mutants that are not equivalent (EQUIVALENT below: a change no test can see, with why);
@@ -26,6 +27,7 @@ import hashlib
 import io
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -529,6 +531,8 @@ def main() -> int:
     parser.add_argument("modules", nargs="*", help=f"core modules under {PACKAGE}/ (default: all of {', '.join(CORE)})")
     parser.add_argument("--report", action="store_true", help="print the last results; run nothing")
     parser.add_argument("--retest", action="store_true", help="run the surviving mutants again, not those named equivalent (after adding tests); without modules, then every mutant not run yet")
+    parser.add_argument("--recheck", type=int, metavar="N", help="run a sample of N killed mutants again (results kept from earlier commits: do the current tests still kill them?)")
+    parser.add_argument("--seed", type=int, default=0, help="which sample --recheck takes (default 0)")
     parser.add_argument("--markdown", action="store_true", help="the per-module table as Markdown")
     parser.add_argument("--worktree", action="store_true", help="test the working tree, uncommitted changes included (default: HEAD)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutants run at once (default: the CPUs)")
@@ -557,7 +561,14 @@ def main() -> int:
         for module in modules:
             skip_equivalent(module)
         command = [mutmut, "run", "--max-children", str(args.jobs)]
-        if args.retest:  # survivors (and mutants no test reached) are forgotten, so this run tries them again
+        if args.recheck:
+            killed = sorted(name for module in modules for name, code in load(module).results.items()
+                            if code is not None and status_of(code) in CAUGHT)
+            sample = set(random.Random(args.seed).sample(killed, min(args.recheck, len(killed))))
+            for module in modules:
+                reset(module, lambda name, _: name in sample)
+            command += sorted(sample)
+        elif args.retest:  # survivors (and mutants no test reached) are forgotten, so this run tries them again
             again = [name for module in modules for name in reset(module, lambda name, code, module=module: missed(module, name, code))]
             if args.modules:  # only those; without modules the run goes on to every mutant not run yet
                 if not again:
