@@ -561,21 +561,22 @@ def main() -> int:
         for module in modules:
             skip_equivalent(module)
         command = [mutmut, "run", "--max-children", str(args.jobs)]
+        named: list[str] = []  # the mutants this run is limited to; none: every mutant not run yet
+        if args.retest:  # survivors (and mutants no test reached) are forgotten, so this run tries them again
+            named += [name for module in modules for name in reset(module, lambda name, code, module=module: missed(module, name, code))]
         if args.recheck:
             killed = sorted(name for module in modules for name, code in load(module).results.items()
                             if code is not None and status_of(code) in CAUGHT)
             sample = set(random.Random(args.seed).sample(killed, min(args.recheck, len(killed))))
             for module in modules:
                 reset(module, lambda name, _: name in sample)
-            command += sorted(sample)
-        elif args.retest:  # survivors (and mutants no test reached) are forgotten, so this run tries them again
-            again = [name for module in modules for name in reset(module, lambda name, code, module=module: missed(module, name, code))]
-            if args.modules:  # only those; without modules the run goes on to every mutant not run yet
-                if not again:
-                    return report(modules, args.markdown, args.min_rate)
-                command += again
-        elif args.modules:
-            command += [mutant_names(module) for module in modules]
+            named += sorted(sample)
+        if args.modules or args.recheck:
+            if not args.retest and not args.recheck:
+                named = [mutant_names(module) for module in modules]
+            elif not named:
+                return report(modules, args.markdown, args.min_rate)
+            command += named
         plugins = WORK / ".plugins"
         plugins.mkdir(exist_ok=True)
         (plugins / "hymem_mutate_order.py").write_text(ORDER_PLUGIN.lstrip())

@@ -399,3 +399,21 @@ def test_redactions_are_counted_in_all_and_by_kind():
 
     assert kind_counts(["password", "api-key", "password"]) == {"redacted": 3, "redacted.password": 2, "redacted.api-key": 1}
     assert kind_counts([]) == {"redacted": 0}
+
+
+@pytest.mark.parametrize("text", ["my password is '[REDACTED]'", 'the password was "[REDACTED]"'])
+def test_a_hand_written_placeholder_in_quotes_is_no_password(text):
+    """Transcripts often carry "[REDACTED]" where someone removed a secret by hand: there is nothing left to find."""
+    assert find_secrets(text) == []
+
+
+def test_a_login_pair_password_needs_four_characters():
+    assert find_secrets("echo 'alex:a1b' | chpasswd") == []  # three: a word, an initial, an abbreviation
+    assert find_secrets("echo 'alex:a1b2' | chpasswd") == [("login-pair", 11, 15)]
+
+
+def test_regions_to_look_at_again_are_merged_where_they_touch():
+    from hymem_cli.screen.secrets import _around
+
+    assert _around("ab  cd", [(0, 3), (3, 5)], margin=0) == [(0, 6)]  # the second begins where the first ends
+    assert _around("ab cd ef", [(0, 1), (6, 7)], margin=0) == [(0, 2), (6, 8)]  # a word between them: apart
