@@ -417,3 +417,34 @@ def test_regions_to_look_at_again_are_merged_where_they_touch():
 
     assert _around("ab  cd", [(0, 3), (3, 5)], margin=0) == [(0, 6)]  # the second begins where the first ends
     assert _around("ab cd ef", [(0, 1), (6, 7)], margin=0) == [(0, 2), (6, 8)]  # a word between them: apart
+    assert _around("abc def", [(2, 3)], margin=0) == [(0, 3)]  # widened back to the start of the text
+
+
+@pytest.mark.parametrize("text,found", [
+    ("my password is ok.", []),  # two letters and a full stop: a reply, not a password
+    ("my password is MAX", [("password", 15, 18)]),  # a capital X at its end is part of it
+    ("my password is [REDACTED]", []),  # a hand-written placeholder without quotes
+    ("login: alex / [REDACTED]", []),
+    ("AWS_SESSION_TOKEN=%a1B2c3D4eXX", [("password", 18, 30), ("secret-field", 18, 30)]),  # short, random, X's and all
+    ("sha 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08= done", []),  # hex with a padding sign: a checksum
+    (f"use {'aB3dE5gH' * 2 + 'K7mP' * 4} here", [("token", 4, 36)]),  # entropy exactly at the 3.5 bits a token needs
+])
+def test_values_at_the_edges_of_the_password_and_token_rules(text, found):
+    assert find_secrets(text) == found
+
+
+def test_the_lines_of_a_long_private_key_are_remembered_one_by_one():
+    """A key block is too long to look for whole: each of its lines is remembered, and found alone later, even a
+    line too short to pass for a token by itself."""
+    import random
+
+    rng = random.Random(1)
+    body = base64.b64encode(bytes(rng.randrange(256) for _ in range(900))).decode()
+    lines = [body[i:i + 24] for i in range(0, len(body), 24)]
+    key = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(lines) + "\n-----END RSA PRIVATE KEY-----"
+    redactor = Redactor()
+    out, kinds = redactor.redact(f"here is the key:\n{key}\nkeep it safe")
+    assert kinds == ["private-key"] and lines[3] not in out
+    assert find_secrets(f"the line {lines[3]} showed up in a log") == []  # alone, no secret
+    out, kinds = redactor.redact(f"the line {lines[3]} showed up in a log", seen=True)
+    assert (out, kinds) == ("the line [REDACTED:private-key] showed up in a log", ["private-key"])
