@@ -448,3 +448,19 @@ def test_the_lines_of_a_long_private_key_are_remembered_one_by_one():
     assert find_secrets(f"the line {lines[3]} showed up in a log") == []  # alone, no secret
     out, kinds = redactor.redact(f"the line {lines[3]} showed up in a log", seen=True)
     assert (out, kinds) == ("the line [REDACTED:private-key] showed up in a log", ["private-key"])
+
+
+@pytest.mark.parametrize("text", [
+    "my password is Xa.", "my password is '   '", "my password is ${HOME}", "my password is $(pass show db)",
+    "my password is wanted", "my password is singing", "my password is actually fine",  # a word, not a value
+    "user: alex / $abc1234", "login: alex / http1234", "login: alex / <abc123>", "login: alex / {abc123}",
+    "login: alex / %abc123", "echo 'alex:/abc1234' | chpasswd", "login: alex / 1password",  # references, paths, a product
+    "API_SECRET=*x.•#-_*",  # a mask
+])
+def test_what_follows_a_password_word_and_is_no_password(text):
+    assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize("text,span", [("my password is abc", (15, 18)), ("my password is XabX", (15, 19))])
+def test_three_letters_or_capitals_after_a_password_word_are_a_password(text, span):
+    assert find_secrets(text) == [("password", *span)]
