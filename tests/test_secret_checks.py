@@ -464,3 +464,16 @@ def test_what_follows_a_password_word_and_is_no_password(text):
 @pytest.mark.parametrize("text,span", [("my password is abc", (15, 18)), ("my password is XabX", (15, 19))])
 def test_three_letters_or_capitals_after_a_password_word_are_a_password(text, span):
     assert find_secrets(text) == [("password", *span)]
+
+
+@pytest.mark.parametrize("text,found", [
+    ("login: alex / Abc!defg", [("login-pair", 14, 22)]),  # a symbol and a capital: a password
+    ("login: alex / Abc-defg", []), ("login: alex / Abc_defg", []), ("login: alex / Abc.defg", []),
+    ("login: alex / Abc'defg", []),  # joiners in a name are no symbols
+    ("AWS_SESSION_TOKEN=[REDACTED]abc123", []),
+    ("AWS_SESSION_TOKEN=%a1B2c3D4e5F", [("password", 18, 30), ("secret-field", 18, 30)]),  # twelve random characters
+    ("AWS_SESSION_TOKEN=%a1B2c3D4e==", [("password", 18, 30)]),  # ten before the padding: too short to count as random
+    ("AWS_SESSION_TOKEN=%abcdefghijklmn", [("password", 18, 33)]),  # letters only: not random
+])
+def test_where_a_login_pair_and_a_short_random_value_begin_and_end(text, found):
+    assert find_secrets(text) == found
