@@ -477,3 +477,18 @@ def test_three_letters_or_capitals_after_a_password_word_are_a_password(text, sp
 ])
 def test_where_a_login_pair_and_a_short_random_value_begin_and_end(text, found):
     assert find_secrets(text) == found
+
+
+@pytest.mark.parametrize("text,found", [
+    ("pwd 123", []), ("pwd 1234", [("password-bare", 4, 8)]),  # a PIN-like number: 4 to 12 digits
+    ("pwd 123456789012", [("password-bare", 4, 16)]), ("pwd 1234567890123", []),
+    ("token: [REDACTED]a1b2c3d4e5", []),
+    ("token: abcdefghijklmnop", [("password", 7, 23)]),  # letters only: no random token
+    ("token: build_2024_release", [("password", 7, 25), ("secret-field", 7, 25)]),  # words and numbers joined: a name
+    ("token: release_20240115", [("password", 7, 23), ("secret-field", 7, 23)]),
+    ("token: RELEASE_20240115", [("password", 7, 23), ("secret-field", 7, 23)]),
+    ("token: a1b2c3-d4e5f6g7", [("password", 7, 22), ("secret-field", 7, 22), ("secret-token", 7, 22)]),
+    ("token: ReLeaSe_20240115", [("password", 7, 23), ("secret-field", 7, 23), ("secret-token", 7, 23)]),  # mixed case: no word
+])
+def test_numbers_and_names_beside_random_tokens(text, found):
+    assert find_secrets(text) == found
