@@ -492,3 +492,28 @@ def test_where_a_login_pair_and_a_short_random_value_begin_and_end(text, found):
 ])
 def test_numbers_and_names_beside_random_tokens(text, found):
     assert find_secrets(text) == found
+
+
+def test_the_word_of_a_value_and_the_regions_around_a_span():
+    from hymem_cli.screen.secrets import _around, _value_word
+
+    assert [_value_word(v) for v in ("'abc'", "abc.,", ".abc.", '"ab c"')] == ["abc", "abc", ".abc", "ab c"]
+    assert _around(" abc", [(1, 2)], margin=5) == [(0, 4)]  # from the start of the text, a space there included
+    assert _around("ab cd", [(4, 5)], margin=0) == [(3, 5)]  # back to the word's start, not past the space
+
+
+def test_what_the_redactor_remembers_of_a_long_value():
+    """A value up to 512 characters is remembered whole; a longer one only when it is a key block, as its first 64
+    lines of 16 characters or more between the header and the footer."""
+    body = [f"{n:02d}" + "Ab3dEf9hKl2nOp5r"[: 14 if n == 1 else 16] for n in range(70)]  # line 1: 16 characters
+    block = "-----BEGIN PRIVATE KEY-----\n" + "\n".join(body) + "\n-----END PRIVATE KEY-----"
+    redactor = Redactor()
+    redactor.remember(block, "private-key")
+    assert list(redactor.seen) == body[:64]
+    redactor = Redactor()
+    redactor.remember("-----BEGIN PRIVATE KEY-----\n" + "\n".join(body[2:32]) + "\n-----END PRIVATE KEY-----", "private-key")
+    assert list(redactor.seen) == body[2:32]  # the last line before the footer too
+    redactor = Redactor()
+    for value in ("a1" * 256, "b2" * 256 + "c"):  # 512 characters, then 513
+        redactor.remember(value, "token")
+    assert list(redactor.seen) == ["a1" * 256]
