@@ -517,3 +517,24 @@ def test_what_the_redactor_remembers_of_a_long_value():
     for value in ("a1" * 256, "b2" * 256 + "c"):  # 512 characters, then 513
         redactor.remember(value, "token")
     assert list(redactor.seen) == ["a1" * 256]
+
+
+@pytest.mark.parametrize("token,random", [
+    ("Ab3dEf9hKl2nOp5rSt8vWx1zQy7uMjXX", True),  # 32 characters, capital X's at the end included
+    ("Ab3dEf9hKl2nOp5rSt8vWx1zQy7uMj4==", False),  # 31 before the padding: too short
+    ("9F86D081884C7D659A2FEAA0C55AD015", False),  # hex in capitals: a checksum
+    ("AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEf", False),  # no digit
+    ("A1B2C3D4E5F6G7H8J9K0L1M2N3P4Q5R6", True), ("a1b2c3d4e5f6g7h8j9k0l1m2n3p4q5r6", True),  # one case of letters is enough
+    ("Ab3dEf9hKl/2nOp5rSt8v/Wx1zQy7uMj4c", False),  # two slashes, short parts: a path
+    ("Ab3dEf9hKl2nOp5rSt8vWx1/Ab3dE/Ab3dE", False),  # its longest part 23 characters: still a path
+    ("Ab3dEf9hKl2nOp5rSt8vWx1z/Ab3dE/Ab3dE", True),  # 24: a token with slashes in it (base64)
+    ("Alpha_beta_gamma_1234567890123456", False),  # words and a number
+    ("ab3dEf9h-Kl2nOp5r-St8vWx1z-Qy7uMj4c", False),  # four pieces of 8: a name made of parts
+    ("ab3dEf9hK-l2nOp5rS-t8vWx1zQ-y7uMj4c", True),  # pieces of 9: random
+    ("abcdefghijklmnopqrstuvwxyz123456", False), ("ABCDEFGHIJKLMNOPQRSTUVWXYZ123456", False),  # few switches of kind
+    ("a!b@c#d$e%f^g&h*i(j)k_l+m=n-o~p1", True),  # symbols between letters count as switches
+])
+def test_what_reads_as_a_random_token(token, random):
+    from hymem_cli.screen.secrets import _looks_random
+
+    assert _looks_random(token) is random
