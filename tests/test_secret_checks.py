@@ -412,12 +412,14 @@ def test_a_login_pair_password_needs_four_characters():
     assert find_secrets("echo 'alex:a1b2' | chpasswd") == [("login-pair", 11, 15)]
 
 
-def test_regions_to_look_at_again_are_merged_where_they_touch():
+def test_the_regions_looked_at_again_around_spans():
     from hymem_cli.screen.secrets import _around
 
     assert _around("ab  cd", [(0, 3), (3, 5)], margin=0) == [(0, 6)]  # the second begins where the first ends
     assert _around("ab cd ef", [(0, 1), (6, 7)], margin=0) == [(0, 2), (6, 8)]  # a word between them: apart
     assert _around("abc def", [(2, 3)], margin=0) == [(0, 3)]  # widened back to the start of the text
+    assert _around(" abc", [(1, 2)], margin=5) == [(0, 4)]  # from the start of the text, a space there included
+    assert _around("ab cd", [(4, 5)], margin=0) == [(3, 5)]  # back to the word's start, not past the space
 
 
 @pytest.mark.parametrize("text,found", [
@@ -494,12 +496,10 @@ def test_numbers_and_names_beside_random_tokens(text, found):
     assert find_secrets(text) == found
 
 
-def test_the_word_of_a_value_and_the_regions_around_a_span():
-    from hymem_cli.screen.secrets import _around, _value_word
+def test_the_word_of_a_value():
+    from hymem_cli.screen.secrets import _value_word
 
     assert [_value_word(v) for v in ("'abc'", "abc.,", ".abc.", '"ab c"')] == ["abc", "abc", ".abc", "ab c"]
-    assert _around(" abc", [(1, 2)], margin=5) == [(0, 4)]  # from the start of the text, a space there included
-    assert _around("ab cd", [(4, 5)], margin=0) == [(3, 5)]  # back to the word's start, not past the space
 
 
 def test_what_the_redactor_remembers_of_a_long_value():
