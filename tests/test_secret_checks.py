@@ -457,10 +457,19 @@ def test_the_lines_of_a_long_private_key_are_remembered_one_by_one():
     "my password is wanted", "my password is singing", "my password is actually fine",  # a word, not a value
     "user: alex / $abc1234", "login: alex / http1234", "login: alex / <abc123>", "login: alex / {abc123}",
     "login: alex / %abc123", "echo 'alex:/abc1234' | chpasswd", "login: alex / 1password",  # references, paths, a product
-    "API_SECRET=*x.•#-_*",  # a mask
+    "API_SECRET=*x.•#-_*", "API_SECRET=XXXXXXXX", "password: 'XXX'", 'password: "•••"', "my password is ********",
+    "my password is xxxx", "my password is XXXX-XXXX.",  # masks, in either case
 ])
 def test_what_follows_a_password_word_and_is_no_password(text):
     assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize("text,found", [
+    ("API_SECRET=XXXX1234", [("password-field", 11, 19)]), ("password: 'Xx1'", [("password", 11, 14), ("password-field", 11, 14)]),
+    ("my password is Xx1x", [("password", 15, 19)]),
+])
+def test_a_value_with_more_than_mask_characters_is_no_mask(text, found):
+    assert find_secrets(text) == found
 
 
 @pytest.mark.parametrize("text,span", [("my password is abc", (15, 18)), ("my password is XabX", (15, 19))])

@@ -246,7 +246,7 @@ def _looks_random(token: str) -> bool:
     parts = re.split(r"[/_\-+]", core)
     if core.count("/") >= 2 and max(map(len, parts)) < 24:
         return False  # a path
-    if len(parts) >= 3 and all(p.isdigit() or (p.isalpha() and (p.islower() or p.isupper())) for p in parts if p):
+    if all(p.isdigit() or (p.isalpha() and (p.islower() or p.isupper())) for p in parts if p):
         return False  # snake_case or kebab-case words and numbers
     if len(parts) >= 4 and max(map(len, parts)) <= 8:
         return False  # short pieces joined: a name like "Hy-Memory-30B-A3B-Q8_0", not a random run
@@ -260,11 +260,17 @@ def _looks_random(token: str) -> bool:
     return switches >= 0.3 and entropy >= 3.5
 
 
+def _masked(word: str) -> bool:
+    """A mask standing for a hidden value: "********", "XXXX-XXXX", "•••"."""
+    return re.fullmatch(r"[*x.•#\-_]+", word, re.I) is not None
+
+
 def _password_value(value: str) -> bool:
     if value[0] in "\"'“`":
-        return value.strip("\"'“”`").strip() != "" and not value.startswith(("'[REDACTED", '"[REDACTED'))
+        inner = value.strip("\"'“”`").strip()
+        return inner != "" and not inner.startswith("[REDACTED") and not _masked(inner)
     word = value.rstrip(".,;:!?)]}")
-    if len(word) < 3 or word.startswith(("[REDACTED", "${", "$(")):  # a placeholder, or a reference to a variable
+    if len(word) < 3 or word.startswith(("[REDACTED", "${", "$(")) or _masked(word):  # a placeholder, a variable, a mask
         return False
     low = word.lower()
     if low in _NOT_A_VALUE:
@@ -313,7 +319,7 @@ def _field_value(value: str) -> bool:
     word = _value_word(value)
     if len(word) < 3 or word.lower() in _NOT_A_VALUE or word.lower() in _PLACEHOLDERS:
         return False
-    if word.startswith(("[REDACTED", "$", "<", "{{", "%(", "/", "~/", "./", "http://", "https://")) or set(word) <= set("*x.•#-_"):
+    if word.startswith(("[REDACTED", "$", "<", "{{", "%(", "/", "~/", "./", "http://", "https://")) or _masked(word):
         return False
     return True
 
@@ -324,16 +330,15 @@ _PLACEHOLDERS = frozenset("true false null none nil yes no on off required optio
 def _short_random(value: str) -> bool:
     """A token after a secret word: shorter than the generic rule needs, still random-looking (hex counts here)."""
     core = _value_word(value).rstrip("=")
-    if len(core) < 12 or core.startswith("[REDACTED") or not (re.search(r"[0-9]", core) and re.search(r"[A-Za-z]", core)):
+    if len(core) < 12 or not (re.search(r"[0-9]", core) and re.search(r"[A-Za-z]", core)):
         return False
     parts = re.split(r"[/_\-+.]", core)
-    if len(parts) >= 2 and all(p.isdigit() or (p.isalpha() and (p.islower() or p.isupper() or p.istitle())) for p in parts if p):
+    if all(p.isdigit() or (p.isalpha() and (p.islower() or p.isupper() or p.istitle())) for p in parts if p):
         return False  # words and numbers joined: an identifier, a file name, a date
     counts: dict[str, int] = {}
-    for c in core[:512]:
+    for c in core:  # at most 256 characters: the patterns that call it take no more
         counts[c] = counts.get(c, 0) + 1
-    n = min(len(core), 512)
-    entropy = -sum(k / n * math.log2(k / n) for k in counts.values())
+    entropy = -sum(k / len(core) * math.log2(k / len(core)) for k in counts.values())
     return entropy >= 3.0
 
 
