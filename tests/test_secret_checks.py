@@ -5,6 +5,7 @@ card numbers (Luhn, prefixes, digit groups), IBANs (mod 97), long random tokens 
 from __future__ import annotations
 
 import base64
+import string
 
 import pytest
 
@@ -420,6 +421,7 @@ def test_the_regions_looked_at_again_around_spans():
     assert _around("abc def", [(2, 3)], margin=0) == [(0, 3)]  # widened back to the start of the text
     assert _around(" abc", [(1, 2)], margin=5) == [(0, 4)]  # from the start of the text, a space there included
     assert _around("ab cd", [(4, 5)], margin=0) == [(3, 5)]  # back to the word's start, not past the space
+    assert _around("a " * 400, [(400, 401)]) == [(100, 701)]  # by default 300 characters either side, to a space
 
 
 @pytest.mark.parametrize("text,found", [
@@ -542,8 +544,36 @@ def test_what_the_redactor_remembers_of_a_long_value():
     ("ab3dEf9hK-l2nOp5rS-t8vWx1zQ-y7uMj4c", True),  # pieces of 9: random
     ("abcdefghijklmnopqrstuvwxyz123456", False), ("ABCDEFGHIJKLMNOPQRSTUVWXYZ123456", False),  # few switches of kind
     ("a!b@c#d$e%f^g&h*i(j)k_l+m=n-o~p1", True),  # symbols between letters count as switches
+    ("checkpoint_step_1_2_3_4_5_6_7_8_9_final", False),  # words and numbers joined, however often they switch
+    ("abcdefgh1-2ABCDEFG3-4hijklmnop5Q", True),  # 10 switches in 31 pairs, 4 of them between a digit and a dash
+    ("abcdefghijK-Lmnopqrstuv1M-Nwxyz2", True),  # 10 switches, 4 of them between a capital and a dash
+    ("abc123DEF456ghi789JKL012mnop3456", False),  # 9 switches in 31 pairs: under 30 %
+    ("abc123DEF456ghi789JKL012mno345PQR678stuvw", True),  # 12 in 40: 30 % exactly
+    ("g9h8j7k6m5" * 4, False),  # a switch at every character, but ten characters: 3.3 bits each, under 3.5
 ])
 def test_what_reads_as_a_random_token(token, random):
     from hymem_cli.screen.secrets import _looks_random
 
     assert _looks_random(token) is random
+
+
+def test_only_the_first_4096_characters_of_a_token_are_judged():
+    """1,229 runs of lower-case letters, digits and capitals in turn, 3 or 4 characters each, fill 4,096 characters
+    with 1,228 switches: just under 30 % of their 4,095 pairs. One more switch would tip it, but lies beyond them."""
+    from hymem_cli.screen.secrets import _looks_random
+
+    alphabets = (string.ascii_lowercase, string.digits, string.ascii_uppercase)
+    token = "".join((alphabets[i % 3] * 2)[i % 10:i % 10 + (4 if i < 409 else 3)] for i in range(1229))
+    assert len(token) == 4096 and not _looks_random(token)
+    assert not _looks_random(token + "A")
+    assert _looks_random(token[1:] + "A")  # the same switch inside the first 4,096: random
+
+
+@pytest.mark.parametrize("token,random", [
+    ("a1b2c3d4a1b2c3d4", True),  # eight characters twice: 3 bits each, as many as it needs
+    ("a1b2c3a1b2c3", False),  # six characters: 2.6 bits
+])
+def test_what_reads_as_a_short_random_token(token, random):
+    from hymem_cli.screen.secrets import _short_random
+
+    assert _short_random(token) is random
