@@ -469,6 +469,8 @@ def test_what_follows_a_password_word_and_is_no_password(text):
 @pytest.mark.parametrize("text,found", [
     ("API_SECRET=XXXX1234", [("password-field", 11, 19)]), ("password: 'Xx1'", [("password", 11, 14), ("password-field", 11, 14)]),
     ("my password is Xx1x", [("password", 15, 19)]),
+    ("password: '***a'", [("password", 11, 15), ("password-field", 11, 15)]),
+    ("password: 'a***'", [("password", 11, 15), ("password-field", 11, 15)]),  # one character more, at either end
 ])
 def test_a_value_with_more_than_mask_characters_is_no_mask(text, found):
     assert find_secrets(text) == found

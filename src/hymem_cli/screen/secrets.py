@@ -266,8 +266,8 @@ def _masked(word: str) -> bool:
 
 
 def _password_value(value: str) -> bool:
-    if value[0] in "\"'“`":
-        inner = value.strip("\"'“”`").strip()
+    if value[0] in "\"'“`":  # the pattern takes a quoted value whole, its closing quote included
+        inner = value[1:-1].strip()
         return inner != "" and not inner.startswith("[REDACTED") and not _masked(inner)
     word = value.rstrip(".,;:!?)]}")
     if len(word) < 3 or word.startswith(("[REDACTED", "${", "$(")) or _masked(word):  # a placeholder, a variable, a mask
