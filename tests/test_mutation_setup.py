@@ -50,3 +50,24 @@ def test_only_the_case_of_sql_is_taken_for_equivalent(mutate, removed, added, eq
 ])
 def test_only_a_rows_column_case_is_taken_for_equivalent(mutate, removed, added, equivalent):
     assert mutate.row_key_case_only(removed, added) is equivalent
+
+
+def test_every_named_equivalent_points_at_code_that_is_there(mutate):
+    """An entry of EQUIVALENT names a function of its module and, where it gives the line it changes ("OLD => NEW"),
+    a line the function holds: an entry left behind by code that changed would excuse nothing, or the wrong mutant."""
+    import ast
+
+    stale = []
+    for module, func, line, _ in mutate.EQUIVALENT:
+        source = (ROOT / mutate.PACKAGE / module).read_text()
+        bodies = {}
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.FunctionDef):
+                bodies[node.name] = ast.get_source_segment(source, node)
+            elif isinstance(node, ast.ClassDef):
+                bodies.update({f"{node.name}ǁ{m.name}": ast.get_source_segment(source, m) for m in node.body if isinstance(m, ast.FunctionDef)})
+        found = [body for name, body in bodies.items() if (func in name if func.endswith("ǁ") else name.endswith(func))]
+        olds = [spec.rpartition(" => ")[0] for spec in ((line,) if isinstance(line, str) else line or ()) if " => " in spec]
+        if not found or any(not any(old in body for body in found) for old in olds):
+            stale.append((module, func, line))
+    assert not stale, f"EQUIVALENT entries for code that is gone: {stale}"
