@@ -183,7 +183,7 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
      "the closing tag is looked for after the opening one: never at 0"),
     ("bank/revert.py", "revert", ("reason=reason)], [], strict=None)", "reason=reason)], [], strict=False)"),
      "deleting what the transaction has just found current: nothing can refuse it, so strictness decides nothing"),
-    ("screen/secrets.py", "_masked", r'r"[*X.•#\-_]+"', "the pattern is matched ignoring case: x and X are the same to it"),
+    ("screen/secrets.py", "_masked", r'r"[*X.•#\-_]+(?: [*X.•#\-_]+)*"', "the pattern is matched ignoring case: x and X are the same to it"),
     ("screen/secrets.py", "_looks_random", "else 3 for c in sample => else 4 for c in sample",
      "the label of a character that is no letter or digit: only whether two neighbours' labels differ counts, and 4 differs from the others as 3 does"),
     ("screen/secrets.py", "_card_digits", "<= len(digits) <= 20", "the card shapes it is given have at most 19 digits"),

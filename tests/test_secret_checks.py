@@ -460,7 +460,7 @@ def test_the_lines_of_a_long_private_key_are_remembered_one_by_one():
     "user: alex / $abc1234", "login: alex / http1234", "login: alex / <abc123>", "login: alex / {abc123}",
     "login: alex / %abc123", "echo 'alex:/abc1234' | chpasswd", "login: alex / 1password",  # references, paths, a product
     "API_SECRET=*x.•#-_*", "API_SECRET=XXXXXXXX", "password: 'XXX'", 'password: "•••"', "my password is ********",
-    "my password is xxxx", "my password is XXXX-XXXX.",  # masks, in either case
+    "my password is xxxx", "my password is XXXX-XXXX.", "password: 'XXXX XXXX'", 'API_SECRET="**** ****"',  # masks, in either case
 ])
 def test_what_follows_a_password_word_and_is_no_password(text):
     assert find_secrets(text) == []

@@ -261,8 +261,8 @@ def _looks_random(token: str) -> bool:
 
 
 def _masked(word: str) -> bool:
-    """A mask standing for a hidden value: "********", "XXXX-XXXX", "•••"."""
-    return re.fullmatch(r"[*x.•#\-_]+", word, re.I) is not None
+    """A mask standing for a hidden value: "********", "XXXX-XXXX", "•••• ••••"."""
+    return re.fullmatch(r"[*x.•#\-_]+(?: [*x.•#\-_]+)*", word, re.I) is not None
 
 
 def _password_value(value: str) -> bool:
