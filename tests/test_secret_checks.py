@@ -391,8 +391,10 @@ def test_redact_messages_keeps_unchanged_messages_as_they_are():
     from hymem_cli.domain import Message
 
     plain, secret = Message("1", "Alex", "I like tea."), Message("2", "Sam", "My password is hunter2hunter2.")
-    out, kinds = Screen().redact_messages([plain, secret])
-    assert out[0] is plain and out[1].text == "My password is [REDACTED:password]." and kinds == ["password"]
+    later = Message("3", "Alex", "Noted.")
+    out, kinds = Screen().redact_messages([plain, secret, later])
+    assert out[0] is plain and out[2] is later and out[1].text == "My password is [REDACTED:password]."
+    assert kinds == ["password"]  # what every message had redacted, a later message without a secret too
 
 
 def test_redactions_are_counted_in_all_and_by_kind():
