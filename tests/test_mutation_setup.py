@@ -57,16 +57,22 @@ def test_every_named_equivalent_points_at_code_that_is_there(mutate):
     a line the function holds: an entry left behind by code that changed would excuse nothing, or the wrong mutant."""
     import ast
 
-    stale = []
-    for module, func, line, _ in mutate.EQUIVALENT:
+    bodies_of: dict[str, dict[str, str]] = {}
+    for module in {entry[0] for entry in mutate.EQUIVALENT}:
         source = (ROOT / mutate.PACKAGE / module).read_text()
-        bodies = {}
+        if "__mutmut_orig" in source:
+            pytest.skip("the mutation run's copy of the code: its functions have other names")
+        functions = {}
         for node in ast.parse(source).body:
             if isinstance(node, ast.FunctionDef):
-                bodies[node.name] = ast.get_source_segment(source, node)
+                functions[node.name] = node
             elif isinstance(node, ast.ClassDef):
-                bodies.update({f"{node.name}ǁ{m.name}": ast.get_source_segment(source, m) for m in node.body if isinstance(m, ast.FunctionDef)})
-        found = [body for name, body in bodies.items() if (func in name if func.endswith("ǁ") else name.endswith(func))]
+                functions.update({f"{node.name}ǁ{m.name}": m for m in node.body if isinstance(m, ast.FunctionDef)})
+        lines = source.splitlines()
+        bodies_of[module] = {name: "\n".join(lines[f.lineno - 1:f.end_lineno]) for name, f in functions.items()}
+    stale = []
+    for module, func, line, _ in mutate.EQUIVALENT:
+        found = [body for name, body in bodies_of[module].items() if (func in name if func.endswith("ǁ") else name.endswith(func))]
         olds = [spec.rpartition(" => ")[0] for spec in ((line,) if isinstance(line, str) else line or ()) if " => " in spec]
         if not found or any(not any(old in body for body in found) for old in olds):
             stale.append((module, func, line))
