@@ -1,0 +1,130 @@
+"""The secret screen on secrets in unusual forms and on their benign look-alikes: what it catches, what it keeps.
+
+Usage: python bench/secrets.py [--data DIR] [--verbose] [--show-held-out] [--json OUT.json]
+
+The sets (bench/data/secrets):
+  secrets.jsonl  secrets written the way people paste them: a password in a URL's userinfo, `.pgpass` and
+                 `.netrc` lines, passwords stated in other languages or in a sentence, tables whose column says
+                 password, `curl -u`, card numbers with dots, slashes or spoken digits, recovery codes under
+                 their heading, seed phrases, values that end in a character special to a shell (`!`, `$`, `)`).
+                 Each case lists the secrets it holds.
+  benign.jsonl   look-alikes that hold no secret: talk about passwords, tables without one, order and phone
+                 numbers, dates, ISBNs, versions, hashes, URLs without a password, ordinary text in other
+                 languages, lists of ordinary words.
+Every case has a split, "tune" or "held-out"; the held-out third is reported apart and never tuned on.
+
+Figures, per class and split:
+  caught  a secret case counts when every character of every secret it lists lies inside a redacted span
+          (a value redacted but for its last "!" is a leak), and the redacted text holds none of them
+  kept    a benign case counts when the screen finds nothing in it and redaction leaves it as it was
+With --verbose, the leaks and the benign cases altered are printed, from the tune split only unless
+--show-held-out is given too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from hymem_cli.screen.secrets import Redactor, find_secrets  # noqa: E402
+
+SPLITS = ("tune", "held-out")
+
+
+def load(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def covered(text: str, secret: str, spans: list[tuple[int, int]]) -> bool:
+    """Every occurrence of `secret` in `text` lies wholly inside the redacted spans."""
+    start = text.find(secret)
+    if start < 0:
+        raise ValueError(f"secret {secret!r} is not in its case's text")
+    while start >= 0:
+        if any(not any(a <= i < b for a, b in spans) for i in range(start, start + len(secret))):
+            return False
+        start = text.find(secret, start + 1)
+    return True
+
+
+def caught(case: dict) -> bool:
+    text = case["text"]
+    spans = [(start, end) for _, start, end in find_secrets(text)]
+    redacted, _ = Redactor().redact(text)
+    return all(covered(text, s, spans) and s not in redacted for s in case["secrets"])
+
+
+def kept(case: dict) -> bool:
+    text = case["text"]
+    return not find_secrets(text) and Redactor().redact(text)[0] == text
+
+
+def tally(cases: list[dict], judge) -> tuple[dict, list[dict]]:
+    """{(class, split): [passed, total]} and the cases that failed."""
+    counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    failed = []
+    for case in cases:
+        ok = judge(case)
+        entry = counts[(case["class"], case["split"])]
+        entry[0] += ok
+        entry[1] += 1
+        if not ok:
+            failed.append(case)
+    return counts, failed
+
+
+def table(title: str, verb: str, counts: dict) -> list[str]:
+    classes = sorted({c for c, _ in counts})
+    lines = [f"{title:<18} {'tune':>10} {'held-out':>10}   ({verb}/total)"]
+    totals = {s: [0, 0] for s in SPLITS}
+    for cls in classes:
+        cells = []
+        for split in SPLITS:
+            got, total = counts.get((cls, split), (0, 0))
+            totals[split][0] += got
+            totals[split][1] += total
+            cells.append(f"{got}/{total}" if total else "-")
+        lines.append(f"  {cls:<16} {cells[0]:>10} {cells[1]:>10}")
+    lines.append(f"  {'all':<16} {'/'.join(map(str, totals['tune'])):>10} {'/'.join(map(str, totals['held-out'])):>10}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=ROOT / "bench" / "data" / "secrets")
+    parser.add_argument("--verbose", action="store_true", help="print the leaks and the benign cases altered")
+    parser.add_argument("--show-held-out", action="store_true", help="with --verbose, the held-out failures too")
+    parser.add_argument("--json", type=Path, help="write the figures to this file")
+    args = parser.parse_args(argv)
+
+    secrets, benign = load(args.data / "secrets.jsonl"), load(args.data / "benign.jsonl")
+    caught_counts, leaks = tally(secrets, caught)
+    kept_counts, altered = tally(benign, kept)
+    print("\n".join(table("secrets", "caught", caught_counts) + [""] + table("benign", "kept", kept_counts)))
+
+    if args.verbose:
+        shown = SPLITS if args.show_held_out else ("tune",)
+        for case in leaks:
+            if case["split"] in shown:
+                print(f"\nLEAK {case['id']} ({case['class']}): {Redactor().redact(case['text'])[0]!r}")
+        for case in altered:
+            if case["split"] in shown:
+                found = [(kind, case["text"][s:e]) for kind, s, e in find_secrets(case["text"])]
+                print(f"\nALTERED {case['id']} ({case['class']}): {found}")
+    if args.json:
+        figures = {
+            "caught": {f"{c}/{s}": v for (c, s), v in caught_counts.items()},
+            "kept": {f"{c}/{s}": v for (c, s), v in kept_counts.items()},
+        }
+        args.json.write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
