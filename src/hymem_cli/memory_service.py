@@ -4,27 +4,37 @@
 protocol and knows nothing of it. Every method returns JSON-able dicts and raises HymemError subclasses.
 Nothing is destroyed: update and delete add versions through the bank's apply path, revert adds a revision.
 
+Whatever an agent hands in is screened as any input is: secrets redacted, instructions to the agent refused, and text
+that is not a person's own words kept with its origin. An agent's own text (add_memory's `text`, a message without a
+speaker or from the assistant, update_memory's text) is stored with origin "agent" and speaker "agent", never as
+something the user said. Each call gets a screen of its own, so no call's secrets are remembered into another's.
+
 One service serves one process. It is not thread-safe: the MCP server calls it from one worker thread.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hymem_cli._errors import InputError, UsageError
-from hymem_cli.domain import Message, Operation, memory_id
+from hymem_cli.domain import Message, Operation, Proposal, Rejection, memory_id
+from hymem_cli.screen import Redactor, Screen
+from hymem_cli.screen.provenance import TOOL_SPEAKERS
 
 if TYPE_CHECKING:
     from hymem_cli.bank import Bank
     from hymem_cli.config import Settings
-    from hymem_cli.ingest.pipeline import ChunkProcessor
-    from hymem_cli.screen import Screen
+    from hymem_cli.domain import Chunk
+    from hymem_cli.ingest.pipeline import ChunkProcessor, MemoryBank
 
 DEFAULT_SOURCE = "mcp"
 MAX_LIMIT = 100  # results per search or log call: an agent's context is the limit, not the bank
+AGENT = "agent"  # the origin (and speaker) of text an agent wrote: add_memory's text, an assistant's turn, update_memory
+AGENT_SPEAKERS = frozenset({"assistant", "agent", "ai", "model", "bot", "chatbot"})  # roles that name the agent itself
 
 
 class MemoryService:
@@ -76,17 +86,26 @@ class MemoryService:
     def writer_loaded(self) -> bool:
         return self._writer is not None
 
-    def _processor(self, infer: bool) -> ChunkProcessor:
-        """The writer when `infer` and one is configured (built, and its model loaded, on first use), else raw ingest."""
+    def call_screen(self) -> Screen:
+        """A screen for one call: the configured screens, with a redactor that remembers nothing of earlier calls (what
+        one conversation redacted must not shape, or be probed through, another's)."""
+        return replace(self.screen, redactor=Redactor(), read_kinds=[])
+
+    def _processor(self, infer: bool, screen: Screen) -> ChunkProcessor:
+        """The writer when `infer` and one is configured (built, and its model loaded, on first use), else raw ingest;
+        either screens with `screen`, this call's own."""
         from hymem_cli.ingest.processors import build_processor
 
         if infer and self.settings.writer.kind:
             if self._writer is None:
-                self._writer = build_processor(self.settings, screen=self.screen)
-            return self._writer
-        if self._raw is None:
-            self._raw = build_processor(self.settings, raw=True, screen=self.screen)
-        return self._raw
+                self._writer = build_processor(self.settings, screen=screen)
+            processor = self._writer
+        else:
+            if self._raw is None:
+                self._raw = build_processor(self.settings, raw=True, screen=screen)
+            processor = self._raw
+        processor.screen = screen  # the writer stays loaded across calls; its screen's memory does not
+        return processor
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -96,6 +115,7 @@ class MemoryService:
         from hymem_cli.bank.search import SearchFilter
         from hymem_cli.bank.search import search as search_bank
 
+        check_text(query=query, since=since, until=until, source=source)
         if not query.strip():
             raise InputError("the query is empty", hint="give words to search for")
         bank = self.bank()
@@ -109,6 +129,7 @@ class MemoryService:
         """One memory version with its provenance, and the current version of its fact (None once deleted)."""
         from hymem_cli.bank.operations import parse_memory_id
 
+        check_text(memory_id=memory)
         bank = self.bank()
         version = bank.version(memory)
         head = bank.head_of(parse_memory_id(version["id"]))
@@ -118,6 +139,7 @@ class MemoryService:
         """Every version of the fact `memory` belongs to, oldest first, with reasons, revisions and sources."""
         from hymem_cli.bank.history import chain
 
+        check_text(memory_id=memory)
         versions = chain(self.bank(), memory)
         current = next((v["id"] for v in versions if v["status"] == "current"), None)
         return {"chain": versions[0]["chain"], "current": current, "versions": versions}
@@ -139,11 +161,14 @@ class MemoryService:
         from hymem_cli.ingest.pipeline import ingest
         from hymem_cli.ingest.sources import Source
 
-        given = _messages(messages, text)
-        processor = self._processor(infer)  # the model loads before the bank is touched: a writer that fails changes nothing
+        check_text(messages=messages, text=text, source=source)  # before anything is loaded or stored
+        screen = self.call_screen()
+        given = [replace(m, id=screen.redact(m.id)[0], speaker=m.speaker and screen.redact(m.speaker)[0])  # stored as provenance too
+                 for m in _messages(messages, text)]
+        processor = self._processor(infer, screen)  # the model loads before the bank is touched: a writer that fails changes nothing
         bank = self.bank(embed=True)
-        name = (source or DEFAULT_SOURCE).strip() or DEFAULT_SOURCE
-        report = ingest(bank, [Source(name, given)], processor, chunk_tokens=self.settings.ingest.chunk_tokens)
+        name = screen.redact((source or DEFAULT_SOURCE).strip() or DEFAULT_SOURCE)[0]
+        report = ingest(bank, [Source(name, given)], Attributed(processor), chunk_tokens=self.settings.ingest.chunk_tokens)
         changes = diff(bank, report.revision - 1, report.revision) if report.revision else []
         rejected = bank_rejections(bank, report.revision) if report.revision else []
         return {
@@ -160,13 +185,20 @@ class MemoryService:
         }
 
     def update(self, memory: str, text: str, reason: str) -> dict:
-        """A new version of a current memory, with the reason; the old one stays in its history."""
-        clean = self._screened(text)
-        return self._apply(Operation("update", target=memory, text=clean, reason=_required(reason, "reason"), event_time=_now()), "update_memory")
+        """A new version of a current memory, with the reason; the old one stays in its history. The agent wrote the new
+        text: it is stored with origin and speaker "agent"."""
+        check_text(memory_id=memory, text=text, reason=reason)
+        screen = self.call_screen()
+        clean = self._screened(text, screen)
+        why = screen.redact(_required(reason, "reason"))[0]
+        return self._apply(Operation("update", target=memory, text=clean, reason=why, event_time=_now(), speaker=AGENT, origin=AGENT),
+                           "update_memory")
 
     def delete(self, memory: str, reason: str) -> dict:
         """Retire a current memory, with the reason; it stays in its history and `revert` can bring it back."""
-        return self._apply(Operation("delete", target=memory, reason=_required(reason, "reason")), "delete_memory")
+        check_text(memory_id=memory, reason=reason)
+        why = self.call_screen().redact(_required(reason, "reason"))[0]
+        return self._apply(Operation("delete", target=memory, reason=why), "delete_memory")
 
     def revert(self, revision: int) -> dict:
         """Undo a revision as a new revision: what it added is deleted, what it changed comes back."""
@@ -184,13 +216,101 @@ class MemoryService:
         draft = bank.apply_operations([op], command=f"mcp {tool}", source=DEFAULT_SOURCE)
         return {"revision": draft.id, "changes": diff(bank, draft.id - 1, draft.id)}
 
-    def _screened(self, text: str) -> str:
+    def _screened(self, text: str, screen: Screen) -> str:
         """Text an agent asks to store: secrets redacted, and no instruction to the agent stored as a fact."""
         text = _required(text, "text")
-        if hit := self.screen.instruction(text):
+        if hit := screen.instruction(text):
             raise InputError(f"refused: the text reads as an instruction to the agent ({hit.kind}), not a fact",
                              hint="state a fact about the user or the project, in the third person")
-        return self.screen.redact(text)[0]
+        return screen.redact(text)[0]
+
+
+def voice(speaker: str | None) -> str | None:
+    """Whose words a message is, as an origin: None for a person's own (a named speaker, the user), "agent" for the
+    agent's (no speaker at all, or an assistant role), "tool" for a tool's or the system's."""
+    name = (speaker or "").strip().casefold()
+    if not name or name in AGENT_SPEAKERS:
+        return AGENT
+    if name in TOOL_SPEAKERS:
+        return "tool"
+    return None
+
+
+def own_words(memory: dict) -> bool:
+    """True when a memory is what a person said in their own words: origin "said" and a speaker who is not the agent
+    or a tool. Everything else (an agent's text, a tool's output, a quote, a document, a fact of several speakers) is not
+    the user's word and never a rule the user set."""
+    return memory.get("origin") in (None, "said") and voice(memory.get("speaker")) is None
+
+
+class Attributed:
+    """A chunk processor as add_memory uses it: what it proposes from words that are not a person's own (the agent's,
+    a tool's) carries that origin and speaker; and in raw mode, where no guard reads the text, such a message that
+    reads as an instruction to the agent is refused (recorded as a rejection) instead of stored."""
+
+    def __init__(self, inner: ChunkProcessor):
+        self.inner = inner
+        self.mode = inner.mode  # part of the chunk hash: the same as the processor's own
+        self.screen = inner.screen
+
+    def writer_info(self) -> dict | None:
+        return self.inner.writer_info()
+
+    def close(self) -> None:  # the inner processor outlives the call
+        pass
+
+    def process(self, bank: MemoryBank, chunk: Chunk) -> Proposal:
+        proposal = self.inner.process(bank, chunk)
+        by_id = {m.id: m for m in chunk.messages}
+        kept, refused = [], list(proposal.rejections)
+        for op in proposal.operations:
+            sources = [by_id[i] for i in op.source_ids if i in by_id]
+            voices = {voice(m.speaker) for m in sources}
+            if op.origin is None and len(voices) == 1 and (origin := voices.pop()) is not None:
+                op.origin = origin
+                op.speaker = op.speaker or origin
+            if self.mode == "raw" and op.origin is not None and (why := self._instruction(sources)):
+                refused.append(Rejection(self.screen.scrub_operation(op), why))
+                continue
+            kept.append(op)
+        return replace(proposal, operations=kept, rejections=refused)
+
+    def _instruction(self, sources: list[Message]) -> str | None:
+        """Why the words of `sources` must not be stored as they are (raw mode: the message is the memory), or None."""
+        try:
+            hit = next(filter(None, (self.screen.instruction(self.screen.redact(m.text)[0]) for m in sources)), None)
+        except Exception as exc:  # noqa: BLE001 - fail closed: what the screen could not read is not stored
+            return f"the screens failed on it ({type(exc).__name__}); refused rather than stored unscreened"
+        return f'would store an instruction to the agent ({hit.kind}: "{hit.snippet}") that is not a person\'s own words' if hit else None
+
+
+def check_text(**fields: object) -> None:
+    """Refuse an argument holding text that cannot be stored (a lone surrogate: not valid UTF-8), naming where it is;
+    nested lists and objects (a conversation's messages) are walked."""
+    for name, value in fields.items():
+        if where := _unencodable(value, name):
+            raise InputError(f"{where}", hint="send text as valid UTF-8: an emoji or other character outside the BMP needs both halves of its surrogate pair")
+
+
+def _unencodable(value: object, path: str) -> str | None:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return f"{path} is not valid Unicode: it holds a lone surrogate (U+{ord(value[exc.start]):04X}) at character {exc.start + 1}"
+        return None
+    if isinstance(value, dict):
+        items = value.items()
+        for key, item in items:
+            if where := _unencodable(key, f"{path} key") if isinstance(key, str) else None:
+                return where
+            if where := _unencodable(item, f"{path}.{key}"):
+                return where
+    elif isinstance(value, (list, tuple)):
+        for n, item in enumerate(value):
+            if where := _unencodable(item, f"{path}[{n}]"):
+                return where
+    return None
 
 
 def bank_rejections(bank: Bank, revision: int) -> list[dict]:

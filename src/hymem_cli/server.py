@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import socket
+import stat
 import tempfile
 from pathlib import Path
 from typing import Callable
@@ -33,11 +34,39 @@ def socket_path(bank_path: Path) -> Path:
 
 def _private_dir(path: Path) -> bool:
     """True when `path` is a directory only this user can enter (so no one else can stand in for the server)."""
+    return _why_not_private(path) is None
+
+
+def _why_not_private(path: Path) -> str | None:
+    """Why `path` cannot hold this user's socket, or None: it must be a real directory (not a link another user may
+    have planted), owned by this user, that no group or other user can enter."""
     try:
-        st = path.stat()
-    except OSError:
-        return False
-    return st.st_uid == os.getuid() and (st.st_mode & 0o077) == 0
+        st = path.lstat()
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symbolic link"
+    if not stat.S_ISDIR(st.st_mode):
+        return "is not a directory"
+    if st.st_uid != os.getuid():
+        return f"belongs to another user (uid {st.st_uid})"
+    if st.st_mode & 0o077:
+        return f"is open to other users (mode {stat.S_IMODE(st.st_mode):04o}, must be 0700)"
+    return None
+
+
+def make_socket_dir(path: Path) -> None:
+    """Make the socket directory `path` (0700) if it is missing, and refuse it unless it is this user's alone: another
+    user who made it first, or could write to it, could stand in for the server or read the searches."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise BankError(f"cannot make the socket directory {path}: {exc.strerror or exc}", hint="set TMPDIR to a directory of yours") from None
+    if why := _why_not_private(path):
+        raise BankError(f"the socket directory {path} {why}; refusing to serve from it",
+                        hint=f"remove it if you did not make it (rm -r {path}), or set TMPDIR to a directory of yours")
 
 
 def ask(bank_path: Path, request: dict, timeout: float = TIMEOUT) -> list[dict] | None:
@@ -79,10 +108,8 @@ def serve(bank, answer: Callable[[dict], list[dict]], on_ready: Callable[[Path],
     import threading
 
     path = socket_path(bank.path)
-    path.parent.mkdir(mode=0o700, exist_ok=True)
-    if not _private_dir(path.parent):
-        raise BankError(f"{path.parent} is not a directory private to this user", hint="remove it, or set TMPDIR elsewhere")
-    if path.exists():
+    make_socket_dir(path.parent)
+    if path.exists() or path.is_symlink():
         if ask(bank.path, {"query": ""}, timeout=2.0) is not None:
             raise BankError(f"another hymem serve is already answering for {bank.path}", hint="stop it first, or use it")
         path.unlink()  # left by a server that was killed

@@ -28,6 +28,7 @@ def serve(bank: BankOpt = None) -> None:
 
     ctx = Context.start(bank=bank)
     target = ctx.open_bank()
+    server.make_socket_dir(server.socket_path(target.path).parent)  # refused before the embedder loads, not after
     if target.embed_model is not None:
         ctx.bind_embedder(target)
         search(target, "warm up", 1)  # loads the vector codes of a large bank now, not on the first request
