@@ -55,7 +55,7 @@ def _raw_sql(path, *statements: str) -> None:
 def test_a_healthy_bank_verifies_clean(bank_path):
     checks = _verified(bank_path)
     assert _failed(bank_path) == {}
-    assert list(checks) == ["bank", "bank integrity", "chains: one current version", "chains: successors",
+    assert list(checks) == ["bank", "bank schema", "bank integrity", "chains: one current version", "chains: successors",
                             "chains: a current version or a deletion", "chains: retirements after their versions",
                             "chains: successors newer, no cycles", "chains: roots",
                             "index: full-text", "index: vector codes", "index: vector copies", "index: code blocks", "index: vectors"]

@@ -107,9 +107,11 @@ def stored_vectors(conn, batch: int = 16_384) -> Iterator[tuple[list[int], "np.n
 
 def derive(conn, codes: bool, halves: bool, progress: Progress | None = None) -> None:
     """Fill versions_codes and/or versions_f16 from every stored vector (an upgrade; inside its transaction)."""
+    total = conn.execute("SELECT count(*) FROM versions").fetchone()[0]
+    if not total:
+        return  # a new bank (or schema.reference's): nothing to fill, and no numpy to load for it
     import numpy as np
 
-    total = conn.execute("SELECT count(*) FROM versions").fetchone()[0]
     done = 0
     for ids, matrix in stored_vectors(conn):
         if codes:

@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import Iterator
 
 from hymem_cli._errors import BankError, BankLockedError
+from hymem_cli.bank import schema
 from hymem_cli.bank.migrations import MIGRATIONS
+
+MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
 
 
 def sqlite_module():
@@ -83,13 +86,29 @@ def connect(path: Path, busy_timeout: float, on_upgrade=None, progress=None):
         conn.load_extension(vec_extension())
         conn.enable_load_extension(False)
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+        refuse_foreign(conn, path)  # before anything is written: a planted trigger would fire on the first write
         conn.execute("PRAGMA foreign_keys = ON")
         _set_wal(conn, busy_timeout)
         migrate(conn, on_upgrade, progress)
     except sqlite.DatabaseError as exc:
         conn.close()
         raise translate(exc, path) from None
+    except BankError:
+        conn.close()
+        raise
     return conn
+
+
+def refuse_foreign(conn, path: Path) -> None:
+    """Refuse a bank whose schema holds what hymem did not make (bank/schema.py): one read of sqlite_master."""
+    master = schema.read_master(conn)
+    found = schema.foreign_objects(master)
+    if found:
+        if ("table", "migrations") in {(row[0], row[1]) for row in master}:
+            newer(conn)  # a newer hymem's objects are no forgery: say what to upgrade instead
+        raise BankError(f"bank {path} holds what hymem did not create: {schema.summary(found)}",
+                        hint=f"hymem opens only banks of its own schema; `hymem doctor --bank {path}` lists it all. "
+                             "Restore a backup, or drop those objects with the sqlite3 shell if you made them")
 
 
 def open_stored(path: Path):
@@ -113,6 +132,11 @@ def open_stored(path: Path):
             conn = None
             if "immutable" in mode:
                 raise translate(exc, path) from None
+    try:
+        refuse_foreign(conn, path)
+    except BankError:
+        conn.close()
+        raise
     pending = [fn.__name__ for fn in MIGRATIONS if fn.__name__ not in applied]
     if pending:
         conn.close()
@@ -183,6 +207,18 @@ def transaction(conn) -> Iterator[None]:
         conn.execute("COMMIT")
 
 
+def newer(conn) -> set[str]:
+    """The migrations recorded in the bank; refuses one made by a newer hymem (migrations this one does not know)."""
+    applied = {row[0] for row in conn.execute("SELECT name FROM migrations")}
+    unknown = applied - {fn.__name__ for fn in MIGRATIONS}
+    if unknown:
+        raise BankError(
+            f"this bank was made by a newer hymem (unknown migrations: {', '.join(sorted(unknown))})",
+            hint="upgrade hymem: pip install -U hymem",
+        )
+    return applied
+
+
 def migrate(conn, on_upgrade=None, progress=None) -> None:
     """Apply the migrations this bank lacks, each in the same transaction as its record.
 
@@ -192,15 +228,8 @@ def migrate(conn, on_upgrade=None, progress=None) -> None:
     next time. Other processes keep reading the bank while it runs (WAL); one that opens it meanwhile
     waits for it, up to the busy timeout.
     """
-    conn.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-    applied = {row[0] for row in conn.execute("SELECT name FROM migrations")}
-    known = [fn.__name__ for fn in MIGRATIONS]
-    unknown = applied - set(known)
-    if unknown:
-        raise BankError(
-            f"this bank was made by a newer hymem (unknown migrations: {', '.join(sorted(unknown))})",
-            hint="upgrade hymem: pip install -U hymem",
-        )
+    conn.execute(MIGRATIONS_TABLE)
+    applied = newer(conn)
     pending = [fn.__name__ for fn in MIGRATIONS if fn.__name__ not in applied]
     if pending and applied and on_upgrade is not None:
         on_upgrade(pending)

@@ -4,20 +4,59 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime, timedelta, timezone
 
 from hymem_cli._errors import InputError, NotFoundError
 from hymem_cli.domain import OPS, Operation
 
 KNOWN_KEYS = {"op", "target", "text", "reason", "evidence", "source_ids", "event_time", "speaker"}
 MAX_TEXT = 2000  # characters; a "fact" longer than this is a runaway, not a memory
+MAX_ID = 2**63 - 1  # SQLite's largest integer: no memory or revision id of a bank is larger
+FUTURE_SLACK = timedelta(days=1)  # a clock a day ahead (time zones, skew) is not yet "the future"
+# ISO 8601's extended form, as hymem writes and compares times: a date, then optionally a time and a zone.
+_ISO_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]{1,9})?)?(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)?)?")
 
 
 def parse_memory_id(value: str) -> int:
     """'m12' or '12' -> 12. ASCII digits only, and small enough for SQLite's integers."""
-    match = re.fullmatch(r"[mM]?([0-9]{1,18})", str(value).strip())
+    match = re.fullmatch(r"[mM]?([0-9]{1,19})", str(value).strip())
     if match is None:
         raise NotFoundError(f"{value!r} is not a memory id", hint="memory ids look like m12; find them with `hymem search`")
+    if int(match.group(1)) > MAX_ID:
+        raise NotFoundError(f"{str(value).strip()} is not a memory id: ids end at m{MAX_ID}", hint="find memory ids with `hymem search`")
     return int(match.group(1))
+
+
+def id_problem(value: int, what: str) -> str | None:
+    """Why `value` cannot be a bank's id (revision, chunk, memory), or None: ids run from 1 to 2^63-1."""
+    if not 1 <= value <= MAX_ID:
+        return f"{what} {value} is out of range (ids run from 1 to {MAX_ID})"
+    return None
+
+
+def parse_time(value: str) -> datetime | None:
+    """An ISO 8601 time ("2024-06-20T09:15:00Z", "2024-06-20 09:15", "2024-06-20") in UTC; None if it is none.
+    A time without a zone is taken as UTC, as hymem stores times."""
+    if not isinstance(value, str) or not _ISO_TIME.fullmatch(value):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace(",", "."))
+    except ValueError:  # 2024-02-30, 25:00
+        return None
+    return parsed.replace(tzinfo=timezone.utc) if parsed.tzinfo is None else parsed.astimezone(timezone.utc)
+
+
+def time_problem(value: str | None, what: str = "event_time", allow_future: bool = False) -> str | None:
+    """Why `value` cannot be stored as the time `what`, or None: it must be a real ISO 8601 time and, unless
+    `allow_future`, no more than a day ahead of now (a fact from the future could never be superseded by newer evidence)."""
+    if value is None:
+        return None
+    parsed = parse_time(value)
+    if parsed is None:
+        return f"{what} {value[:40]!r} is not an ISO 8601 time such as 2024-06-20T09:15:00Z"
+    if not allow_future and parsed > datetime.now(timezone.utc) + FUTURE_SLACK:
+        return f"{what} {value} is in the future"
+    return None
 
 
 def problem(op: Operation) -> str | None:
@@ -37,6 +76,8 @@ def problem(op: Operation) -> str | None:
         return f"{op.op} needs a reason"
     if not all(isinstance(s, str) for s in op.source_ids):
         return "source_ids must be a list of strings"
+    if (why := time_problem(op.event_time)) is not None:
+        return why
     strings = (op.op, op.target, op.text, op.reason, op.evidence, op.event_time, op.speaker, *op.source_ids)
     if any(isinstance(v, str) and re.search("[\ud800-\udfff]", v) for v in strings):  # SQLite cannot store these
         return "text is not valid Unicode (it holds a lone surrogate)"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from hymem_cli._errors import BankError, InputError, NotFoundError
 from hymem_cli.bank import db
-from hymem_cli.bank.operations import parse_memory_id
+from hymem_cli.bank.operations import id_problem, parse_memory_id
 from hymem_cli.bank.store import Bank, OperationRefused, RevisionDraft, _db_error
 from hymem_cli.domain import Operation, memory_id
 
@@ -52,7 +52,7 @@ def _rows(bank: Bank, sql: str, args) -> list[dict]:
 
 def plan_revert(bank: Bank, rev: int, force: bool = False) -> RevertPlan:
     """Work out, per fact, how to undo revision `rev`; refuse (InputError) if a later revision changed one."""
-    if rev == 0 or not bank.conn.execute("SELECT 1 FROM revisions WHERE id = ?", (rev,)).fetchone():
+    if id_problem(rev, "revision") or not bank.conn.execute("SELECT 1 FROM revisions WHERE id = ?", (rev,)).fetchone():
         raise NotFoundError(f"no revision {rev} in this bank", hint="list revisions with `hymem log`")
     if (by := reverted_by(bank, rev)) is not None:
         raise InputError(f"revision {rev} was already reverted by revision {by}", hint=f"to undo that revert, run `hymem revert {by}`")

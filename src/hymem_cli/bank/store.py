@@ -11,7 +11,7 @@ from typing import Sequence
 from hymem_cli._errors import BankError, InputError, NotFoundError
 from hymem_cli.bank import codes, db
 from hymem_cli.bank.memory_text import MemoryText, kept
-from hymem_cli.bank.operations import parse_memory_id
+from hymem_cli.bank.operations import id_problem, parse_memory_id
 from hymem_cli.bank.verify import Finding
 from hymem_cli.bank.verify import verify as verify_bank
 from hymem_cli.domain import ChunkRecord, Operation, Proposal, Rejection, memory_id
@@ -121,7 +121,7 @@ class Bank:
     def check_revision(self, rev: int) -> int:
         if rev == 0:
             return 0
-        if rev > self.latest_revision() or not self.conn.execute("SELECT 1 FROM revisions WHERE id = ?", (rev,)).fetchone():
+        if id_problem(rev, "revision") or rev > self.latest_revision() or not self.conn.execute("SELECT 1 FROM revisions WHERE id = ?", (rev,)).fetchone():
             raise NotFoundError(f"no revision {rev} in this bank", hint="list revisions with `hymem log`")
         return rev
 

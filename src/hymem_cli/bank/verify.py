@@ -10,12 +10,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from hymem_cli._errors import HymemError
-from hymem_cli.bank import codes, db
+from hymem_cli.bank import codes, db, schema
 from hymem_cli.bank.migrations import MIGRATIONS
 from hymem_cli.domain import FAIL, OK, WARN, Finding
 
 BANK_HINT = "restore from a backup: hymem export > backup.jsonl; hymem import backup.jsonl --bank new.db"
 EDITED_HINT = "the bank was edited outside hymem; " + BANK_HINT
+FOREIGN_HINT = ("hymem refuses to open it: SQLite would run these on hymem's reads and writes; restore a backup, "
+                "or drop them with the sqlite3 shell if you made them yourself")
 
 
 # Each invariant: its check name, a query returning the rows that break it, and how to name those rows.
@@ -121,6 +123,7 @@ def findings(conn, path: Path) -> Iterator[Finding]:
         yield Finding("bank", FAIL, f"{path} was made by a newer hymem (migrations {', '.join(sorted(unknown))})", "pip install -U hymem")
         return
     yield Finding("bank", OK, f"{path}: {versions} versions, {revisions} revision(s), {path.stat().st_size / 1e6:.1f} MB")
+    yield schema_finding(conn)
 
     problems = [r[0] for r in conn.execute("PRAGMA integrity_check")]
     if problems == ["ok"]:
@@ -158,6 +161,17 @@ def findings(conn, path: Path) -> Iterator[Finding]:
         yield Finding("index: vectors", FAIL, f"{versions} versions but no vector table", BANK_HINT)
     else:
         yield Finding("index: vectors", OK, "no vectors yet (empty bank)")
+
+
+def schema_finding(conn) -> Finding:
+    """Whether the bank's schema holds only what hymem makes (bank/schema.py): no trigger, view or table of anyone else's."""
+    try:
+        found = schema.foreign_objects(schema.read_master(conn))
+    except HymemError as exc:  # sqlite-vec does not load: the reference cannot be built
+        return Finding("bank schema", FAIL, f"cannot check the schema: {exc.message}", exc.hint)
+    if found:
+        return Finding("bank schema", FAIL, f"{len(found)} object(s) hymem did not create: {schema.summary(found, most=10)}", FOREIGN_HINT)
+    return Finding("bank schema", OK, "hymem's own tables and indexes only: no trigger, view or other table")
 
 
 def _tables(conn) -> set[str]:
