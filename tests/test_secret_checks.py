@@ -305,7 +305,7 @@ def test_passphrases_and_placeholders_whatever_their_case(text, secret):
     ("the password is hunter22x. ok", [("password", 16, 25)]),
     ("login alex password letmein and login sam password X9k#2mQpz", [("password-bare", 51, 60)]),
     # only a value that starts with a placeholder is one
-    ("pass: X[REDACTED:password] and more", [("password-field", 6, 25)]),
+    ("pass: X[REDACTED:password] and more", [("password-field", 6, 26)]),  # its closing bracket too: the value opened it
     # backup codes after secrets of other kinds: all kept; a piece is a code only with a digit in it
     ("the wifi password is Tr0ub4dor&3, backup codes: see 9999-8888 and x7k2m9",
      [("password", 21, 32), ("backup-code", 52, 61), ("backup-code", 66, 72)]),

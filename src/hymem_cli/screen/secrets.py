@@ -10,6 +10,8 @@ import re
 import threading
 from collections.abc import Callable
 
+from hymem_cli.screen import forms, wallet
+
 # ---------------------------------------------------------------------------------- secrets
 
 _RUN = r"A-Za-z0-9_\-"  # characters of a token run
@@ -50,7 +52,8 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     "jwt": re.compile(_B + r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
     "bearer": re.compile(r"\bbearer\s{1,4}([A-Za-z0-9._~+/\-]{16,}=*)", re.I),
     "basic-auth": re.compile(r"\bbasic\s{1,4}([A-Za-z0-9+/]{8,}={0,2})", re.I),
-    "url-credentials": re.compile(r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s/:@]{1,64}:([^\s/@]{1,128})@", re.I),
+    # the password ends at the last '@' before the host: "ftp://backup:b@ckup2024@files.example.com/"; the user may be empty
+    "url-credentials": re.compile(r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s/:@]{0,64}:([^\s/]{1,128})@", re.I),
     "password": re.compile(
         # a keyword, "for the router"-style words, a connector, then the value (quoted, or one word)
         r"(?<![A-Za-z])(?:passwords?|passwort|passwd|pass\s?code|pass\s?phrase|pw|wi-?fi\s+key|api[\s_\-]?key|access[\s_\-]?key|"
@@ -59,7 +62,8 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
         r"api[\s_\-]?token|token|(?:door|gate|alarm|garage|safe|lock|lockbox|entry|security|unlock|keypad|building)[\s_\-]?code|"
         r"contrase(?:ñ|n)a|mot\s+de\s+passe|senha|пароль)\b[\"']?(?:\*\*|__)?"
         r"(?:[ \t]{1,3}(?:for|to|of|on|at)[ \t]{1,3}(?:the[ \t]{1,3}|my[ \t]{1,3}|our[ \t]{1,3}|his[ \t]{1,3}|her[ \t]{1,3})?[\w.@\-]{1,40})?"
-        r"(?:[ \t]{0,3}(?:is[ \t]{1,3}now|is|was|will[ \t]{1,3}be|(?:was[ \t]{1,3})?(?:changed|set)[ \t]{1,3}to|ist|lautet|hei(?:ß|ss)t|est|es|é|=>|->|=|:)[ \t]{0,2}:?(?:\*\*|__)?"
+        r"(?:(?:[ \t]{1,3}(?:is[ \t]{1,3}now|is|was|will[ \t]{1,3}be|(?:was[ \t]{1,3})?(?:changed|set)[ \t]{1,3}to|ist|lautet|hei(?:ß|ss)t|est|es|é)(?![^\W\d_])"
+        r"|[ \t]{0,3}(?:=>|->|=|:))[ \t]{0,2}:?(?:\*\*|__)?"
         r"[ \t]{0,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`|(?:(?!\[REDACTED:)[^\s\"'“`]){3,128})"
         r"|[ \t]{1,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`))",
         re.I,
@@ -458,10 +462,66 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
             if kind in _VALUE_KINDS:
                 if value[:1] in "\"'“`":  # redact the quoted value, keep the quotes
                     start, end = start + 1, end - 1
-                else:  # "is hunter2." -> the full stop is not part of it
-                    end = start + len(value.rstrip(".,;:!?)]}"))
+                else:  # "is hunter2." -> the full stop is not part of it; "s3cretPass!" keeps its "!"
+                    end = _value_end(text, start, end)
             found.append((kind, start, end))
-    return found
+    return found + _found_by_form(text, found)
+
+
+# kind -> check of a value found by its form (forms.py, wallet.py); kinds without one are secrets as found
+_FORM_CHECKS: dict[str, Callable[[str], bool]] = {
+    "password": _password_value,
+    "password-made": _secretish,  # "make the laptop password X": no connector, so X must look made up
+    "password-flag": _field_value,
+    "pgpass": _field_value,
+    "netrc": _field_value,
+    "password-column": lambda v: _field_value(v) and not _DATE.fullmatch(v) and v.lower() not in _NOT_IN_A_COLUMN,
+    "token-column": _secret_field,
+    "pin": lambda v: re.fullmatch(r"\d{4,8}", v) is not None,
+    "card-number": lambda v: _is_card(forms.card_digits(v)),
+}
+_FORM_KINDS = ("pgpass", "netrc", "password-column", "token-column", "password-made")  # kinds no pattern above has
+_TRIMMED_FORMS = frozenset({"password", "password-made", "password-flag"})  # values that may end a sentence
+_DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}")
+_NOT_IN_A_COLUMN = frozenset("never unset reset changed same - — – ? ✓ ✗ x".split())
+
+
+def _found_by_form(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """Secrets found by the form around them (forms.py) and seed phrases (wallet.py), less what a pattern found already."""
+    more: list[tuple[str, int, int]] = []
+    for kind, start, end in [*forms.find_forms(text), *wallet.find_seed_phrases(text)]:
+        if kind in _TRIMMED_FORMS and text[start - 1:start] not in ("\"", "'", "“", "`", "「"):
+            end = _value_end(text, start, end)
+        value = text[start:end]
+        if not value.strip() or value.startswith("[REDACTED"):
+            continue  # quotes around nothing, or a placeholder
+        check = _FORM_CHECKS.get(kind)
+        if check is not None and not check(value):
+            continue
+        if any(s <= start and end <= e for _, s, e in found + more):
+            continue  # inside a span found already
+        more.append((kind, start, end))
+    return more
+
+
+_CLOSING = {")": "(", "]": "[", "}": "{"}
+
+
+def _value_end(text: str, start: int, end: int) -> int:
+    """Where an unquoted value ends: before the punctuation of its sentence ("is hunter2."), and before a bracket
+    closing one opened before the value ("(password: hunter2)"). A last "!", "$" or a bracket it opened itself
+    ("Abc(123)") is part of the value: in a shell or a config file it is."""
+    line = text[text.rfind("\n", 0, start) + 1:start]
+    while end > start:
+        last = text[end - 1]
+        if last in ".,;:?":
+            end -= 1
+        elif last in _CLOSING and text.count(last, start, end) > text.count(_CLOSING[last], start, end) \
+                and line.count(_CLOSING[last]) > line.count(last):
+            end -= 1
+        else:
+            break
+    return end
 
 
 _SHORT_KINDS = frozenset({"card-cvv"})  # secrets as short as three characters, remembered all the same
@@ -548,7 +608,7 @@ class Redactor:
 
     def _redact_in(self, text: str, regions: list[tuple[int, int]], seen: bool) -> tuple[str, list[str], list[tuple[int, int]]]:
         """Redact the secrets found inside `regions`; returns the text, the kinds and where the placeholders now are."""
-        order = {k: i for i, k in enumerate(SECRET_PATTERNS)}
+        order = {k: i for i, k in enumerate([*SECRET_PATTERNS, *_FORM_KINDS])}
         hits = []
         for a, b in regions:
             part = text[a:b]

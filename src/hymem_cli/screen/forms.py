@@ -1,0 +1,323 @@
+"""Secrets known by where they stand, not by their shape: `.pgpass` and `.netrc` lines, `curl -u`, a table's password
+column, the codes under a recovery-codes heading, a password stated in a sentence (in English or another language),
+card numbers written with odd separators or in spoken digits.
+
+Each finder gives (kind, start, end) of a candidate value only; `secrets.find_secrets` judges the value (a mask, a
+placeholder or a plain word such as "required" is no secret) and drops what another rule found already. Patterns keep
+to bounded repeats, as in `secrets`, so each runs in linear time on any input.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+Span = tuple[str, int, int]
+
+# The word for a password in the languages people write to us in; Latin-script words stand between word boundaries.
+_PASSWORD_WORDS_LATIN = (
+    r"pass(?:word|wort|wd|code|phrase)s?|pwd|pw|kennwort|mot[ \t]+de[ \t]+passe|contrase(?:ñ|n)a|senha|palavra-passe|"
+    r"wachtwoord|has(?:ł|l)o|heslo|jelsz(?:ó|o)|l(?:ö|o)senord(?:et)?|adgangskode(?:n)?|passord(?:et)?|salasana|"
+    r"(?:ş|s)ifre(?:si|m)?|парол(?:ь|я|ем)"
+)
+_PASSWORD_WORDS_CJK = r"密码|密碼|口令|パスワード|暗証番号|비밀번호"
+_PASSWORD_WORD = rf"(?:(?<![^\W\d_])(?:{_PASSWORD_WORDS_LATIN})(?![^\W\d_])|{_PASSWORD_WORDS_CJK})"
+
+# What the password is for: "for the shared drive", "du wifi", "del router", "für den Server", "do banco", "от почты".
+_FOR_WHAT = (
+    r"(?:[ \t]{1,3}(?:for|of|on|at|du|de|des|del|della|dello|da|do|dos|das|für|fur|vom|von|zum|zur|van|voor|för|till|til|od|"
+    r"от|для|na|al|à|au|zu|per|på)(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：]{1,30}){1,3}?)?"
+)
+_VALUE = r"(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`|「[^」\n]{1,128}」|[^\s\"'“”`，。、「」]{3,128})"
+
+# "the wifi password is X", "mot de passe : X", "Das Kennwort lautet X", "密码是 X", "パスワードは X", "비밀번호는 X",
+# "password, it's now X"; Polish "hasło ... to X" (elsewhere "to" starts a purpose, "the password to access it").
+_STATED = re.compile(
+    _PASSWORD_WORD + _FOR_WHAT
+    + r"(?:[ \t]{1,3}(?:is[ \t]{1,3}now|is[ \t]{1,3}still|is|was|will[ \t]{1,3}be|(?:has[ \t]{1,3}been|is|was|got)?[ \t]{0,3}"
+      r"(?:changed|set|switched|updated|reset)[ \t]{1,3}to|becomes|became|est|es|era|será|ist|lautet|hei(?:ß|ss)t|war|wird|"
+      r"è|é|jest|brzmi|je|это|är|blev|er|on)(?![^\W\d_])[ \t]{1,3}"
+      r"|[ \t]{0,3}(?:[:=：]|—|–|->|=>|-(?=[ \t]))[ \t]{0,3}"
+      r"|[ \t]{0,2}(?:是|为|為|は|는|은)[ \t]{0,2}"
+      r"|[ \t]{0,2},[ \t]{0,2}it(?:'s|’s|[ \t]{1,3}is)(?:[ \t]{1,3}now)?[ \t]{1,3})"
+    + _VALUE
+    + r"|(?<![^\W\d_])has(?:ł|l)o" + _FOR_WHAT + r"[ \t]{1,3}to[ \t]{1,3}" + _VALUE,
+    re.I,
+)
+
+# "I set my password to X", "changed the wifi password over to X", "I'll change the router password to X".
+_SET_TO = re.compile(
+    r"\b(?:set|sets|setting|change|changed|changes|changing|reset|update|updated|switch|switched|switching)\b"
+    r"[^\n.!?]{0,40}?" + _PASSWORD_WORD + r"(?:[ \t]{1,3}(?:over|back))?[ \t]{1,3}(?:to|as|into)[ \t]{1,3}" + _VALUE,
+    re.I,
+)
+
+# "make the laptop password X": no connector at all, so the value must look made up (checked as "password-made").
+_MADE = re.compile(r"\b(?:make|made|making)\b[^\n.!?]{0,30}?" + _PASSWORD_WORD + r"[ \t]{1,3}" + _VALUE, re.I)
+
+# A .pgpass line: host:port:database:user:password, each field but the password possibly "*".
+_PGPASS = re.compile(
+    r"(?<!\S)(\*|[A-Za-z0-9][\w.\-]{0,252}):(?:\*|\d{1,5}):(?:\*|[^\s:]{1,63}):(?:\*|[^\s:]{1,63}):((?:\\.|[^\s:\\]){1,256})(?!\S)"
+)
+
+# A .netrc entry: machine NAME [login USER] [account A] password VALUE, on one line or several.
+_NETRC = re.compile(
+    r"\b(?:machine[ \t\r\n]{1,8}\S{1,253}|default)(?:[ \t\r\n]{1,8}(?:login|account|port)[ \t\r\n]{1,8}\S{1,128}){0,3}"
+    r"[ \t\r\n]{1,8}password[ \t\r\n]{1,8}(\S{1,256})"
+)
+
+# A user:password given to an HTTP client: curl -u, --user, -sSfu; httpie -a; wget --http-password=.
+_CLIENT_LOGIN = re.compile(
+    r"\b(?:curl|http|https|xh|xhs|httpie|wget|aria2c)\b[^\n]{0,200}?"
+    r"(?:[ \t](?:-[A-Za-z]{0,8}u|--user|--proxy-user|-a|--auth|-U)(?:[ \t]{1,3}|=)[\"']?[^\s:\"']{0,64}:([^\s\"']{1,128})"
+    r"|[ \t]--(?:http-|ftp-|proxy-)pass(?:word|wd)?(?:[ \t]{1,3}|=)[\"']?([^\s\"']{1,128}))"
+)
+
+# Cards with separators the digit-group rule does not take: dots, slashes, underscores, no-break and thin spaces.
+_ODD = r"[.\/_\u00a0\u2002-\u200a\u202f]"
+_ODD_CARD = re.compile(
+    rf"(?<![\d.,/_])(?:\d{{4}}({_ODD})\d{{4}}\1\d{{4}}\1\d{{4}}(?:\1\d{{3}})?|3\d{{3}}({_ODD})\d{{6}}\2\d{{5}})(?![\d])"
+)
+
+_DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+                "seven": "7", "eight": "8", "nine": "9"}
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_SPOKEN_NUMBER = re.compile(rf"\b{_DIGIT_WORD}(?:[ \t,\-]{{1,3}}{_DIGIT_WORD}\b){{12,18}}", re.I)
+
+# A table column whose header says secret: every cell under it is one.
+_PASSWORD_HEADERS = frozenset(
+    """password passwords passwort kennwort passwd pwd pw passcode passphrase secret secrets contraseña contrasena senha
+    wachtwoord hasło haslo пароль 密码 密碼 パスワード 비밀번호 lösenord heslo""".split()
+)
+_TOKEN_HEADERS = frozenset("token tokens apikey".split())  # "token" is also a word's piece in NLP: its cells must look random
+_PIN_HEADERS = frozenset("pin pins".split())  # "pin" is also a connector's pin: its cells must be 4-8 digits
+_HEADER_NOT_SECRET = frozenset(
+    """changed set updated reset expires expiry expired length policy age last date hint hints strength required status
+    manager rotated rotation type count field column name names id ids set? changed? rules""".split()
+)
+_CODES_HEADING = re.compile(
+    r"\b(?:recovery|backup|2fa|mfa|one[ -]time|otp|scratch|emergency|verification)[ \t]+codes?\b[^\n]{0,80}$", re.I | re.M
+)
+# a code: a run with a digit, or groups joined by hyphens ("kx7m-2pqa", "abcde-12345"), or digit groups ("4827 1934")
+_CODE_PIECE = re.compile(
+    r"(?<![\w\-])(?:\d{3,10}(?: \d{3,10}){1,3}|(?=[A-Za-z0-9\-]{0,40}\d)[A-Za-z0-9]{3,10}(?:-[A-Za-z0-9]{3,10}){0,3})(?![\w\-])"
+)
+_CODE_LINE_REST = re.compile(r"[\s|#*•>+\-.):]*(?:\d{1,2}[\s|.):]*)?[\s|#*•>+\-.):]*")
+_CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
+
+
+def find_forms(text: str) -> list[Span]:
+    """(kind, start, end) of every candidate secret value found by the form around it."""
+    return [
+        *_stated_passwords(text), *_pgpass_lines(text), *_netrc_entries(text), *_client_logins(text),
+        *_table_columns(text), *_codes_under_heading(text), *_odd_cards(text), *_spoken_cards(text),
+    ]
+
+
+def _value_span(m: re.Match, text: str) -> tuple[int, int]:
+    """Where the value of the group that matched lies: inside its quotes; an ASCII value glued to CJK text ends there."""
+    g = next(i for i in range(1, (m.re.groups or 0) + 1) if m.group(i) is not None)
+    start, end = m.span(g)
+    if text[start] in "\"'“`「":
+        return start + 1, end - 1
+    if text[start].isascii() and (cjk := _CJK.search(text, start, end)):
+        end = cjk.start()
+    return start, end
+
+
+def _stated_passwords(text: str) -> Iterator[Span]:
+    if not re.search(r"pass|pw|wort|contrase|senha|wacht|has|heslo|jelsz|senord|kode|passord|salasana|ifre|парол|密|口令|パスワード|暗証|비밀",
+                     text, re.I):
+        return
+    for rx, kind in ((_STATED, "password"), (_SET_TO, "password"), (_MADE, "password-made")):
+        for m in rx.finditer(text):
+            yield (kind, *_value_span(m, text))
+
+
+def _pgpass_lines(text: str) -> Iterator[Span]:
+    if text.count(":") < 4:
+        return
+    for m in _PGPASS.finditer(text):
+        host = m.group(1)
+        if host == "*" or re.search(r"[A-Za-z.]", host):  # "10:22:31:..." is a time, not a host
+            yield ("pgpass", *m.span(2))
+
+
+def _netrc_entries(text: str) -> Iterator[Span]:
+    if "password" in text and ("machine" in text or "default" in text):
+        for m in _NETRC.finditer(text):
+            yield ("netrc", *m.span(1))
+
+
+def _client_logins(text: str) -> Iterator[Span]:
+    if re.search(r"curl|http|xh|wget|aria2c", text):
+        for m in _CLIENT_LOGIN.finditer(text):
+            yield ("password-flag", *_value_span(m, text))
+
+
+def _odd_cards(text: str) -> Iterator[Span]:
+    for m in _ODD_CARD.finditer(text):
+        yield ("card-number", *m.span())
+
+
+def _spoken_cards(text: str) -> Iterator[Span]:
+    for m in _SPOKEN_NUMBER.finditer(text):
+        yield ("card-number", *m.span())
+
+
+def card_digits(value: str) -> str:
+    """The digits of a card number however written: "4111.1111...", "four one one one, ..."."""
+    words = re.findall(r"[A-Za-z]+|\d", value)
+    return "".join(_DIGIT_WORDS.get(w.lower(), w if w.isdigit() else "") for w in words)
+
+
+# ---------------------------------------------------------------------------------- tables
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    """(offset, line) of every line of `text`."""
+    out, pos = [], 0
+    for line in text.split("\n"):
+        out.append((pos, line))
+        pos += len(line) + 1
+    return out
+
+
+def _markdown_cells(line: str) -> list[tuple[int, int]]:
+    """Spans of the cells of a Markdown table row, their padding left out."""
+    bars = [i for i, c in enumerate(line) if c == "|" and (i == 0 or line[i - 1] != "\\")]
+    cells = []
+    for a, b in zip(bars, bars[1:]):
+        start, end = a + 1, b
+        while start < end and line[start] in " \t":
+            start += 1
+        while end > start and line[end - 1] in " \t":
+            end -= 1
+        cells.append((start, end))
+    return cells
+
+
+_DELIMITED_CELL = {d: re.compile(rf"\"(?:[^\"]|\"\")*\"|[^{d}]*") for d in (",", "\t", ";")}
+
+
+def _delimited_cells(line: str, delimiter: str) -> list[tuple[int, int]]:
+    """Spans of the cells of a CSV (or tab- or semicolon-separated) row, quotes and padding left out."""
+    cells, pos = [], 0
+    rx = _DELIMITED_CELL[delimiter]
+    while pos <= len(line):
+        m = rx.match(line, pos)
+        start, end = m.span()
+        while start < end and line[start] == " ":
+            start += 1
+        while end > start and line[end - 1] == " ":
+            end -= 1
+        if end - start >= 2 and line[start] == '"' and line[end - 1] == '"':
+            start, end = start + 1, end - 1
+        cells.append((start, end))
+        pos = m.end() + 1
+    return cells
+
+
+def _column_kind(header: str) -> str | None:
+    """The kind of secret a column holds, by its header ("password", "DB password", "Passwort", "API key", "PIN"), or None."""
+    name = header.lower().strip("*_` ")
+    words = re.findall(r"[^\W_]+\??", name)
+    if not words or len(words) > 4 or any(w in _HEADER_NOT_SECRET for w in words):
+        return None
+    if any(w in _PASSWORD_HEADERS for w in words) or name == "mot de passe":
+        return "password-column"
+    if any(w in _TOKEN_HEADERS for w in words) or re.fullmatch(r"(?:\w+[ _\-])?api[ _\-]?key", name):
+        return "token-column"
+    return "pin" if any(w in _PIN_HEADERS for w in words) else None
+
+
+_HEADER_WORD = re.compile(r"pass|pw|wort|secret|token|key|pin|contrase|senha|wacht|has|heslo|парол|密|パスワード|비밀|senord", re.I)
+
+
+def _table_columns(text: str) -> Iterator[Span]:
+    if ("|" not in text and "," not in text and "\t" not in text and ";" not in text) or not _HEADER_WORD.search(text):
+        return
+    lines = _lines(text)
+    i = 0
+    while i < len(lines):
+        block = _table_block(lines, i)
+        if block is None:
+            i += 1
+            continue
+        rows, split = block
+        yield from _column_values(rows, split)
+        i += len(rows)
+
+
+def _table_block(lines: list[tuple[int, str]], i: int):
+    """The table that starts at line `i` (its rows, and the function that splits a row into cells), or None."""
+    line = lines[i][1]
+    if line.lstrip().startswith("|"):
+        rows = [lines[i]]
+        for offset, row in lines[i + 1:]:
+            if not row.lstrip().startswith("|"):
+                break
+            rows.append((offset, row))
+        return (rows, _markdown_cells) if len(rows) >= 2 else None
+    for delimiter in ("\t", ",", ";"):
+        if delimiter not in line:
+            continue
+        split = lambda row, d=delimiter: _delimited_cells(row, d)  # noqa: E731
+        width = len(split(line))
+        if any(end - start > 40 for start, end in split(line)):
+            return None  # a sentence with commas, not a header
+        rows = [lines[i]]
+        for offset, row in lines[i + 1:]:
+            if len(split(row)) != width:
+                break
+            rows.append((offset, row))
+        return (rows, split) if len(rows) >= 2 else None
+    return None
+
+
+def _column_values(rows: list[tuple[int, str]], split) -> Iterator[Span]:
+    header_offset, header = rows[0]
+    columns = {n: kind for n, (a, b) in enumerate(split(header)) if (kind := _column_kind(header[a:b]))}
+    if not columns:
+        return
+    for offset, row in rows[1:]:
+        cells = split(row)
+        if re.fullmatch(r"[\s|:\-]*", row):
+            continue  # the |---|---| under a Markdown header
+        for n, kind in columns.items():
+            if n < len(cells) and cells[n][1] > cells[n][0]:
+                yield (kind, offset + cells[n][0], offset + cells[n][1])
+
+
+# ---------------------------------------------------------------------------------- recovery codes
+
+
+def _codes_under_heading(text: str) -> Iterator[Span]:
+    """The codes on the lines under "Recovery codes", "Backup codes (keep safe):", "## 2FA backup codes": one or more
+    to a line, numbered, in a list or a table; the run ends at the first line that holds anything else."""
+    if "code" not in text.lower():
+        return
+    for heading in _CODES_HEADING.finditer(text):
+        yield from _code_lines(text, heading.end() + 1)
+
+
+def _code_lines(text: str, pos: int) -> Iterator[Span]:
+    blanks, seen = 0, 0
+    while pos < len(text) and seen < 64:
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        line = text[pos:end]
+        pieces = list(_CODE_PIECE.finditer(line))
+        rest = _CODE_PIECE.sub(" ", line)
+        if not line.strip():
+            blanks += 1
+            if blanks > (1 if seen else 2):
+                return
+        elif pieces and _CODE_LINE_REST.fullmatch(rest):
+            seen += 1
+            yield from (("backup-code", pos + p.start(), pos + p.end()) for p in pieces)
+        elif line.lstrip().startswith("|") and not re.search(r"\d", line):
+            pass  # a table's header or rule above its codes
+        else:
+            return
+        pos = end + 1
