@@ -17,7 +17,7 @@ def test_every_key_has_a_typed_field_of_its_default_type(home):
         value = settings.get(key)
         assert value == default and type(value) is type(default), key
     fields = {f"{section}.{f.name}" for section, cls in config.SECTIONS.items() for f in dataclasses.fields(cls)}
-    assert fields == set(config.KEYS)
+    assert fields == set(config.KEYS) | {"writer.send_key"}  # the one field that is no key: where base_url came from
 
 
 @pytest.mark.parametrize(
@@ -26,9 +26,9 @@ def test_every_key_has_a_typed_field_of_its_default_type(home):
         ("HYMEM_SCREEN_SECRETS", "ture", "true or false"),
         ("HYMEM_SCREEN_INSTRUCTIONS", "enabled", "true or false"),
         ("HYMEM_SEARCH_SERVER", "", "true or false"),
-        ("HYMEM_INGEST_CHUNK_TOKENS", "2.5", "int >= 16"),
-        ("HYMEM_BANK_BUSY_TIMEOUT", "inf", "float >= 0"),
-        ("HYMEM_BANK_BUSY_TIMEOUT", "nan", "float >= 0"),
+        ("HYMEM_INGEST_CHUNK_TOKENS", "2.5", "int from 16 to 131072"),
+        ("HYMEM_BANK_BUSY_TIMEOUT", "inf", "float from 0 to 3600"),
+        ("HYMEM_BANK_BUSY_TIMEOUT", "nan", "float from 0 to 3600"),
         ("HYMEM_WRITER_PIPELINE", "three-pass", "one of single, two-pass"),
         ("HYMEM_WRITER_BACKEND", "vllm", "llama, openai"),
     ],

@@ -184,6 +184,10 @@ class Output:
         if not self.quiet:
             _console(stderr=True).print(visible(text), markup=False)
 
+    def warn(self, text: str) -> None:
+        """A warning that matters for trust or data: stderr, one line, even with --quiet."""
+        error(f"warning: {text}")
+
     def progress(self, label: str, eta: bool = False):
         """A progress bar on stderr when stderr is a terminal and not quiet; otherwise None. `eta`: the total is known."""
         if self.quiet or not sys.stderr.isatty():

@@ -10,7 +10,7 @@ import typer
 
 from hymem_cli import __version__, _output
 from hymem_cli._errors import EXIT_CODES, EXIT_INTERRUPTED, HymemError
-from hymem_cli.commands import add, apply, config_cmd, diff, doctor, eval_cmd, history, init, mcp, model, reembed, revert, search, serve, stats, transfer
+from hymem_cli.commands import add, apply, config_cmd, diff, doctor, eval_cmd, history, init, mcp, model, reembed, revert, search, serve, stats, transfer, trust
 from hymem_cli.commands._style import HymemCommand, HymemGroup
 
 EPILOG = "Exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items())
@@ -80,6 +80,7 @@ for name, fn in [
     ("revert", revert.revert),
     ("forget", revert.forget),
     ("init", init.init),
+    ("trust", trust.trust_),
     ("stats", stats.stats),
     ("reembed", reembed.reembed),
     ("doctor", doctor.doctor),

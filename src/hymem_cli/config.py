@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from hymem_cli import trust
 from hymem_cli._errors import ConfigError
 from hymem_cli.domain import CHUNK_TOKENS
 
@@ -105,6 +106,13 @@ MINIMUM: dict[str, float] = {
     "writer.max_tokens": 1, "writer.timeout": 0.001, "writer.related": 0, "bank.busy_timeout": 0,
     "search.vector_weight": 0, "search.text_weight": 0, "search.sources_weight": 0, "search.speaker_weight": 0, "embed.context": 0,
 }
+# The most a count may be, wherever it is set: a config file cannot make hymem show the writer a whole bank
+# (writer.related) or wait for hours.
+MAXIMUM: dict[str, float] = {
+    "search.limit": 1_000_000, "ingest.chunk_tokens": 131_072, "writer.n_ctx": 1_048_576, "writer.threads": 1024,
+    "writer.max_tokens": 65_536, "writer.timeout": 3600, "writer.related": 64, "bank.busy_timeout": 3600,
+    "embed.context": 4096, "writer.n_gpu_layers": 100_000,
+}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
@@ -115,6 +123,8 @@ def _expected(key: str) -> str:
     if isinstance(default, bool):
         return "true or false (also 1/0, yes/no, on/off)"
     kind = "int" if isinstance(default, int) else "float" if isinstance(default, float) else "text"
+    if key in MINIMUM and key in MAXIMUM:
+        return f"{kind} from {MINIMUM[key]:g} to {MAXIMUM[key]:.0f}"
     return f"{kind} >= {MINIMUM[key]:g}" if key in MINIMUM else kind
 
 
@@ -142,7 +152,7 @@ def coerce(key: str, value: object) -> object:
             raise ValueError(_expected(key))
         if isinstance(typed, float) and not math.isfinite(typed):
             raise ValueError(_expected(key))
-        if key in MINIMUM and typed < MINIMUM[key]:
+        if (key in MINIMUM and typed < MINIMUM[key]) or (key in MAXIMUM and typed > MAXIMUM[key]):
             raise ValueError(_expected(key))
         return typed
     if not isinstance(value, str):
@@ -152,15 +162,24 @@ def coerce(key: str, value: object) -> object:
     return value
 
 
-def read_file(path: Path | None = None) -> dict[str, object]:
-    """The config file flattened to dotted keys ({"writer.model": ...})."""
-    path = path or config_path()
+TRUST_TABLE = "trust"  # the user's config only: the projects they trust (trust.py), kept apart from the settings
+
+
+def _read_doc(path: Path) -> dict:
     if not path.exists():
         return {}
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}", hint="fix or remove the file") from None
+
+
+def read_file(path: Path | None = None) -> dict[str, object]:
+    """The config file's settings flattened to dotted keys ({"writer.model": ...}); the user's trust records are not settings."""
+    path = path or config_path()
+    doc = _read_doc(path)
+    if path == config_path():
+        doc.pop(TRUST_TABLE, None)
     flat: dict[str, object] = {}
 
     def walk(prefix: str, table: dict) -> None:
@@ -231,6 +250,8 @@ class WriterSettings:
     kv_cache: bool
     timeout: float
     related: int
+    # Whether an API key may go to base_url: not when the URL came from a project's config (trust.py).
+    send_key: bool = True
 
     def __post_init__(self) -> None:
         # gpu_layers is a word or a count, which its type (text) alone cannot check.
@@ -277,6 +298,9 @@ class Settings:
     writer: WriterSettings
     screen: ScreenSettings
     model: ModelSettings
+    sources: dict[str, str] = field(default_factory=dict)  # key -> default, file, project, env or flag
+    ignored: tuple[str, ...] = ()  # keys the project's config sets that were not applied (untrusted)
+    project: Path | None = None  # the nearest .hymem/, if any
 
     def get(self, key: str) -> object:
         """One value by its dotted key ("writer.model"), for `hymem config` and generated docs."""
@@ -285,19 +309,23 @@ class Settings:
 
     def replace(self, **overrides: object) -> Settings:
         """A copy with some dotted keys changed ("writer.model"), validated like flags; None leaves a key."""
-        values = {k: self.get(k) for k in KEYS}
+        values, sources = {k: self.get(k) for k in KEYS}, dict(self.sources)
         for k, v in overrides.items():
             if v is not None:
                 values[check_key(k)] = _checked(k, v, f"--{k.split('.', 1)[1].replace('_', '-')}")
-        return _build(values)
+                sources[k] = "flag"
+        return _build(values, sources, self.ignored, self.project)
 
 
-def _build(values: dict[str, object]) -> Settings:
+def _build(values: dict[str, object], sources: dict[str, str] | None = None, ignored: tuple[str, ...] = (),
+           project: Path | None = None) -> Settings:
     sections: dict[str, dict[str, object]] = {name: {} for name in SECTIONS}
     for key, value in values.items():
         section, name = key.split(".", 1)
         sections[section][name] = value
-    return Settings(**{name: cls(**sections[name]) for name, cls in SECTIONS.items()})
+    sources = sources or {}
+    sections["writer"]["send_key"] = sources.get("writer.base_url") != "project"
+    return Settings(**{name: cls(**sections[name]) for name, cls in SECTIONS.items()}, sources=sources, ignored=ignored, project=project)
 
 
 def _checked(key: str, value: object, origin: str) -> object:
@@ -319,14 +347,32 @@ def load(overrides: dict[str, object] | None = None) -> Settings:
     """Resolve and validate every key once: defaults, then the user's config file, then the project's
     (.hymem/config.toml), then HYMEM_* variables, then `overrides` (flags)."""
     values = {k: d for k, (d, _) in KEYS.items()}
-    for path in config_files():
-        for k, v in check_file(path).items():
-            values[k] = v
+    sources = dict.fromkeys(KEYS, "default")
+    for k, v in check_file(config_path()).items():
+        values[k], sources[k] = v, "file"
+    project, ignored = find_project(), []
+    if project is not None:
+        standing = project_trust(project)
+        for k, v in check_file(project / "config.toml").items():
+            if standing.allows(k, v):
+                values[k], sources[k] = v, "project"
+            else:
+                ignored.append(k)
     for k in KEYS:
         if (v := os.environ.get(env_name(k))) is not None:
-            values[k] = _checked(k, v, env_name(k))
-    settings = _build(values)
+            values[k], sources[k] = _checked(k, v, env_name(k)), "env"
+    settings = _build(values, sources, tuple(ignored), project)
     return settings.replace(**overrides) if overrides else settings
+
+
+def ignored_notice(settings: Settings) -> str | None:
+    """The one line that says which of the project's settings were not applied, and how to apply them."""
+    if not settings.ignored or settings.project is None:
+        return None
+    root = settings.project.parent
+    return (f"ignored {', '.join(settings.ignored)} from {settings.project / 'config.toml'}: this project is not trusted "
+            f"(a project's config may change only search, chunking and embedding options); read that file, then "
+            f"`hymem trust {root}` to apply them")
 
 
 def bank_path(explicit: str | None = None, settings: Settings | None = None) -> Path:
@@ -352,16 +398,63 @@ def find_project(start: Path | None = None) -> Path | None:
     return None
 
 
+# What hymem writes into every `.hymem/` that holds a bank: the bank and its SQLite side files stay out of git.
+GITIGNORE = """\
+# The bank and its SQLite side files stay private; delete these lines to share the bank through git.
+bank.db
+bank.db-*
+"""
+
+
+def ensure_gitignore(project: Path) -> None:
+    """Write `.hymem/.gitignore` unless the project has one (a team that shares its bank may have changed it)."""
+    target = project / ".gitignore"
+    if not target.exists() and not target.is_symlink():
+        project.mkdir(parents=True, exist_ok=True)
+        target.write_text(GITIGNORE, encoding="utf-8")
+
+
 def project_config_path(project: Path | None = None) -> Path | None:
     """The project's config file (.hymem/config.toml), or None outside a project."""
     project = project if project is not None else find_project()
     return project / "config.toml" if project is not None else None
 
 
-def config_files() -> list[Path]:
-    """The config files `load` reads, lowest precedence first: the user's, then the nearest project's."""
-    project = project_config_path()
-    return [config_path()] + ([project] if project is not None else [])
+# -- trust: the projects whose risky settings and bank the user accepted (trust.py says what that covers) ----------
+
+
+def trust_records() -> dict[str, trust.TrustRecord]:
+    """The user's trust records, by project root (the folder that holds `.hymem/`)."""
+    return trust.parse_records(_read_doc(config_path()).get(TRUST_TABLE))
+
+
+def project_trust(project: Path) -> trust.ProjectTrust:
+    """How far the user trusts `project` (a `.hymem/` folder) now."""
+    return trust.ProjectTrust(project, trust_records().get(trust.root_key(project)))
+
+
+def record_trust(project: Path) -> trust.TrustRecord:
+    """Trust `project` as it is now: its config's fingerprint and its bank's real path go into the user's config."""
+    record = trust.record_for(project)
+    doc = _read_doc(config_path())
+    table = doc.setdefault(TRUST_TABLE, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"[{TRUST_TABLE}] in {config_path()} is not a table", hint="fix or remove it in the file")
+    table[trust.root_key(project)] = record.as_table()
+    _write_doc(doc, config_path())
+    return record
+
+
+def revoke_trust(root: Path) -> bool:
+    """Forget the user's trust in the project at `root`; False if it was not trusted."""
+    doc = _read_doc(config_path())
+    table = doc.get(TRUST_TABLE)
+    key = str(root.resolve())
+    if not isinstance(table, dict) or key not in table:
+        return False
+    del table[key]
+    _write_doc(doc, config_path())
+    return True
 
 
 @dataclass(frozen=True)
@@ -371,6 +464,15 @@ class BankChoice:
     path: Path
     source: str
     detail: str
+    refusal: str | None = None  # why this bank may not be used (an untrusted project's), else None
+
+    def usable(self) -> Path:
+        """The path, or a ConfigError that says why the bank may not be used and how to use it."""
+        if self.refusal is not None:
+            root = self.path.parent.parent
+            raise ConfigError(f"{self.refusal}: its bank is not used",
+                              hint=f"check {self.path.parent}, then `hymem trust {root}`; or give --bank")
+        return self.path
 
 
 def locate_bank(explicit: str | None = None, settings: Settings | None = None, start: Path | None = None) -> BankChoice:
@@ -383,7 +485,8 @@ def locate_bank(explicit: str | None = None, settings: Settings | None = None, s
     if env:
         return BankChoice(Path(env).expanduser(), "env", "HYMEM_BANK is set")
     if (project := find_project(start)) is not None:
-        return BankChoice(project / "bank.db", "project", f"the nearest project directory is {project}")
+        refusal = project_trust(project).bank_refusal()
+        return BankChoice(project / "bank.db", "project", f"the nearest project directory is {project}", refusal)
     if chosen := (settings or load()).bank.path:
         return BankChoice(Path(chosen).expanduser(), "config", f"bank.path is set in {config_path()}")
     where = "HYMEM_HOME" if home() is not None else "the data directory"
@@ -449,13 +552,29 @@ def to_toml(flat: dict[str, object]) -> str:
 
 
 def write_file(flat: dict[str, object], path: Path | None = None) -> Path:
-    """Replace the config file with `flat` (dotted keys), atomically; comments are not kept."""
+    """Replace the config file's settings with `flat` (dotted keys), atomically; comments are not kept, trust records are."""
     path = path or config_path()
+    records = _read_doc(path).get(TRUST_TABLE) if path == config_path() else None
+    text = to_toml(flat)
+    if records is not None:
+        import tomli_w
+
+        text += "\n" + tomli_w.dumps({TRUST_TABLE: records})
+    _write_text(path, text)
+    return path
+
+
+def _write_doc(doc: dict, path: Path) -> None:
+    import tomli_w
+
+    _write_text(path, tomli_w.dumps(doc))
+
+
+def _write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(to_toml(flat), encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
-    return path
 
 
 def set_value(key: str, value: str, path: Path | None = None) -> object:
@@ -487,10 +606,12 @@ def describe() -> list[dict]:
     in_file = read_file()
     project = project_config_path()
     in_project = read_file(project) if project is not None else {}
+    standing = project_trust(project.parent) if project is not None else None
     rows = []
     for key, (default, doc) in KEYS.items():
         env = os.environ.get(env_name(key))
-        source, raw = (("env", env) if env is not None else ("project", in_project[key]) if key in in_project
+        applies = key in in_project and standing is not None and standing.allows(key, in_project[key])
+        source, raw = (("env", env) if env is not None else ("project", in_project[key]) if applies
                        else ("file", in_file[key]) if key in in_file else ("default", default))
         value, problem = raw, None
         try:
@@ -498,6 +619,8 @@ def describe() -> list[dict]:
         except ValueError as exc:
             where = env_name(key) if source == "env" else str(project if source == "project" else config_path())
             problem = f"invalid value {raw!r} in {where}: expected {exc}"
+        if key in in_project and not applies and problem is None:
+            problem = f"set in {project} but ignored: the project is not trusted (`hymem trust` applies it)"
         rows.append({"key": key, "value": value, "source": source, "default": default, "env": env_name(key), "doc": doc, "problem": problem})
     for source, flat, path in (("file", in_file, config_path()), ("project", in_project, project)):
         for key in flat.keys() - KEYS.keys():

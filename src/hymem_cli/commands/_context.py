@@ -24,12 +24,18 @@ class Context:
     def start(cls, *, quiet: bool = False, bank: str | None = None, **overrides: object) -> Context:
         """Settings from flags (`overrides`, dotted keys with "_" for "."), HYMEM_*, the file and defaults, checked once."""
         flags = {key.replace("__", "."): value for key, value in overrides.items()}
-        return cls(config.load(flags), quiet=quiet, bank=bank)
+        ctx = cls(config.load(flags), quiet=quiet, bank=bank)
+        if notice := config.ignored_notice(ctx.settings):
+            ctx.out.warn(notice)
+        return ctx
 
     @property
     def bank_choice(self) -> config.BankChoice:
-        """The bank this command uses and why: --bank, HYMEM_BANK, the nearest .hymem/, bank.path, or the default."""
-        return config.locate_bank(self.bank_opt, self.settings)
+        """The bank this command uses and why: --bank, HYMEM_BANK, the nearest .hymem/, bank.path, or the default.
+        An untrusted project's bank is refused here (ConfigError with the way to trust it)."""
+        choice = config.locate_bank(self.bank_opt, self.settings)
+        choice.usable()
+        return choice
 
     @property
     def bank_path(self) -> Path:
@@ -65,6 +71,8 @@ class Context:
         def upgrading(names: list[str]) -> None:
             self.out.info(f"upgrading bank {path} to this version of hymem ({', '.join(names)}); once; about a minute for a million memories")
 
+        if create and path.parent.name == config.PROJECT_DIR:
+            config.ensure_gitignore(path.parent)
         progress = UpgradeProgress(self.out)
         try:
             bank = open_bank(path, self.settings.bank.busy_timeout, create=create, on_upgrade=upgrading, progress=progress)

@@ -6,6 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from hymem_cli import config
 from hymem_cli._errors import UsageError
 from hymem_cli._output import Format
 from hymem_cli.ingest.readers import FORMATS
@@ -18,7 +19,7 @@ FormatOpt = Annotated[
     Optional[Format],
     typer.Option("--format", "-f", help="Output format (default: table on a terminal, jsonl in a pipe).", show_default=False),
 ]
-MAX_LIMIT = 1_000_000  # more results than any bank answers usefully; and SQLite's integers end at 2**63
+MAX_LIMIT = int(config.MAXIMUM["search.limit"])  # more results than any bank answers usefully; SQLite's integers end at 2**63
 LimitOpt = Annotated[Optional[int], typer.Option("--limit", "-n", min=1, max=MAX_LIMIT, help="Maximum number of results.", show_default=False)]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No messages on stderr, only records and errors.")]
 

@@ -6,8 +6,9 @@ import os
 import shlex
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Iterator
 
 import typer
 
@@ -70,6 +71,15 @@ def _target(project: bool) -> Path:
     return file
 
 
+@contextmanager
+def _keeping_trust(project: bool, file: Path) -> Iterator[None]:
+    """A change the user makes to a project's config keeps the project trusted if it was (the change is theirs)."""
+    trusted = project and config.project_trust(file.parent).config_trusted
+    yield
+    if trusted:
+        config.record_trust(file.parent)
+
+
 def set_(key: KeyArg, value: Annotated[str, typer.Argument(help="The new value, of the key's type (int, float, text).", metavar="VALUE")],
          project: ProjectOpt = False, quiet: QuietOpt = False) -> None:
     """Store KEY = VALUE in the config file. Unknown keys and values of the wrong type are refused.
@@ -88,7 +98,8 @@ def set_(key: KeyArg, value: Annotated[str, typer.Argument(help="The new value, 
     file = _target(project)
     if project and key == "bank.path":
         raise ConfigError("bank.path cannot be set in a project's config", hint="a project's bank is .hymem/bank.db; use --bank or HYMEM_BANK for another")
-    typed = config.set_value(key, value, file)
+    with _keeping_trust(project, file):
+        typed = config.set_value(key, value, file)
     out.info(f"{key} = {_show(typed)} in {file}")
     if not project and (project_file := config.project_config_path()) is not None and key in config.read_file(project_file):
         out.info(f"note: {project_file} sets {key} too and overrides the user's config in this project")
@@ -107,7 +118,9 @@ def unset(key: KeyArg, project: ProjectOpt = False, quiet: QuietOpt = False) -> 
     """
     out = Output(quiet)
     file = _target(project)
-    if config.unset_value(key, file):
+    with _keeping_trust(project, file):
+        removed = config.unset_value(key, file)
+    if removed:
         out.info(f"{key} removed from {file}")
     else:
         out.info(f"{key} was not set in {file}")
@@ -164,7 +177,8 @@ def path(
         {"what": "config", "path": str(config.config_path()), "exists": config.config_path().exists(), "why": "the user's settings"},
         {"what": "project config", "path": str(project_file) if project_file else None, "exists": bool(project_file and project_file.exists()),
          "why": "overrides the user's settings in this project" if project_file else "not in a project (no .hymem/ here or above)"},
-        {"what": "bank", "path": str(choice.path), "exists": choice.path.exists(), "why": choice.detail, "source": choice.source},
+        {"what": "bank", "path": str(choice.path), "exists": choice.path.exists(),
+         "why": choice.detail + (f"; not used: {choice.refusal}" if choice.refusal else ""), "source": choice.source},
     ]
     if fmt is not None:
         _output.emit(records, fmt, [("what", "what"), ("path", "path"), ("exists", "exists"), ("why", "why")])
@@ -179,6 +193,8 @@ def path(
     if project_file is not None and not bank:
         out.info(f"project config: {project_file} (overrides it)")
     out.info(f"bank: {choice.path} ({choice.detail})")
+    if choice.refusal:
+        out.info(f"not used: {choice.refusal} (`hymem trust` after checking it)")
 
 
 def edit(quiet: QuietOpt = False) -> None:

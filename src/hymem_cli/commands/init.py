@@ -23,12 +23,6 @@ PROJECT_CONFIG = """\
 # base_url = "http://localhost:8000/v1"
 """
 
-# The bank holds what was said in this project's conversations: kept out of git unless the team decides otherwise.
-GITIGNORE = """\
-# The bank and its SQLite side files stay private; delete these lines to share the bank through git.
-bank.db
-bank.db-*
-"""
 
 
 def init(
@@ -40,6 +34,7 @@ def init(
 
     Every hymem command run in the directory or below it then uses .hymem/bank.db, as git finds .git
     (unless --bank or HYMEM_BANK says otherwise), and .hymem/config.toml overrides your user config.
+    The project is recorded as trusted in your user config (see `hymem trust`).
     `hymem mcp` started there serves this bank. .hymem/.gitignore keeps the bank out of git.
 
     Examples:
@@ -62,9 +57,9 @@ def init(
         raise UsageError(f"{project} is hymem's data directory (HYMEM_HOME)", hint="run hymem init in another directory")
     project.mkdir(mode=0o700)
     (project / "config.toml").write_text(PROJECT_CONFIG.format(user=config.config_path()), encoding="utf-8")
-    (project / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
-    bank = ctx.open_bank(create=True, path=project / "bank.db")  # the schema now; the embedder is recorded by the first add
+    bank = ctx.open_bank(create=True, path=project / "bank.db")  # the schema now (and .gitignore); the embedder is recorded by the first add
     bank.close()
+    config.record_trust(project)  # made here by this user: trusted, as `git init` makes a repository one's own
     record = {"project": str(project), "bank": str(project / "bank.db"), "config": str(project / "config.toml")}
     if fmt is not None:
         _output.emit_one(record, fmt)

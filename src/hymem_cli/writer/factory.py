@@ -54,7 +54,8 @@ def build_backend(writer: config.WriterSettings) -> WriterBackend:
             raise WriterError("the openai backend needs a server URL", hint="give --base-url http://HOST:PORT/v1 or set writer.base_url")
         from hymem_cli.writer.openai_backend import OpenAIBackend
 
-        return OpenAIBackend(writer.base_url, writer.model or "hy-memory", timeout=writer.timeout, max_tokens=writer.max_tokens)
+        return OpenAIBackend(writer.base_url, writer.model or "hy-memory", timeout=writer.timeout, max_tokens=writer.max_tokens,
+                             send_key=writer.send_key)
     from hymem_cli.writer.scripted import ScriptedBackend
 
     return ScriptedBackend.from_file(writer.model or os.environ.get("HYMEM_SCRIPTED_REPLIES", ""))
@@ -143,7 +144,7 @@ def _probe_server(writer: config.WriterSettings) -> Finding:
         return Finding("writer", FAIL, "the openai backend is configured but no server URL", "hymem config set writer.base_url http://HOST:PORT/v1")
     model = writer.model or "hy-memory"
     try:
-        server = OpenAIBackend(writer.base_url, model, timeout=3)  # as `hymem add` talks to it: same URL, same key
+        server = OpenAIBackend(writer.base_url, model, timeout=3, send_key=writer.send_key)  # as `hymem add` talks to it: same URL, same key
     except WriterError as exc:
         return Finding("writer", FAIL, f"openai: {exc.message}", "hymem config set writer.base_url http://HOST:PORT/v1")
     try:

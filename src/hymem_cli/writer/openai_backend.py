@@ -63,6 +63,7 @@ class OpenAIBackend:
         chat_template_kwargs: dict | None = None,
         seed: int = 0,
         max_tokens: int = 1024,
+        send_key: bool = True,
     ):
         base = (base_url or "").strip().rstrip("/")
         parsed = urllib.parse.urlsplit(base)
@@ -85,7 +86,8 @@ class OpenAIBackend:
             if chat_template_kwargs is None
             else dict(chat_template_kwargs)
         )
-        self._api_key = resolve_api_key(api_key)
+        # No key for a URL the user did not choose (a project's config set it): the key would go to that server.
+        self._api_key = resolve_api_key(api_key) if send_key else None
         # None until the server has answered a request with response_format.
         self._json_schema_supported: bool | None = None
         self._send_template_kwargs = bool(self.chat_template_kwargs)
