@@ -207,15 +207,22 @@ def run_checks(bank_opt: str | None, load: bool = False) -> Iterator[dict]:
     bank = choice.path
     yield _check("config", OK, f"{config.config_path()}" + ("" if config.config_path().exists() else " (not created; defaults apply)"))
     if (project := config.project_config_path()) is not None:
-        yield _check("project config", OK, f"{project} overrides the user's settings" + ("" if project.exists() else " (not created)"))
-    yield _check("bank path", OK, f"{bank}: {choice.detail}")
+        if notice := config.ignored_notice(settings):
+            yield _check("project config", WARN, notice, f"hymem trust {project.parent.parent}")
+        else:
+            yield _check("project config", OK, f"{project} overrides the user's settings" + ("" if project.exists() else " (not created)"))
+    if choice.refusal:
+        yield _check("bank path", FAIL, f"{bank}: {choice.refusal}: not used", f"check {bank.parent}, then `hymem trust {bank.parent.parent}`; or give --bank")
+    else:
+        yield _check("bank path", OK, f"{bank}: {choice.detail}")
     yield check_llama_cpp(needed=settings.writer.kind == "llama")
     if (gpu := check_gpu()) is not None:
         yield gpu
     yield check_cpu()
-    yield check_embedder(settings, stored_embed_model(bank))
+    yield check_embedder(settings, None if choice.refusal else stored_embed_model(bank))
     yield from check_writer(settings, load)
-    yield from check_bank(bank)
+    if not choice.refusal:  # an untrusted project's bank is not opened, not even to check it
+        yield from check_bank(bank)
 
 
 def doctor(
