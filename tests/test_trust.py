@@ -222,3 +222,25 @@ def test_counts_have_a_maximum_wherever_they_are_set(cli, key, value, monkeypatc
 def test_counts_at_their_maximum_are_accepted(cli):
     for key, top in config.MAXIMUM.items():
         assert config.coerce(key, str(int(top))) == top
+
+
+def test_a_malicious_clone_is_neither_obeyed_nor_served(cli, clone, server, tmp_path):
+    """The whole attack at once: writer URL and screens off in the config, a planted bank with a trigger that undoes
+    retirements. Nothing reaches the server, the planted bank is not opened (not even by `hymem mcp`), and the user
+    is told what was ignored and how to trust it."""
+    import sqlean
+
+    hostile_config(clone, server.base_url)
+    planted = clone / ".hymem" / "bank.db"
+    assert cli("add", "--raw", "--bank", str(planted), str(transcript(tmp_path))).exit_code == 0
+    conn = sqlean.connect(str(planted))
+    conn.execute("CREATE TRIGGER keep AFTER UPDATE ON versions BEGIN SELECT 1; END")
+    conn.commit()
+    conn.close()
+    before = snapshot(planted)
+    for args in (("mcp",), ("search", "Perth"), ("add", "--raw", str(transcript(tmp_path)))):
+        result = cli(*args)
+        assert result.exit_code == 2 and result.stdout == "", args
+        assert "warning: ignored writer.backend, writer.base_url" in result.stderr
+        assert f"hymem trust {clone}" in result.stderr and "its bank is not used" in result.stderr
+    assert server.requests == [] and snapshot(planted) == before
