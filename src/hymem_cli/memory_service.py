@@ -288,11 +288,15 @@ def check_text(**fields: object) -> None:
     """Refuse an argument holding text that cannot be stored (a lone surrogate: not valid UTF-8), naming where it is;
     nested lists and objects (a conversation's messages) are walked."""
     for name, value in fields.items():
-        if where := _unencodable(value, name):
-            raise InputError(f"{where}", hint="send text as valid UTF-8: an emoji or other character outside the BMP needs both halves of its surrogate pair")
+        if where := unencodable(value, name):
+            raise InputError(f"{where}; nothing was stored", hint=UTF8_HINT)
 
 
-def _unencodable(value: object, path: str) -> str | None:
+UTF8_HINT = "send valid UTF-8 text: a character outside the BMP (an emoji) needs both halves of its surrogate pair"
+
+
+def unencodable(value: object, path: str) -> str | None:
+    """Where in `value` (a string, or lists and objects of them) text cannot be encoded as UTF-8, and why; None if nowhere."""
     if isinstance(value, str):
         try:
             value.encode("utf-8")
@@ -302,13 +306,13 @@ def _unencodable(value: object, path: str) -> str | None:
     if isinstance(value, dict):
         items = value.items()
         for key, item in items:
-            if where := _unencodable(key, f"{path} key") if isinstance(key, str) else None:
+            if where := unencodable(key, f"{path} key") if isinstance(key, str) else None:
                 return where
-            if where := _unencodable(item, f"{path}.{key}"):
+            if where := unencodable(item, f"{path}.{key}"):
                 return where
     elif isinstance(value, (list, tuple)):
         for n, item in enumerate(value):
-            if where := _unencodable(item, f"{path}[{n}]"):
+            if where := unencodable(item, f"{path}[{n}]"):
                 return where
     return None
 
