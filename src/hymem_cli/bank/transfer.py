@@ -21,13 +21,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Callable, Iterable, Iterator
 
 from hymem_cli._errors import BankError, InputError
 from hymem_cli.bank import db
+from hymem_cli.bank.operations import MAX_ID, MAX_TEXT, id_problem, parse_time, time_problem
 from hymem_cli.bank.store import Bank
-from hymem_cli.bank.operations import MAX_TEXT
 from hymem_cli.domain import chunk_key, memory_id
+from hymem_cli.screen.provenance import ORIGINS
 
 FORMAT = 2
 READS = (1, 2)
@@ -67,6 +69,19 @@ JSON_COLUMNS = {"writer", "counts", "message_ids", "source_ids", "operation", "t
 OPTIONAL_COLUMNS = {"version": ("tags", "owner", "kind", "valid_until", "origin", "context")}
 KEY_COLUMN = {"retirement": "version"}  # the primary key where it is not `id`
 ALLOWED = {("version", "op"): ("add", "update", "supersede"), ("retirement", "how"): ("updated", "superseded", "deleted")}
+# Columns holding a row's id or a reference to one: SQLite's integers, from 1 up (hymem never writes 0 or less).
+ID_COLUMNS = {"revision": ("id",), "chunk": ("id", "revision"), "version": ("id", "chain", "revision", "chunk"),
+              "retirement": ("version", "revision", "successor"), "rejection": ("id", "revision", "chunk")}
+# Times every hymem writes, and when they may be absent; none lies more than a day ahead of the importing clock.
+TIME_COLUMNS = {"revision": ("time",), "chunk": ("start_time", "end_time"), "version": ("created_at", "event_time")}
+# screen.origin's answers, and memory_service.AGENT (what an agent wrote through MCP); NULL is a participant's own words
+VERSION_ORIGINS = tuple(dict.fromkeys((*ORIGINS, "unknown", "agent")))
+# The commands a revision records (ingest/pipeline.py, commands/apply.py, bank/revert.py, memory_service.py), with the
+# screens switched off while it ran (Screen.label).
+COMMAND = re.compile(r"(?P<base>add --raw|add|apply|forget|revert (?P<reverted>[0-9]{1,19})|mcp [a-z_]{1,40})"
+                     r"(?: \(unscreened: (?:secrets|instructions)(?:, (?:secrets|instructions))?\))?")
+CLOCK_SLACK = timedelta(minutes=5)  # revisions are stamped in id order; a clock set back by a little is no forgery
+INGESTS = ("add", "add --raw")  # the only commands that store chunks and rejections
 
 
 # -- export -----------------------------------------------------------------------------------
@@ -118,6 +133,10 @@ class ExportFile:
 
     header: dict
     records: dict[str, list[dict]] = field(default_factory=lambda: {kind: [] for kind in TABLES})
+    lines: dict[tuple[str, int], int] = field(default_factory=dict)  # (type, key) -> its line in the file
+
+    def where(self, name: str, kind: str, key: int) -> str:
+        return f"{name} line {self.lines[(kind, key)]}"
 
     @property
     def counts(self) -> dict[str, int]:
@@ -160,7 +179,7 @@ def parse_export(lines: Iterable[str], name: str) -> ExportFile:
         rows.append((n, kind, record))
     if header is None:
         raise InputError(f"{name} is empty", hint="give a file written by `hymem export`")
-    export = ExportFile(header=header)
+    export = ExportFile(header=header, lines=defined)
     for n, kind, record in rows:
         _check_references(kind, record, defined, f"{name} line {n}")
         export.records[kind].append(record)
@@ -168,6 +187,7 @@ def parse_export(lines: Iterable[str], name: str) -> ExportFile:
         records.sort(key=lambda r, key=KEY_COLUMN.get(kind, "id"): r[key])
     _check_limits(export, defined, name)
     _check_chains(export, defined, name)
+    _check_provenance(export, name)
     if header["format"] == 1:  # writer chunks were keyed by content alone then
         writers = {r["id"]: r["writer"] for r in export.records["revision"]}
         for chunk in export.records["chunk"]:
@@ -182,7 +202,7 @@ def _memory_ids_as_numbers(kind: str, obj: dict, where: str) -> dict:
         value = obj.get(col)
         if value is None:
             continue
-        if not isinstance(value, str) or not re.fullmatch(r"m[0-9]{1,18}", value):
+        if not isinstance(value, str) or not re.fullmatch(r"m[0-9]{1,19}", value) or int(value[1:]) > MAX_ID:
             raise InputError(f"{where}: {kind} {col} must be a memory id such as \"m12\"", hint="give a file written by `hymem export`")
         obj[col] = int(value[1:])
     return obj
@@ -215,9 +235,21 @@ def _check_record(kind: str, obj: dict, where: str, public_ids: bool = True) -> 
             raise InputError(f"{where}: {kind} {col} must be {wanted}")
         if (kind, col) in ALLOWED and value not in ALLOWED[(kind, col)]:
             raise InputError(f"{where}: {kind} {col} {value!r} is not one of {', '.join(ALLOWED[(kind, col)])}")
-    for col in ("message_ids", "source_ids"):
-        if col in columns and not all(isinstance(s, str) for s in obj[col]):
+    for col in ("message_ids", "source_ids", "tags"):
+        if col in columns and obj[col] is not None and not all(isinstance(s, str) for s in obj[col]):
             raise InputError(f"{where}: {kind} {col} must be a list of strings")
+    for col in ID_COLUMNS[kind]:
+        if obj[col] is not None and (why := id_problem(obj[col], f"{kind} {col}")):
+            raise InputError(f"{where}: {why}", hint="give a file written by `hymem export`")
+    for col in ("first_line", "last_line"):
+        if col in columns and obj[col] is not None and not -MAX_ID - 1 <= obj[col] <= MAX_ID:
+            raise InputError(f"{where}: {kind} {col} {obj[col]} is out of range", hint="give a file written by `hymem export`")
+    for col in TIME_COLUMNS.get(kind, ()):
+        if obj[col] is not None and (why := time_problem(obj[col], f"{kind} {col}")):
+            raise InputError(f"{where}: {why}", hint="a time is ISO 8601 and no later than now; fix or drop the record")
+    if kind == "version" and obj["origin"] is not None and obj["origin"] not in VERSION_ORIGINS:
+        raise InputError(f"{where}: version origin {obj['origin'][:40]!r} is not one of {', '.join(VERSION_ORIGINS)}",
+                         hint="leave origin out for a participant's own words; hymem writes no other value")
     if kind == "version" and not obj["text"].strip():
         raise InputError(f"{where}: version text is empty")
     return {col: obj[col] for col in columns}
@@ -281,20 +313,118 @@ def _check_chains(export: ExportFile, defined: dict[tuple[str, int], int], name:
                              "and was never deleted", hint="a retirement loop, or a retirement too many")
 
 
+def _check_provenance(export: ExportFile, name: str) -> None:
+    """The records agree with what each revision's command could have written, so a file cannot pass off its own
+    facts as a participant's words, a writer's output or a raw message: a command hymem writes, a writer record with
+    `add` and only there, chunks and rejections only in an ingest and of that ingest, versions of an ingest in one of
+    its chunks, none of a `forget`, raw ingest only adding; revisions in the order of their times, versions made
+    after their revision."""
+    revisions = {r["id"]: r for r in export.records["revision"]}
+    base: dict[int, str] = {}
+    previous = None
+    for r in export.records["revision"]:
+        where = export.where(name, "revision", r["id"])
+        match = COMMAND.fullmatch(r["command"])
+        if match is None:
+            raise InputError(f"{where}: revision command {r['command'][:60]!r} is not one hymem writes",
+                             hint="add, add --raw, apply, forget, revert N or mcp TOOL, with the screens switched off in brackets")
+        base[r["id"]] = match["base"].split(" ")[0] if match["base"].startswith(("revert", "mcp")) else match["base"]
+        if (base[r["id"]] == "add") != (r["writer"] is not None):
+            raise InputError(f"{where}: revision {r['id']} ({r['command']}) " + ("has no writer record" if r["writer"] is None else "has a writer record"),
+                             hint="a writer record belongs to `add` with a writer, and to nothing else")
+        if r["writer"] is not None and not isinstance(r["writer"].get("backend"), str):
+            raise InputError(f"{where}: revision {r['id']}'s writer record names no backend", hint="give a file written by `hymem export`")
+        if match["reverted"] is not None and int(match["reverted"]) >= r["id"]:
+            raise InputError(f"{where}: revision {r['id']} reverts revision {match['reverted']}, which is not older",
+                             hint="a revert undoes an earlier revision")
+        time = parse_time(r["time"])
+        if previous is not None and time < previous[1] - CLOCK_SLACK:
+            raise InputError(f"{where}: revision {r['id']} is dated {r['time']}, before revision {previous[0]} ({revisions[previous[0]]['time']})",
+                             hint="revisions are numbered in the order they were made")
+        previous = (r["id"], max(time, previous[1]) if previous else time)
+    chunk_revision = {c["id"]: c["revision"] for c in export.records["chunk"]}
+    for c in export.records["chunk"]:
+        if base[c["revision"]] not in INGESTS:
+            raise InputError(f"{export.where(name, 'chunk', c['id'])}: chunk {c['id']} belongs to revision {c['revision']}, "
+                             f"a{'n' if base[c['revision']][0] in 'aeiou' else ''} {base[c['revision']]}", hint="only add stores chunks")
+    for v in export.records["version"]:
+        where = f"{export.where(name, 'version', v['id'])}: version {memory_id(v['id'])}"
+        made_by = base[v["revision"]]
+        if made_by in INGESTS and (v["chunk"] is None or chunk_revision[v["chunk"]] != v["revision"]):
+            raise InputError(f"{where} of revision {v['revision']} ({made_by}) is in no chunk of that revision", hint="an ingest stores each fact with its chunk")
+        if made_by in ("apply", "mcp") and v["chunk"] is not None:
+            raise InputError(f"{where} of revision {v['revision']} ({made_by}) names chunk {v['chunk']}", hint=f"{made_by} stores no chunks")
+        if made_by == "forget":
+            raise InputError(f"{where} was made by revision {v['revision']}, a forget", hint="forget only retires")
+        if made_by == "add --raw" and v["op"] != "add":
+            raise InputError(f"{where} of revision {v['revision']} (add --raw) is an {v['op']}", hint="raw ingest only adds: each message as it is")
+        # A raw message is stored "Speaker: text" (ingest/processors.py), unless its speaker stands for its origin (MCP).
+        if made_by == "add --raw" and v["speaker"] and v["speaker"] != v["origin"] and not v["text"].startswith(f"{v['speaker']}: "):
+            raise InputError(f"{where} of revision {v['revision']} (add --raw) does not begin with its speaker {v['speaker'][:40]!r}",
+                             hint="raw ingest stores each message as it is, \"Speaker: text\"")
+        if parse_time(v["created_at"]) < parse_time(revisions[v["revision"]]["time"]) - CLOCK_SLACK:
+            raise InputError(f"{where} was created at {v['created_at']}, before its revision {v['revision']} ({revisions[v['revision']]['time']})",
+                             hint="a version is made within its revision")
+    for r in export.records["retirement"]:
+        made_by = base[r["revision"]]
+        if made_by == "add --raw" or (made_by == "forget" and r["how"] != "deleted"):
+            raise InputError(f"{export.where(name, 'retirement', r['version'])}: {memory_id(r['version'])} is {r['how']} by revision {r['revision']} ({made_by})",
+                             hint="raw ingest retires nothing; forget only deletes")
+    for r in export.records["rejection"]:
+        where = export.where(name, "rejection", r["id"])
+        if base[r["revision"]] not in INGESTS or (r["chunk"] is not None and chunk_revision[r["chunk"]] != r["revision"]):
+            raise InputError(f"{where}: rejection {r['id']} is not of a chunk of its revision {r['revision']} ({base[r['revision']]})",
+                             hint="only an ingest records refused operations, each with its chunk")
+
+
+# Every column of free text an import stores, JSON ones with all their strings (object keys too). The rest is checked by
+# form (ids, times, op, how, origin, command) or a digest (a chunk's hash), and has no room for a secret.
+FREE_TEXT = {
+    "revision": ("source", "writer", "counts"),
+    "chunk": ("source", "message_ids", "text"),
+    "version": ("text", "speaker", "reason", "evidence", "source", "source_ids", "tags", "owner", "kind", "valid_until", "context"),
+    "retirement": ("reason",),
+    "rejection": ("operation", "reason"),
+}
+# What add's guards and apply screen for instructions to the agent: a fact's text, reason and quote (and its tags, shown
+# with it), and a retirement's reason. Chunks, contexts and rejections are transcripts and refusals, not facts; a raw
+# ingest's versions are quoted speech with their speaker (ingest/processors.py), so they are not screened either.
+FACT_FIELDS = {"version": ("text", "reason", "evidence", "tags"), "retirement": ("reason",)}
+
+
 def redact_records(export: ExportFile, redact: Callable[[str], str]) -> None:
-    """Every text the import would store passed through `redact` (a screen's secret redaction), in place."""
-    strings = {"version": ("text", "reason", "evidence", "speaker"), "chunk": ("text",), "revision": ("source",), "rejection": ("reason",)}
-    for kind, cols in strings.items():
+    """Every free text the import would store (FREE_TEXT) passed through `redact` (a screen's secret redaction), in place."""
+
+    def clean(value):
+        if isinstance(value, str):
+            return redact(value)
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        if isinstance(value, dict):
+            return {clean(k): clean(v) for k, v in value.items()}
+        return value
+
+    for kind, cols in FREE_TEXT.items():
         for record in export.records[kind]:
             for col in cols:
-                if isinstance(record.get(col), str):
-                    record[col] = redact(record[col])
-    for record in export.records["version"]:
-        record["source_ids"] = [redact(s) for s in record["source_ids"]]
-    for record in export.records["chunk"]:
-        record["message_ids"] = [redact(s) for s in record["message_ids"]]
-    for record in export.records["rejection"]:
-        record["operation"] = {k: redact(v) if isinstance(v, str) else v for k, v in record["operation"].items()}
+                record[col] = clean(record[col])
+
+
+def refuse_instructions(export: ExportFile, refusal: Callable[[dict[str, str | None]], str | None], name: str) -> None:
+    """Refuse the file at the first fact that would store an instruction to the agent, naming its line.
+
+    `refusal(fields)` is the screens' verdict on a fact's fields (Screen.refusal): a reason, or None to store it."""
+    raw = {r["id"] for r in export.records["revision"] if COMMAND.fullmatch(r["command"])["base"] == "add --raw"}
+    for kind, cols in FACT_FIELDS.items():
+        for record in export.records[kind]:
+            if record["revision"] in raw:
+                continue
+            fields = {col: "\n".join(record[col]) if isinstance(record[col], list) else record[col] for col in cols}  # a tag a line
+            if why := refusal(fields):
+                key = record[KEY_COLUMN.get(kind, "id")]
+                what = f"version {memory_id(key)}" if kind == "version" else f"the retirement of {memory_id(key)}"
+                raise InputError(f"{export.where(name, kind, key)}: {what} {why}",
+                                 hint="nothing was imported; a memory is a fact, not an order for the agent (import your own backup with --trusted)")
 
 
 def _check_references(kind: str, record: dict, defined: dict[tuple[str, int], int], where: str) -> None:

@@ -11,7 +11,7 @@ import typer
 
 from hymem_cli import _output
 from hymem_cli._errors import InputError
-from hymem_cli.bank.transfer import dumps, export_records, import_export, parse_export, redact_records, require_empty
+from hymem_cli.bank.transfer import dumps, export_records, import_export, parse_export, redact_records, refuse_instructions, require_empty
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, QuietOpt
 from hymem_cli.ingest.sources import read_lines
@@ -67,13 +67,19 @@ def export(
 
 def import_(
     file: Annotated[Optional[str], typer.Argument(help="An export file; - or none reads stdin.", show_default=False)] = None,
+    trusted: Annotated[bool, typer.Option("--trusted", help="The file is your own backup: store its texts as they are, without "
+                                           "redacting secrets or refusing instructions. Records that break the rules are still refused.")] = False,
     bank: BankOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Import an export into an EMPTY bank, keeping every id, in one transaction: all of it or nothing.
 
-    Every line is checked before anything is written; vectors are recomputed from the text with
-    the configured embed.model, whatever the export's header says.
+    Every line is checked before anything is written: ids, times (ISO 8601, none in the future), the
+    chain rules, and that each record is one its revision's command writes (no forged origin, writer
+    or command). An export may come from anywhere, so it is screened as new input is: secrets are
+    redacted from every text, and a fact that is an instruction to the agent refuses the whole file,
+    naming its line. --trusted skips the screens, to restore your own backup byte for byte.
+    Vectors are recomputed from the text with the configured embed.model, whatever the header says.
 
     Examples:
 
@@ -81,13 +87,13 @@ def import_(
 
       hymem export --bank old.db | HYMEM_EMBED_MODEL=hash hymem import - --bank new.db
 
-      ssh host hymem export | hymem import && hymem log -n 3
+      hymem export -o mine.jsonl && hymem import mine.jsonl --trusted --bank copy.db
     """
     ctx = Context.start(quiet=quiet, bank=bank)
     name, lines = read_lines(file, "a file written by `hymem export`")
     parsed = parse_export(lines, name)
     redacted: list[str] = []
-    if ctx.screen.secrets:  # an export may come from anywhere: what it stores is redacted as apply's is
+    if ctx.screen.secrets and not trusted:  # an export may come from anywhere: what it stores is redacted as apply's is
 
         def redact(text: str) -> str:
             clean, kinds = ctx.screen.redact(text)
@@ -95,6 +101,8 @@ def import_(
             return clean
 
         redact_records(parsed, redact)
+    if not trusted:  # and a fact that orders the agent about is refused, as add's guards and apply refuse it
+        refuse_instructions(parsed, ctx.screen.refusal, name)
     target = ctx.open_bank(create=True)
     # Refuse a full bank before the embedder loads or meta is written.
     require_empty(target)
