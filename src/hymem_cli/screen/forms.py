@@ -89,7 +89,7 @@ _PASSWORD_HEADERS = frozenset(
     """password passwords passwort kennwort passwd pwd pw passcode passphrase secret secrets contraseña contrasena senha
     wachtwoord hasło haslo пароль 密码 密碼 パスワード 비밀번호 lösenord heslo""".split()
 )
-_TOKEN_HEADERS = frozenset("token tokens apikey".split())  # "token" is also a word's piece in NLP: its cells must look random
+_TOKEN_HEADERS = frozenset("token apikey".split())  # "token(s)" also counts a model's text: its cells must look random
 _PIN_HEADERS = frozenset("pin pins".split())  # "pin" is also a connector's pin: its cells must be 4-8 digits
 _HEADER_NOT_SECRET = frozenset(
     """changed set updated reset expires expiry expired length policy age last date hint hints strength required status
@@ -231,6 +231,7 @@ def _column_kind(header: str) -> str | None:
     return "pin" if any(w in _PIN_HEADERS for w in words) else None
 
 
+_HEADER_NAME = re.compile(r"[^\W_][\w .#/()\-]{0,29}|\"[^\W_][\w .#/()\-]{0,29}\"")  # a column's name, not a clause
 _HEADER_WORD = re.compile(r"pass|pw|wort|secret|token|key|pin|contrase|senha|wacht|has|heslo|парол|密|パスワード|비밀|senord", re.I)
 
 
@@ -263,9 +264,10 @@ def _table_block(lines: list[tuple[int, str]], i: int):
         if delimiter not in line:
             continue
         split = lambda row, d=delimiter: _delimited_cells(row, d)  # noqa: E731
-        width = len(split(line))
-        if any(end - start > 40 for start, end in split(line)):
-            return None  # a sentence with commas, not a header
+        header = split(line)
+        if not all(_HEADER_NAME.fullmatch(line[start:end]) for start, end in header):
+            return None  # a sentence with commas, not a row of column names
+        width = len(header)
         rows = [lines[i]]
         for offset, row in lines[i + 1:]:
             if len(split(row)) != width:

@@ -476,7 +476,7 @@ _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "pgpass": _field_value,
     "netrc": _field_value,
     "password-column": lambda v: _field_value(v) and not _DATE.fullmatch(v) and v.lower() not in _NOT_IN_A_COLUMN,
-    "token-column": _secret_field,
+    "token-column": lambda v: _secret_field(v) and not re.search(r"\s", v) and not v.isdigit(),  # not "1,024 (2 calls)"
     "pin": lambda v: re.fullmatch(r"\d{4,8}", v) is not None,
     "card-number": lambda v: _is_card(forms.card_digits(v)),
 }
