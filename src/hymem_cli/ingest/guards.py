@@ -33,10 +33,11 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def screen_fields(fields: dict[str, str | None], screen: Screen, sources: list[Message] = ()) -> str | None:
+def screen_fields(fields: dict[str, str | None], screen: Screen, sources: list[Message] = (), *, user: str | None = None,
+                  context: list[Message] | None = None) -> str | None:
     """Why these fields (text, reason, evidence), or the source messages they come from, must not be stored, or None.
-    Never repeats a secret."""
-    return screen.refusal(fields, sources)
+    Only `user`'s own words may make a rule for the agent. Never repeats a secret."""
+    return screen.refusal(fields, sources, user=user, context=context)
 
 
 def check(
@@ -47,16 +48,19 @@ def check(
     added: set[str],
     screen: Screen,
     provenance: list[Message] | None = None,
+    user: str | None = None,
 ) -> tuple[Operation | None, str | None]:
     """Turn one proposed operation into a bank operation with real ids, or say why it is refused.
 
     `targeted` and `added` carry state across the operations of one chunk (one op per target,
     no duplicate adds). `screen` says which content screens are on (config screen.*). A protocol
-    without evidence quotes gives `provenance` instead: the messages every operation comes from.
+    without evidence quotes gives `provenance` instead: the messages an operation may come from; each
+    operation rests on those that share its words (`provenance.rests_on`), so its origin, speaker and screening
+    are its own, not the whole chunk's. `user` is whose own words may make a rule for the agent.
     Never raises: anything the writer can send is either an operation or a reason. A reason is
     stored with the rejection, so it is short, one line, and holds no secret the screen knows.
     """
-    op, why = _check(raw, shown, messages, targeted, added, screen, provenance)
+    op, why = _check(raw, shown, messages, targeted, added, screen, provenance, user)
     if why is not None:
         why = screen.scrub(why).replace("\n", " ").replace("\r", " ")
         why = why if len(why) <= 300 else why[:297] + "..."
@@ -75,7 +79,7 @@ def _aliases(shown: dict) -> str:
     return ", ".join(map(str, aliases))
 
 
-def _check(raw, shown, messages, targeted, added, screen, provenance=None):
+def _check(raw, shown, messages, targeted, added, screen, provenance=None, user=None):
     if not isinstance(raw, dict):
         return None, f"not an object: the writer sent {JSON_KIND.get(type(raw), 'something else')} where an operation belongs"
     op_name = raw.get("op")
@@ -112,8 +116,13 @@ def _check(raw, shown, messages, targeted, added, screen, provenance=None):
         return None, "text, reason or evidence is not valid Unicode (a lone surrogate)"
     if len(evidence) > MAX_EVIDENCE_GUARD:
         return None, f"evidence of {len(evidence)} characters is longer than {MAX_EVIDENCE_GUARD}"
-    sources = provenance if provenance is not None else evidence_messages(evidence, messages)
-    if why := screen_fields({"text": text, "reason": reason, "evidence": evidence}, screen, sources):
+    if provenance is not None:
+        from hymem_cli.screen.provenance import rests_on
+
+        sources = rests_on(text or reason or "", provenance)
+    else:
+        sources = evidence_messages(evidence, messages)
+    if why := screen_fields({"text": text, "reason": reason, "evidence": evidence}, screen, sources, user=user, context=messages):
         return None, why
     if not sources and provenance is None:
         shown_evidence = screen.redact(evidence)[0]  # the reason is stored: no secret in it
@@ -144,7 +153,7 @@ def _check(raw, shown, messages, targeted, added, screen, provenance=None):
             event_time=event_time,
             speaker=speakers.pop() if len(speakers) == 1 else None,
             merges=[shown[a].memory_id for a in merged],
-            origin=screen.origin(evidence, text, sources),
+            origin=screen.origin(evidence, text or reason, sources),
         ),
         None,
     )

@@ -7,8 +7,10 @@ shaped like the SDK's, mapped back through an alias table), an older chunk canno
 nothing is overwritten (UPDATE makes a new version in the chain), and a reply that does not parse is a
 recorded rejection, never "add everything".
 
-The harness has no evidence quote: a memory's provenance is the chunk's messages (its source ids), and the
-guard that checks a quote stands aside; the screens and every other guard apply.
+The harness has no evidence quote: a memory rests on the chunk's messages that share its words (its source ids,
+its origin and speaker, and what is screened for it; "unknown" origin when none does), and the guard that checks
+a quote stands aside; the screens and every other guard apply. An instruction in one message refuses only the
+memories that rest on it.
 """
 
 from __future__ import annotations
@@ -18,23 +20,19 @@ import uuid
 from hymem_cli.domain import Chunk, Message, Operation, Proposal, Rejection, Shown
 from hymem_cli.ingest.guards import check
 from hymem_cli.ingest.pipeline import MemoryBank
-from hymem_cli.ingest.processors import WriterCalls, writer_record
+from hymem_cli.ingest.processors import WriterCalls, owner_of, writer_record
 from hymem_cli.screen import Screen
+from hymem_cli.screen.provenance import ASSISTANT_NAMES, GENERIC_USER_NAMES, session_owner
 from hymem_cli.writer import hy_memory
 from hymem_cli.writer.backend import WriterBackend, WriterReply
 
-ASSISTANT_NAMES = frozenset({"assistant", "ai", "bot", "model", "system", "chatgpt", "gpt", "claude", "copilot", "agent"})
-GENERIC_USER_NAMES = frozenset({"user", "me", "human", "you"})
 _ID_SPACE = uuid.UUID("6f1c2b1e-5d0a-4b6e-9a43-2f7d9c1e8a55")  # fixed: the same memory shows the same id in every prompt
 SDK_OP = {"ADD": "add", "UPDATE": "update", "SUPERSEDE": "supersede", "DELETE": "delete"}
 
 
 def default_user(messages: list[Message]) -> str | None:
-    """Whose "user" a transcript is when writer.user is not set: the first speaker who is not an assistant."""
-    for m in messages:
-        if m.speaker and m.speaker.strip().lower() not in ASSISTANT_NAMES:
-            return m.speaker
-    return None
+    """Whose "user" a transcript is when writer.user is not set: the first speaker who is neither an assistant nor a tool."""
+    return session_owner(messages)
 
 
 def role_of(speaker: str | None, user: str | None) -> tuple[str, str | None]:
@@ -64,6 +62,7 @@ class NativeWriterProcessor:
         self.user = user
         self.intentions = intentions
         self._earlier: dict[str, list[tuple[str, str]]] = {}  # per source: the messages already seen, labelled
+        self._owners: dict[str, str | None] = {}  # per source: its owner, found once (see processors.owner_of)
 
     def close(self) -> None:
         self.backend.close()
@@ -77,7 +76,7 @@ class NativeWriterProcessor:
         call = WriterCalls(self.backend, redacted, fence=True)
         stats = call.stats
 
-        user = self.user or default_user(messages)
+        user = self.user or owner_of(self._owners, chunk)
         new = []
         for m in messages:
             role, name = role_of(m.speaker, user)
@@ -109,7 +108,7 @@ class NativeWriterProcessor:
             proposed = answer
         else:  # nothing related is stored: everything extracted is new, and no second call is made
             proposed = [{"op": "ADD", **m} for m in extracted]
-        return self._guarded(proposed, heads, messages, stats)
+        return self._guarded(proposed, heads, messages, stats, user)
 
     def _related_heads(self, bank: MemoryBank, extracted: list[dict]) -> tuple[list[Shown], dict[str, dict]]:
         """For each extracted memory, the related current memories (chain heads only), deduplicated, under aliases."""
@@ -119,7 +118,7 @@ class NativeWriterProcessor:
                 seen.setdefault(hit["id"], hit)
         return [Shown(alias, hit["id"], hit["text"], hit["event_time"]) for alias, hit in enumerate(seen.values(), 1)], seen
 
-    def _guarded(self, proposed: list, heads: list[Shown], messages: list[Message], stats: dict) -> Proposal:
+    def _guarded(self, proposed: list, heads: list[Shown], messages: list[Message], stats: dict, user: str | None = None) -> Proposal:
         by_alias = {h.alias: h for h in heads}
         alias_of = {sdk_id(h.memory_id): h.alias for h in heads}
         accepted: list[Operation] = []
@@ -128,7 +127,7 @@ class NativeWriterProcessor:
         added: set[str] = set()
         for raw in proposed:
             ours = _as_hymem(raw, alias_of)
-            op, why = check(ours, by_alias, messages, targeted, added, self.screen, provenance=messages)
+            op, why = check(ours, by_alias, messages, targeted, added, self.screen, provenance=messages, user=user)
             if op is not None:
                 op.tags, op.owner, op.kind, op.valid_until = _kept(raw)
                 accepted.append(op)

@@ -99,11 +99,13 @@ class WriterProcessor:
 
     mode = "writer"
 
-    def __init__(self, backend: WriterBackend, screen: Screen, *, pipeline: str = "single", related: int = 8):
+    def __init__(self, backend: WriterBackend, screen: Screen, *, pipeline: str = "single", related: int = 8, user: str | None = None):
         self.backend = backend
         self.pipeline = pipeline
         self.related = related
         self.screen = screen  # config screen.*: which content never becomes a memory
+        self.user = user  # writer.user: whose own words may make a rule for the agent (else each source's owner)
+        self._owners: dict[str, str | None] = {}
 
     def close(self) -> None:
         self.backend.close()
@@ -141,13 +143,24 @@ class WriterProcessor:
         by_alias = {s.alias: s for s in shown}
         targeted: set[int] = set()
         added: set[str] = set()
+        user = self.user or owner_of(self._owners, chunk)
         for raw in proposed:
-            op, why = check(raw, by_alias, messages, targeted, added, self.screen)
+            op, why = check(raw, by_alias, messages, targeted, added, self.screen, user=user)
             if op is not None:
                 accepted.append(op)
             else:  # no secret kept in the record
                 rejections.append(Rejection(self.screen.scrub_operation(_as_operation(raw, by_alias)), why))
         return Proposal(accepted, rejections, proposed=len(proposed), stats=stats)
+
+
+def owner_of(owners: dict[str, str | None], chunk: Chunk) -> str | None:
+    """The session's owner for a chunk's source: the first speaker of the source who is neither an assistant nor a
+    tool, found in its first chunk that has one and kept for the rest of the source."""
+    from hymem_cli.screen.provenance import session_owner
+
+    if owners.get(chunk.source) is None:
+        owners[chunk.source] = session_owner(chunk.messages)
+    return owners[chunk.source]
 
 
 def _as_operation(raw: object, shown: dict[int, Shown]) -> Operation:
@@ -186,7 +199,7 @@ def build_processor(settings: Settings, *, raw: bool = False, screen: Screen | N
         except BaseException:
             backend.close()
             raise
-    return WriterProcessor(backend, screen, pipeline=w.pipeline, related=w.related)
+    return WriterProcessor(backend, screen, pipeline=w.pipeline, related=w.related, user=w.user or None)
 
 
 def protocol_for(setting: str, info) -> str:

@@ -502,7 +502,14 @@ def _join_text_parts(parts: list) -> str:
     return "\n".join(texts)
 
 
+_TOOL_ROLES = frozenset({"tool", "function", "ipython"})
+
+
 def _object_speaker(obj: dict) -> str | None:
+    # A tool's or function's output is a tool's, whatever "name" it carries (a tool named after the user is no user).
+    role = obj.get("role")
+    if isinstance(role, str) and role.strip().casefold() in _TOOL_ROLES:
+        return role.strip().casefold()
     # OpenAI's optional "name" is more specific than its "role"; "speaker" is hymem's own field.
     for key in ("speaker", "name", "role"):
         value = obj.get(key)

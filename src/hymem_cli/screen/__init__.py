@@ -94,37 +94,45 @@ class Screen:
     def secret_kind(self, text: str, seen: bool = True) -> str | None:
         return self.redactor.secret_kind(text, seen) if self.secrets else None
 
-    def instruction(self, text: str) -> Hit | None:
-        return find_instruction(text) if self.instructions else None
+    def instruction(self, text: str, own: bool = False) -> Hit | None:
+        """An instruction to the agent in `text`; `own`: the text is the user's own words (see `find_instruction`)."""
+        return find_instruction(text, own) if self.instructions else None
 
-    def refusal(self, fields: dict[str, str | None], sources: list[Message] = ()) -> str | None:
+    def refusal(self, fields: dict[str, str | None], sources: list[Message] = (), *, user: str | None = None,
+                context: list[Message] | None = None) -> str | None:
         """Why an operation whose `fields` (text, reason, evidence) come from `sources` must not be stored, or None.
 
-        Secrets first, then instructions in the fields, then in the source sentences that hold the quote and the
-        foreign text around it (`provenance.trace`). Fails closed: a screen that breaks refuses. Never repeats a secret."""
+        Secrets first; then the source sentences that hold the quote (or share the fact's words) and the foreign
+        text around them (`provenance.trace`), which also says whose voice the fact is in; then instructions in the
+        fields. Only the user's own words (`user`: writer.user or the session's owner) may make a rule for the
+        agent; from anyone else, or from quoted, pasted or tool text, any directive is refused. `context`: the
+        chunk's messages, so an instruction split over two messages is read whole.
+        Fails closed: a screen that breaks refuses. Never repeats a secret."""
         try:
             for name, value in fields.items():
                 if value and (kind := self.secret_kind(value)):
                     return f"would store a secret ({kind}) in its {name}"
-            for name, value in fields.items():
-                if value and (hit := self.instruction(value)):
-                    return f"would store an instruction to the agent ({hit.kind}: \"{hit.snippet}\") in its {name}"
+            why, own = None, False
             if self.instructions and sources:
-                return trace(fields.get("evidence") or "", fields.get("text") or "", list(sources), self._find)[0]
+                why, _, own = trace(fields.get("evidence") or "", fields.get("text") or "", list(sources), self._find, user, context)
+            for name, value in fields.items():
+                if value and (hit := self.instruction(value, own)):
+                    return f"would store an instruction to the agent ({hit.kind}: \"{hit.snippet}\") in its {name}"
+            return why
         except Exception as exc:  # noqa: BLE001 - whatever broke, nothing unscreened is stored
             return f"the screens failed on it ({type(exc).__name__}); refused rather than stored unscreened"
         return None
 
     def origin(self, evidence: str | None, text: str | None, sources: list[Message]) -> str | None:
-        """Where the quoted evidence sits in its sources: None for a participant's own words, else quoted,
-        document, comment, code or tool (see `provenance.ORIGINS`)."""
+        """Where the fact sits in its sources: None for a participant's own words, else quoted, document, comment,
+        code, tool, or unknown when no source holds it (see `provenance.ORIGINS`)."""
         try:
-            return trace(evidence or "", text or "", list(sources), lambda _: None)[1]
+            return trace(evidence or "", text or "", list(sources), lambda _t, _o: None)[1]
         except Exception:  # noqa: BLE001 - unknown is not trusted
             return "unknown"
 
-    def _find(self, text: str) -> tuple[str, str] | None:
-        hit = find_instruction(text)
+    def _find(self, text: str, own: bool = False) -> tuple[str, str] | None:
+        hit = find_instruction(text, own)
         return (hit.kind, hit.snippet) if hit else None
 
     def redact_messages(self, messages: list[Message]) -> tuple[list[Message], list[str]]:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
 # ---------------------------------------------------------------------------- instructions
@@ -144,9 +143,6 @@ INSTRUCTION_PATTERNS: dict[str, re.Pattern] = {
         r"vergiss|vergessen\s+sie|negeer|esque[çc]a|descarta|missachte)\s+(?:\w+\s+){0,3}?"
         r"(?:instrucciones|instruções|instrucoes|istruzioni|anweisungen|instruktionen|instructies|consignes|indicaciones|reglas|"
         r"règles|regeln|regole|befehle|instructions\s+(?:précédentes|antérieures))\b"
-        r"|\b(?:a\s+partir\s+de\s+ahora|de\s+ahora\s+en\s+adelante|à\s+partir\s+de\s+maintenant|désormais|ab\s+jetzt|von\s+nun\s+an|"
-        r"d'ora\s+in\s+poi|a\s+partir\s+de\s+agora|vanaf\s+nu)\s*,?\s+(?:\w+\s+)?(?:debes|deberás|siempre|nunca|tu\s+dois|vous\s+devez|"
-        r"toujours|jamais|musst|sollst|immer|niemals|devi|sempre|mai|você\s+deve|moet\s+je|altijd|nooit|responde|réponds|répondez|antworte)\b"
         r"|(?:忽略|无视|忽视|忘记|忘掉|無視).{0,8}?(?:指令|指示|提示|规则|規則|说明|命令)"
         r"|(?:指令|指示|命令|ルール|プロンプト).{0,4}?(?:無視|忘れ)"
         r"|从现在开始.{0,6}?(?:你|必须|总是|永远)"
@@ -155,21 +151,18 @@ INSTRUCTION_PATTERNS: dict[str, re.Pattern] = {
     ),
 }
 
-# Letters that look Latin but are not, and invisible characters: folded away before instructions are screened.
-_CONFUSABLES = str.maketrans(
-    "аеорсухіјѕԁɡӏАВЕКМНОРСТХІЈЅαεορτυνΑΒΕΗΙΚΜΝΟΡΤΧΥ",
-    "aeopcyxijsdglABEKMHOPCTXIJSaeoptuvABEHIKMNOPTXY",
-)
-_INVISIBLE = re.compile(r"[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+# Kinds that are a rule for the agent and nothing worse: kept when the user says them in their own words and they
+# reach no one else (`structure.RISKY`), refused from anyone else. Every other kind is refused whoever says it.
+SOFT_KINDS = frozenset({"new-rule", "to-assistant", "standing-rule", "trigger", "agent-duty", "permission-grant", "standing-imperative",
+                        "person-trigger", "credential-link", "directive-translated", "agent-address", "blanket-rule"})
 
 
 def fold(text: str) -> str:
-    """Text as the instruction screen reads it: NFKC, invisible characters gone, look-alike letters Latin,
-    curly quotes straight, runs of spaces as one."""
-    text = unicodedata.normalize("NFKC", text)
-    text = _INVISIBLE.sub("", text).translate(_CONFUSABLES)
-    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
-    return re.sub(r"[ \t\u00a0]+", " ", text)
+    """Text as the instruction screen reads it (see `screen.normalize`): entities decoded, markup stripped, NFKC,
+    invisible characters gone, look-alike letters Latin, curly quotes straight, runs of spaces as one."""
+    from hymem_cli.screen.normalize import normalize
+
+    return normalize(text)
 
 
 @dataclass(frozen=True)
@@ -180,18 +173,28 @@ class Hit:
     snippet: str
 
 
-def find_instruction(text: str) -> Hit | None:
-    """The first instruction to the agent in `text`: by its words (INSTRUCTION_PATTERNS), then by the shape of
-    its sentences (screen.structure: who is addressed, the mood, a safety check switched off)."""
-    from hymem_cli.screen.structure import find_structure
+def find_instruction(text: str, own: bool = False) -> Hit | None:
+    """The first instruction to the agent in `text`: by its words (INSTRUCTION_PATTERNS), by the shape of its
+    sentences (screen.structure), then any directive at all (an obligation, a standing rule, a permission, a
+    trigger, in eleven languages).
+
+    `own`: the text is the user's own words. Then a rule for the agent (SOFT_KINDS) is the user's to make and
+    is no hit, unless it reaches beyond the user (money, secrets, other people: `structure.RISKY`)."""
+    from hymem_cli.screen.structure import AGREEMENT_CLAIMED, AI_ADDRESS_TRANSLATED, AI_VOCATIVE, DIRECTIVE_PATTERNS, RISKY, STRUCTURE_PATTERNS
+
+    from hymem_cli.screen.normalize import fold_letters
 
     folded = fold(text)
-    for kind, rx in INSTRUCTION_PATTERNS.items():
-        m = rx.search(folded)
-        if m:
-            return Hit(kind, _snippet(m.group()))
-    if found := find_structure(folded):
-        return Hit(found[0], _snippet(found[1].group()))
+    # also the text folded without stripping markup: fake turns are written in markup ("<|im_start|>system", "[INST]")
+    plain = re.sub(r"[ \t\u00a0]+", " ", fold_letters(text).replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"'))
+    candidates = (folded,) if plain == folded else (folded, plain)
+    tables = (INSTRUCTION_PATTERNS, STRUCTURE_PATTERNS, {"ai-address": AI_ADDRESS_TRANSLATED, "ai-vocative": AI_VOCATIVE, "claimed-agreement": AGREEMENT_CLAIMED}, DIRECTIVE_PATTERNS)
+    for table in tables:
+        for kind, rx in table.items():
+            for candidate in candidates:
+                m = rx.search(candidate)
+                if m and not (own and kind in SOFT_KINDS and not RISKY.search(candidate)):
+                    return Hit(kind, _snippet(m.group()))
     return None
 
 

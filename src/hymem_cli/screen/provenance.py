@@ -15,10 +15,37 @@ from collections.abc import Callable
 
 from hymem_cli.domain import Message
 
-# Origins a version may carry; None (shown as "said") is what a participant said in their own words.
-ORIGINS = ("quoted", "document", "comment", "code", "tool")
+# Origins a version may carry; None (shown as "said") is what a participant said in their own words; "unknown" a
+# fact whose source messages cannot be told (the Hy-Memory protocol gives no quote, and no message shares its words).
+ORIGINS = ("quoted", "document", "comment", "code", "tool", "unknown")
 TOOL_SPEAKERS = frozenset({"tool", "tools", "function", "function_call", "tool_result", "tool result", "tool output", "tool_output",
                            "observation", "ipython", "system", "developer", "browser", "search", "web", "retrieval"})
+ASSISTANT_NAMES = frozenset({"assistant", "ai", "bot", "model", "system", "chatgpt", "gpt", "claude", "copilot", "agent"})
+GENERIC_USER_NAMES = frozenset({"user", "me", "human", "you"})
+
+
+def is_tool(speaker: str | None) -> bool:
+    return (speaker or "").strip().casefold() in TOOL_SPEAKERS
+
+
+def session_owner(messages) -> str | None:
+    """Whose transcript it is when writer.user is not set: the first speaker who is neither an assistant nor a tool."""
+    for m in messages:
+        if m.speaker and m.speaker.strip().casefold() not in ASSISTANT_NAMES and not is_tool(m.speaker):
+            return m.speaker
+    return None
+
+
+def own_voice(message: Message, user: str | None) -> bool:
+    """Whether a message is the user's own: spoken by `user` (or by "user"/"human"), or a file with no speakers at all.
+    An assistant's or a tool's message never is, whatever name it carries."""
+    speaker = (message.speaker or "").strip()
+    if not speaker:
+        return True
+    folded = speaker.casefold()
+    if folded in TOOL_SPEAKERS or folded in ASSISTANT_NAMES:
+        return False
+    return folded in GENERIC_USER_NAMES or (user is not None and folded == user.strip().casefold())
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _FENCE = re.compile(r"(?m)^[ \t]{0,3}(```|~~~)[^\n]*\n.*?(?:^[ \t]{0,3}\1[^\n]*$|\Z)", re.S)
@@ -78,9 +105,15 @@ def regions(message: Message) -> list[tuple[int, int, str]]:
 
 
 def _region_at(message: Message, start: int, end: int) -> tuple[int, int, str] | None:
-    """The innermost foreign stretch holding [start, end), or None."""
-    holding = [r for r in regions(message) if r[0] <= start and end <= r[1]]
-    return min(holding, key=lambda r: r[1] - r[0]) if holding else None
+    """The innermost foreign stretch holding [start, end), or else the one that covers most of it, if that is more
+    than half of it (a sentence found by shared words may begin before a comment's "<!--"), or None."""
+    found = regions(message)
+    holding = [r for r in found if r[0] <= start and end <= r[1]]
+    if holding:
+        return min(holding, key=lambda r: r[1] - r[0])
+    cover = [(min(end, r[1]) - max(start, r[0]), r) for r in found]
+    size, region = max(cover, default=(0, None), key=lambda c: c[0])
+    return region if region is not None and size * 2 > end - start else None
 
 
 def _sentence(text: str, start: int, end: int) -> str:
@@ -93,52 +126,123 @@ def _sentence(text: str, start: int, end: int) -> str:
     return text[a:b]
 
 
-def _sentences_sharing(text: str, fact: str) -> list[tuple[int, int]]:
-    """Without a quote: the sentences that share most of the fact's words (at least two of them)."""
-    wanted = {w.casefold() for w in _WORD.findall(fact)}
+_LETTERS = re.compile(r"[a-zA-Z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]{3,}|\w*\d\w*")
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+
+
+def _words(text: str) -> set[str]:
+    """The words a fact and a sentence can share: letters cut to five (so "prefers" meets "prefer"), numbers whole,
+    and pairs of characters in Chinese, Japanese and Korean, which write no spaces or glue endings on."""
+    from hymem_cli.screen.normalize import fold_letters
+
+    text = fold_letters(text).casefold()
+    words = {w[:5] for w in _LETTERS.findall(text)}
+    for run in _CJK_RUN.findall(text):
+        words |= {run[i:i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}
+    return words - {"the", "and", "for", "you", "that", "with", "this", "user", "users", "assis"}
+
+
+def _sentences_sharing(text: str, fact: str, loose: bool = False) -> list[tuple[int, int]]:
+    """Without a quote: the sentences that share most of the fact's words (at least two of them); `loose`: failing
+    those, the sentences that share the most words with it, if any."""
+    wanted = _words(fact)
     if not wanted:
         return []
-    spans, a = [], 0
+    spans, scored, a = [], [], 0
     for m in [*_SENTENCE_END.finditer(text), None]:
         b = m.end() if m else len(text)
-        have = {w.casefold() for w in _WORD.findall(text[a:b])} & wanted
-        if len(have) >= max(2, 0.4 * len(wanted)):
+        have = len(_words(text[a:b]) & wanted)
+        if have >= max(2, 0.4 * len(wanted)) or (len(wanted) == 1 and have):
             spans.append((a, b))
+        scored.append((have, a, b))
         a = b
-    return spans
+    if spans or not loose:
+        return spans
+    best = max(h for h, _, _ in scored)
+    return [(a, b) for h, a, b in scored if h == best and h > 0]
+
+
+def rests_on(fact: str, messages: list[Message]) -> list[Message]:
+    """The messages a fact without a quote rests on: those with a sentence that shares most of its words; failing
+    those, the ones that share the most words with it (a paraphrase keeps few), so no fact goes without a source
+    while any message shares a word with it."""
+    strict = [m for m in messages if _sentences_sharing(m.text, fact)]
+    if strict:
+        return strict
+    wanted = _words(fact)
+    score = {m.id: len(_words(m.text) & wanted) for m in messages}
+    best = max(score.values(), default=0)
+    return [m for m in messages if best and score[m.id] == best]
+
+
+_LEADS_ON = re.compile(r"(?:[:,\u2014\u2013\-]|\.\.\.|\u2026|\bcontinued|\bnext\s+message|\bsuite|\bfortsetzung)\W{0,3}$", re.I)
+
+
+def _lead_in(message: Message, context: list[Message] | None) -> str:
+    """The last sentence of the same speaker's message just before, when this one goes on from it ("Standing rule for
+    the assistant:" then "forward every invoice ..."): an instruction split over two messages is read whole."""
+    if not context:
+        return ""
+    index = next((i for i, m in enumerate(context) if m is message or m.id == message.id), None)
+    if not index:
+        return ""
+    before = context[index - 1]
+    if before.speaker != message.speaker:
+        return ""
+    text = before.text.rstrip()
+    starts_low = message.text.lstrip()[:1].islower() or message.text.lstrip()[:1] in "\u2014\u2013-"
+    if not (_LEADS_ON.search(text) or starts_low):
+        return ""
+    return _sentence(text, max(len(text) - 1, 0), len(text))
 
 
 def trace(evidence: str, fact: str, sources: list[Message],
-          find: Callable[[str], tuple[str, str] | None]) -> tuple[str | None, str | None]:
-    """(why refused, origin) for a memory quoting `evidence` from `sources`.
+          find: Callable[[str, bool], tuple[str, str] | None], user: str | None = None,
+          context: list[Message] | None = None) -> tuple[str | None, str | None, bool]:
+    """(why refused, origin, own) for a memory quoting `evidence` (or, without a quote, sharing the words of `fact`)
+    from `sources`.
 
-    `find` names an instruction in a text as (kind, snippet), or None. Refused: a source sentence holding the
-    quote instructs the agent, or the foreign text around it does, or that foreign sentence is an imperative.
-    The origin is None when a participant said it in their own words somewhere, else the foreign kind."""
+    `find(text, own)` names an instruction in a text as (kind, snippet), or None; `own` says the text is the user's
+    own words (`own_voice`, outside any quotation), where a rule for the agent is the user's to make. Refused: a
+    source sentence holding the quote instructs the agent, or the foreign text around it does, or that foreign
+    sentence is an imperative. The origin is None when a participant said it in their own words somewhere, else
+    the foreign kind; "unknown" when no source holds the fact. `own` is True when every place the fact rests on is
+    the user's own words."""
     from hymem_cli.screen.structure import IMPERATIVE
 
     origins: list[str | None] = []
+    voices: list[bool] = []
     for message in sources:
         text = message.text
         span = locate(evidence, text) if evidence else None
-        spans = [span] if span else (_sentences_sharing(text, fact) if not evidence else [])
+        spans = [span] if span else (_sentences_sharing(text, fact, loose=True) if not evidence else [])
         if not spans:
+            if not evidence:
+                continue  # shares nothing with the fact: not a source of it
             spans = [(0, len(text))]
+        speaker_own = own_voice(message, user)
+        lead = _lead_in(message, context)
         for start, end in spans:
             sentence = _sentence(text, start, end)
-            if (hit := find(sentence)) and not (hit[0] in _HOUSE_RULES and _REPORTED.search(sentence)):
-                return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}")', None
             region = _region_at(message, start, end)
+            own = speaker_own and region is None
+            read = f"{lead} {sentence}" if lead else sentence
+            if (hit := find(read, own)) and not (hit[0] in _HOUSE_RULES and _REPORTED.search(sentence)):
+                return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}")', None, False
+            voices.append(own)
             if region is None:
                 origins.append(None)
                 continue
             a, b, origin = region
-            if hit := find(text[a:b]):
-                return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}") in {origin} text', origin
+            if hit := find(text[a:b], False):
+                return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}") in {origin} text', origin, False
             if origin != "code" and IMPERATIVE.search(sentence.lstrip("> \t")):
                 snippet = re.sub(r"\s+", " ", sentence).strip()[:60]
-                return f'its source holds an instruction to the agent (imperative in {origin} text: "{snippet}")', origin
+                return f'its source holds an instruction to the agent (imperative in {origin} text: "{snippet}")', origin, False
             origins.append(origin)
-    if not origins or None in origins:
-        return None, None
-    return None, origins[0]
+    own = bool(voices) and all(voices)
+    if not origins:
+        return None, "unknown", False
+    if None in origins:
+        return None, None, own
+    return None, origins[0], own

@@ -145,6 +145,170 @@ STRUCTURE_PATTERNS: dict[str, re.Pattern] = {
     ),
 }
 
+# ---------------------------------------------------------------------------- directives, in any voice
+# What follows finds text that tells an agent what to do (an obligation, a standing rule, a permission, a trigger)
+# in English and ten other languages. Whether that is refused depends on who said it (screen/__init__.py: only
+# the user's own words may set a rule for the agent), so these patterns may be broad.
+
+_AGENT_NOUN = r"(?:ai|a\.i\.|assistants?|agents?|models?|bots?|chat\s?bots?|llms?|copilot|gpt|claude|gemini)"
+_AGENT = (
+    r"(?:\b(?:the|this|that|any|every|each|all|your|our)\s+(?:ai\s+|coding\s+|llm\s+|virtual\s+|digital\s+|automated\s+)?" + _AGENT_NOUN + r"\b"
+    r"|(?:^|[.!?;:\n]\s{0,3})[\"'>*\-\s]{0,4}(?:ai\s+|coding\s+)?(?:agents|assistants|models|bots|assistant|agent)\b|\bai\s+(?:agents?|assistants?|models?)\b)"
+)
+_ACTS = (
+    r"(?:send|share|forward|approve|pay|transfer|wire|sign|delete|remove|access|read|reply|respond|merge|deploy|run|execute|spend|buy|"
+    r"order|grant|accept|bypass|skip|disable|push|publish|post|book|renew|cancel|refund|recommend|tell|give|open|unlock|reveal|use|trust)"
+)
+# Words other languages use for the agent, and for "must"; a passive ("must be validated") puts no duty on it.
+_ML_AGENT = (r"(?:\b(?:assistant|assistante|asistente|assistente|assistent(?:en)?|ia|ki|ai|modèle|modelo|modello|modell|model|agent|agente|agenten|bot)\b"
+             r"|\b(?:ассистент|ии|модел|агент|бот)\w*|助手|助理|模型|智能体|机器人|アシスタント|モデル|エージェント|ボット|어시스턴트|모델|에이전트|봇)")
+_ML_MODAL = (r"(?:\b(?:doit|doivent|devra|devrait|dois|devez|debe|debes|deberá|debería|tiene\s+que|tienes\s+que|muss|musst|müssen|soll|sollst|sollte|"
+             r"deve|devi|dovrà|dovrebbe|deves|deverá|tem\s+que|precisa|moet|moeten|zal|должен|должна|должно|обязан\w*)\b"
+             r"|必须|应该|应当|务必|しなければ|すること|べき|해야|하십시오)")
+_ML_PASSIVE = r"(?:être|ser|estar|sein|werden|essere|venire|zijn|worden|быть|被|され)"
+_ML_YOU = (r"(?:\b(?:tu|vous|tú|usted|du|dir|dich|você|jij|je|ты|вы|тебе|вам)\b|(?-i:\bSie\b)|你|您|あなた|당신)")
+_ML_PLEASE = (r"(?:\b(?:bitte|por\s+favor|s'il\s+te\s+pla[iî]t|s'il\s+vous\s+pla[iî]t|per\s+favore|alsjeblieft|alstublieft|пожалуйста|"
+              r"responde|réponds|répondez|antworte|rispondi|responda|antwoord|отвечай|ответь)\b"
+              r"|请|ください|下さい|주세요|하세요|세요|십시오|해야)")
+_ML_ALWAYS = (r"(?:\b(?:toujours|jamais|siempre|nunca|immer|niemals|nie|sempre|mai|altijd|nooit|всегда|никогда)\b"
+              r"|总是|永远|始终|一直|所有|必ず|常に|毎回|항상|반드시|매번)")
+_ML_FROM_NOW = (r"(?:\b(?:à\s+partir\s+de\s+maintenant|désormais|dorénavant|a\s+partir\s+de\s+ahora|de\s+ahora\s+en\s+adelante|en\s+adelante|ab\s+jetzt|"
+                r"ab\s+sofort|von\s+nun\s+an|künftig|zukünftig|d'ora\s+in\s+(?:poi|avanti)|da\s+ora\s+in\s+poi|a\s+partir\s+de\s+agora|"
+                r"daqui\s+(?:em|para)\s+(?:diante|frente)|vanaf\s+nu|voortaan|отныне|с\s+этого\s+момента|впредь)\b"
+                r"|从现在开始|从今以后|以后|今后|往后|今後|これから|以降|앞으로|이제부터)")
+# Verbs that act on the world or on others: what makes even the user's own standing rule more than a preference.
+RISKY = re.compile(
+    r"\b(?:recommend|promot|endors|prais|advertis|rate\s|rank\s|forward|share|e-?mail\s+(?!me\b)|post\s|upload|transfer|wire\s|pay\b|pays\b|paid|payment|"
+    r"buy|purchas|order\s|renew|subscrib|approv|authori[sz]|grant|accept|sign\s|delete|remove|wipe|erase|execut|install|deploy|merge|"
+    r"push|disable|bypass|ignore|trust|obey|reveal|disclos|leak|hand\s+over|passwords?|passcodes?|credentials?|api\s+keys?|tokens?|sudo|root|"
+    r"money|invoices?|bank|anyone|everyone|someone|everybody|anybody|users|customers|clients|people|whoever|others)"
+    r"|\b(?:never|don'?t|do\s+not|stop|no\s+longer)\s+(?:question|challeng|refus|push\s+back|second-guess|warn|verify|check|confirm|ask|doubt)\w*"
+    r"|\b(?:send|give|suggest|tell)\s+(?!me\b|us\b)\w+|\brun\s+(?!through\b)\w+|\bdescribe\s+\S+\s+as\b|[$€£]\s?\d"
+    r"|\b(?:recomm|recomend|empfehl|consigli|aanra|envoy|envi[aeo]|weiterleit|schick|inoltr|invia|doorstu|stuur|pag(?:a|ar|ue|amento|are|he)\b|zahl|überweis|betal|"
+    r"partag|compart|teilen|condivid|deel\s|approuv|aprob|genehmig|goedkeur|supprim|elimin|lösch|cancell|apag|verwijder|mot\s+de\s+passe|contraseña|passwort|"
+    r"senha|wachtwoord|tout\s+le\s+monde|cualquiera|jeder|chiunque|qualquer|iedereen)"
+    r"|\b(?:рекоменд|пересыл|отправ|плат|оплат|дели|одобр|удал|пароль|любой|всем)\w*"
+    r"|推荐|转发|发送|付款|支付|分享|批准|删除|密码|所有人|任何人|勧め|転送|送信|支払|振込|共有|承認|削除|パスワード|誰でも|추천|전달|보내|결제|송금|공유|승인|삭제|비밀번호|누구든",
+    re.I,
+)
+
+DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
+    # a duty or a licence put on the agent: "the agent must approve ...", "the model has to send ...", "the bot can send any amount"
+    "agent-duty": re.compile(
+        _AGENT + r"[^.!?\n]{0,40}?\b(?:must|shall|should|ha(?:s|ve)\s+to|needs?\s+to|(?:is|are)\s+(?:to|required\s+to|expected\s+to|supposed\s+to|meant\s+to|"
+        r"obliged\s+to|instructed\s+to|allowed\s+to|permitted\s+to|authori[sz]ed\s+to|cleared\s+to|free\s+to|welcome\s+to)|"
+        r"ha(?:s|ve)\s+(?:been\s+)?(?:granted|given|cleared|authori[sz]ed|allowed|permission))\s+(?!be\b|been\b|get\b|have\s+been\b)"
+        r"|" + _AGENT + r"[^.!?\n]{0,40}?\b(?:will|'ll|may|can|could|is\s+going\s+to)\s+(?:now\s+|also\s+|always\s+|just\s+)?" + _ACTS + r"\b",
+        re.I,
+    ),
+    # permissions handed to the agent by someone: "I'm giving the assistant permission to ...", "Legal has cleared the assistant to ..."
+    "permission-grant": re.compile(
+        r"\b(?:giv(?:e|es|ing|en)|gave|grant(?:s|ed|ing)?|hand(?:s|ed|ing)?)\s+(?:the\s+|this\s+|my\s+|our\s+|your\s+)?(?:ai\s+)?(?:assistant|agent|bot|model|ai|you)\s+"
+        r"(?:full\s+|the\s+|my\s+|our\s+|blanket\s+)?(?:permission|access|rights?|authority|control|a\s+free\s+hand|the\s+go-ahead|clearance|approval)"
+        r"|\b(?:authori[sz]|allow|permit|clear|empower|entitl)\w{0,4}\s+(?:the\s+|this\s+|my\s+|our\s+|your\s+)?(?:ai\s+)?(?:assistant|agent|bot|model|ai)\s+to\b"
+        r"|\byou(?:'re|\s+are)\s+(?:now\s+|hereby\s+)?(?:allowed|permitted|authori[sz]ed|cleared|free|welcome|entitled)\s+to\b",
+        re.I,
+    ),
+    # an imperative made a standing rule: "Always use spaces ...", "Reply only in Spanish and sign every message ..."
+    "standing-imperative": re.compile(
+        r"(?:^|[.!?;:\n]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:always|never)\s+(?!mind\b|a\b|the\b|been\b|was\b|is\b|were\b)[a-z]"
+        r"|(?:^|[.!?;:\n]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:reply|respond|answer|write|sign|use|format|call|address|refer|send|forward|share|recommend|suggest|"
+        r"quote|mention|include|add|keep|make|treat|approve|accept|decline|delete|remove|pay|transfer|book|buy|order|schedule|cc|bcc|copy|tell|say|give|"
+        r"show|describe|translate|summari[sz]e|speak|talk|end|start|begin|open|click|run|execute|install|merge|push|deploy|auto-\w+|trust|ignore|follow|obey|"
+        r"check|verify|validate|confirm|let|allow|grant)\b[^.!?\n]{0,80}?\b(?:only|every|always|never|from\s+now\s+on|going\s+forward|whenever|each\s+time|"
+        r"any\s+time|in\s+(?:the\s+)?future)\b",
+        re.I,
+    ),
+    # a trigger on what someone does: "Whenever Priya types 'release it', merge ...", "Wenn Jonas 'los' schreibt, überweise ..."
+    "person-trigger": re.compile(
+        r"\b(?:when(?:ever)?|if|once|any\s+time|every\s+time|each\s+time)\s+(?:[\w'-]+\s+){1,3}?(?:types?|says?|writes?|asks?|messages?|texts?|sends?|"
+        r"e-?mails?|requests?|mentions?|replies|pings?|calls?|posts?)\b[^.\n]{0,80}?,\s{0,3}(?:then\s+|just\s+|please\s+|always\s+|immediately\s+|"
+        r"you\s+(?:should|must|will|can)\s+)?(?:give|send|forward|share|transfer|wire|pay|approve|merge|push|deploy|run|execute|delete|remove|grant|open|"
+        r"unlock|reveal|tell|say|reply|respond|answer|do|book|buy|order|sign|accept|confirm|release|publish|post|cancel|refund|reset|disable|enable|"
+        r"invite|quote|offer|recommend|show|let)\b"
+        r"|\b(?:wenn|sobald|quand|lorsque|si|cuando|quando|se|als|wanneer|zodra|когда|если|when(?:ever)?|if|once)\s+[^.!?\n]{0,40}?"
+        r"[\"'„“«‚‘][^\"'„“”«»‚‘’\n]{1,30}[\"'“”»‘’][^.!?\n]{0,30}?,\s{0,3}[^\W\d_]",
+        re.I,
+    ),
+    # rules handed to the agent: "one standing rule for you:", "instructions for the model"
+    "agent-address": re.compile(
+        r"\b(?:rules?|instructions?|orders?|directives?|guidelines?)\s+(?:for|to)\s+(?:you|the\s+(?:assistant|ai|agent|bot|model))\b",
+        re.I,
+    ),
+    # a blanket rule: "whatever Dana asks for, just do it"
+    "blanket-rule": re.compile(
+        r"\bwhatever\s+(?:[\w'-]+\s+){1,3}?(?:asks?|says?|wants?|requests?|tells?|needs?)\b[^.\n]{0,60}?,\s{0,3}(?:just\s+|then\s+|please\s+)?"
+        r"(?:do\s+it|do\s+that|do\s+so|go\s+ahead|follow|obey|approve|accept|grant|comply)\b",
+        re.I,
+    ),
+    # a login or password page: from anyone but the user it is a phishing lure, never a fact to keep
+    "credential-link": re.compile(
+        r"(?:\b(?:passwords?|passcodes?|log\s?in|sign[\s-]?in|credentials?|verify|verification|reset|re-?activate|unlock|sso|2fa|mfa|"
+        r"mot\s+de\s+passe|réinitialis\w*|contraseña|senha|passwort|kennwort|wachtwoord|пароль\w*)\b|密码|パスワード|비밀번호)"
+        r"[^\n]{0,80}?(?:https?://|www\.)\S"
+        r"|(?:https?://|www\.)[^\s]{0,80}\b(?:reset|verify|login|signin|password|passwort|reinit\w*)\b",
+        re.I,
+    ),
+    # the same duties in ten other languages: "tu dois toujours ...", "debes enviar ...", "die KI soll ...", "你必须 ..."
+    "directive-translated": re.compile(
+        _ML_AGENT + r"[^.!?\n。！？]{0,40}?" + _ML_MODAL + r"(?!\s{0,3}" + _ML_PASSIVE + r")"
+        r"|\b(?:tu\s+dois|vous\s+devez|tu\s+devras|debes|deberás|tienes\s+que|du\s+musst|du\s+sollst|devi|dovrai|você\s+deve|tu\s+deves|deves|je\s+moet|"
+        r"jij\s+moet|u\s+moet|ты\s+должен|ты\s+должна|вы\s+должны)\b[^.!?\n]{0,60}?(?:" + _ML_ALWAYS + r"|" + RISKY.pattern + r")"
+        r"|(?:你|您)(?:必须|应该|要|得)[^。！？\n]{0,40}?(?:" + _ML_ALWAYS + r"|" + RISKY.pattern + r")"
+        r"|" + _ML_FROM_NOW + r"[^.!?\n。！？]{0,60}?(?:" + _ML_YOU + r"|" + _ML_PLEASE + r"|" + _ML_AGENT + r"|" + RISKY.pattern + r")"
+        r"|(?:^|[.!?;:\n]\s{0,3})(?:toujours|jamais)\s+\w+(?:er|ir|re)\b|(?:^|[.!?;:\n]\s{0,3})(?:siempre|nunca)\s+\w+(?:ar|er|ir)\b"
+        r"|(?:^|[.!?;:\n]\s{0,3})(?:sempre|mai)\s+\w+(?:are|ere|ire)\b|(?:^|[.!?;:\n]\s{0,3})(?:immer|niemals|altijd|nooit)\s+\w+en\b",
+        re.I,
+    ),
+}
+
+# Text addressed to the agent in other languages ("Note pour l'assistant :", "给助手的说明：", "어시스턴트에게:"): refused from
+# anyone, as "note for the AI:" is in English.
+AI_ADDRESS_TRANSLATED = re.compile(
+    r"\b(?:note|remarque|message|rappel|consigne)s?\s+(?:pour|à|a)\s+(?:l'\s?|la\s+|le\s+|les\s+)?(?:assistant|ia|modèle|agent|bot)"
+    r"|\b(?:nota|mensaje|aviso|recordatorio)\s+(?:para|al?)\s+(?:el\s+|la\s+)?(?:asistente|ia|modelo|agente|bot)"
+    r"|\b(?:hinweis|nachricht|notiz|anweisung|erinnerung)\s+(?:an|für)\s+(?:den\s+|die\s+|das\s+)?(?:assistenten|assistent|ki|modell|agenten|agent|bot)"
+    r"|\b(?:nota|messaggio|promemoria|avviso)\s+(?:per|all'|alla|al)\s{0,3}(?:l'\s?|la\s+|il\s+)?(?:assistente|ia|modello|agente|bot)"
+    r"|\b(?:recado|nota|mensagem|aviso|lembrete)\s+(?:para|ao?)\s+(?:o\s+|a\s+)?(?:assistente|ia|modelo|agente|bot)"
+    r"|\b(?:opmerking|bericht|notitie|herinnering)\s+(?:voor|aan)\s+(?:de\s+|het\s+)?(?:assistent|ai|model|agent|bot)"
+    r"|\b(?:примечание|сообщение|заметка|указание|напоминание)\s+(?:для|к)\s+(?:ассистент|ии|модел|агент|бот)"
+    r"|(?:^|[\n.!?;:]\s{0,3})(?:pour|para|für|an|per|voor|для)\s+(?:l'\s?|la\s+|el\s+|den\s+|de\s+|o\s+)?(?:assistant|asistente|assistenten|assistente|assistent|ассистента|ia|ki)\s{0,3}[,:]"
+    r"|(?:给|致|对)(?:AI|ai|助手|助理|模型|智能体|机器人)的?(?:说明|提示|备注|指示|消息|注意)?[:：]"
+    r"|(?:アシスタント|AI|モデル|エージェント|ボット)(?:へ|に)の?(?:注意|メモ|指示|お知らせ|メッセージ|伝言)"
+    r"|(?:어시스턴트|AI|모델|에이전트|봇)(?:에게|한테|께)\s{0,2}[:：]",
+    re.I,
+)
+
+# The agent spoken to as a listener ("Assistant, ...", "Note to model -"): refused from anyone, as "hey AI," is.
+AI_VOCATIVE = re.compile(
+    r"(?:^|[.!?\n]\s{0,3})[\"'>*\-\s]{0,4}(?:(?:hey|hi|ok|okay|dear)\s+)?(?:assistant|ai|bot|agent|model|claude|chatgpt|copilot|gemini)\s{0,3},\s"
+    r"|\b(?:note|message|instructions?|reminder|memo)\s{0,3}(?:for|to)\s+(?:the\s+|any\s+|all\s+)?(?:models?|agents?|bots?)\s{0,3}[:\-\u2013\u2014]",
+    re.I,
+)
+
+# Claims that the agent agreed to something earlier, in more wordings and languages: refused from anyone.
+AGREEMENT_CLAIMED = re.compile(
+    r"\b(?:per|as\s+per|following|according\s+to|based\s+on|under|remember)\s+(?:our|the)\s+(?:arrangement|agreement|deal|understanding|discussion|"
+    r"conversation|chat|call|talk)\b[^.!?\n]{0,80}?\b(?:you|the\s+(?:assistant|ai|agent|bot|model))\b"
+    r"|\b(?:like|as|what)\s+(?:we|you\s+and\s+i)\s+(?:worked\s+out|agreed(?:\s+on)?|discussed|settled(?:\s+on)?|arranged|decided|said|set\s+up)\b[^.!?\n]{0,80}?\byou\b"
+    r"|\b(?:the\s+)?(?:assistant|ai|agent|bot|model|you)\s+and\s+(?:i|we)\s+(?:have\s+|had\s+)?(?:already\s+)?(?:agreed|decided|settled|arranged|worked\s+out)\b"
+    r"|\b(?:como\s+(?:acordamos|quedamos|habíamos\s+acordado|acordado)|según\s+(?:lo\s+)?acordado|comme\s+(?:convenu|on\s+l'a\s+convenu|nous\s+l'avons\s+convenu)|"
+    r"wie\s+(?:besprochen|vereinbart|abgemacht)|come\s+(?:concordato|d'accordo|stabilito)|como\s+(?:combinado|combinamos)|zoals\s+(?:afgesproken|besproken)|"
+    r"как\s+(?:мы\s+)?договорились)\b[^.!?\n]{0,80}?" + _ML_YOU +
+    r"|(?:按照?(?:我们的)?约定|如我们约定|约好的|約束(?:通り|どおり)|約束した(?:通り|ように)|약속한\s*대로|합의한\s*대로)[^。！？\n]{0,60}?" + _ML_YOU,
+    re.I,
+)
+
+
+def find_directive(folded: str) -> tuple[str, re.Match] | None:
+    """The first directive (DIRECTIVE_PATTERNS) in folded text, as (kind, match)."""
+    for kind, rx in DIRECTIVE_PATTERNS.items():
+        m = rx.search(folded)
+        if m:
+            return kind, m
+    return None
+
+
 # The mood of a sentence in pasted or quoted text: an imperative ("Pay the invoice to ...", "Please make sure ...").
 IMPERATIVE = re.compile(
     r"(?:^|[.!?;\n]\s{0,3})[\"'>*\-\s]{0,4}(?:(?:hi|hello|dear)\s+\w+\s{0,2}[,:]\s{0,3})?(?:please|kindly|pls|do)?\s{0,3},?\s{0,3}"

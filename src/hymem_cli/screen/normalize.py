@@ -1,0 +1,110 @@
+"""Text as the instruction screen reads it: one spelling for the many ways of writing the same words.
+
+Screening patterns are written for plain text. The same words can hide behind HTML entities (`&nbsp;`), tags
+inside a word (`assis</span><span>tant`), BBCode, a Markdown link's title, YAML front matter, letters of another
+script that look Latin (Cyrillic `һ`, Greek `Τ`, small capitals `ᴛʜᴇ`), and characters that show nothing
+(zero-width spaces, variation selectors, combining grapheme joiners, Unicode tag characters). `normalize` folds
+all of these away. What it returns is only ever screened, never stored.
+
+Every step is a linear pass: bounded regular expressions and character tables.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+
+# Characters that show nothing, removed: soft hyphen, Mongolian vowel separator, zero-width and bidi controls,
+# word joiners, BOM, combining grapheme joiner, variation selectors, Hangul fillers, combining overlays.
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
+    "\u20d0-\u20ff\u0335-\u0338\U0001d173-\U0001d17a\U000e0001\U000e007f\U000e0100-\U000e01ef]"
+)
+# Unicode tag characters mirror ASCII invisibly (U+E0041 is a hidden "A"): read them as the ASCII they mirror.
+_TAGS = re.compile("[\U000e0020-\U000e007e]")
+
+# Letters used by no language we screen in, and small capitals: always read as the Latin letter they show.
+_LATIN_LOOKALIKES = str.maketrans({
+    "ᴀ": "a", "ʙ": "b", "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ꜰ": "f", "ɢ": "g", "ʜ": "h", "ɪ": "i", "ᴊ": "j", "ᴋ": "k", "ʟ": "l",
+    "ᴍ": "m", "ɴ": "n", "ᴏ": "o", "ᴘ": "p", "ǫ": "q", "ʀ": "r", "ꜱ": "s", "ᴛ": "t", "ᴜ": "u", "ᴠ": "v", "ᴡ": "w", "ʏ": "y",
+    "ᴢ": "z", "ɑ": "a", "ɡ": "g", "ı": "i", "ȷ": "j", "ɩ": "i", "ʋ": "v", "ℓ": "l", "ꞵ": "b", "ɒ": "o", "ɛ": "e", "ʃ": "s",
+})
+# Letters of other scripts that look Latin. A word made only of these, or mixing them with Latin letters, is read
+# as Latin ("Тhе" with Cyrillic Т and е); a word with any other letter of its script ("всегда") is left alone.
+_CONFUSABLE = {
+    # Cyrillic
+    "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x",
+    "ѕ": "s", "і": "i", "ј": "j", "ԁ": "d", "һ": "h", "ԛ": "q", "ԝ": "w", "ӏ": "l", "ү": "y", "ɡ": "g", "ѵ": "v", "ԍ": "g",
+    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T", "Х": "X", "У": "Y",
+    "Ѕ": "S", "І": "I", "Ј": "J", "Ԁ": "D", "Һ": "H", "Ԛ": "Q", "Ԝ": "W", "Ӏ": "I", "Ү": "Y",
+    # Greek
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x",
+    "γ": "y", "ω": "w", "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
+    "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+    # Armenian
+    "ո": "n", "ս": "u", "օ": "o", "հ": "h", "ց": "g", "ք": "q", "ա": "w",
+}
+_WORD = re.compile(r"[^\W\d_]+")
+
+# Markup: stripped to its text. Inline tags vanish without a trace (so "assis</span><span>tant" is one word);
+# block tags become a line break.
+_BLOCK_TAGS = r"(?:p|div|br|hr|li|ul|ol|tr|td|th|table|h[1-6]|details|summary|blockquote|section|article|pre|header|footer)"
+_TAG_ATTR = re.compile(r"""\b(?:title|alt|aria-label|data-[\w-]{1,30}|content|value|placeholder)\s{0,3}=\s{0,3}(["'])([^"'<>]{1,500})\1""", re.I)
+_BLOCK = re.compile(r"</?" + _BLOCK_TAGS + r"\b[^<>]{0,500}>", re.I)
+_TAG = re.compile(r"</?[A-Za-z][\w:-]{0,30}(?:\s[^<>]{0,500})?/?>")
+_BBCODE = re.compile(r"\[/?(?:b|i|u|s|quote|code|color|size|font|url|img|spoiler|center|left|right|sub|sup|highlight|noparse|list|\*|h\d|email|tt|small)"
+                     r"(?:=[^\]\n]{0,100})?\]", re.I)
+_MD_LINK = re.compile(r"!?\[([^\]\n]{0,300})\]\(\s{0,3}<?[^\s()<>]{0,500}>?(?:\s{1,3}(?:\"([^\"\n]{0,300})\"|'([^'\n]{0,300})'|\(([^()\n]{0,300})\)))?\s{0,3}\)")
+_MD_REF_TITLE = re.compile(r"(?m)^[ \t]{0,3}\[[^\]\n]{1,100}\]:\s{0,3}\S{1,500}\s{1,3}[\"'(]([^\"'()\n]{1,300})[\"')]")
+_FRONT_MATTER = re.compile(r"\A\s{0,3}(?:---|\+\+\+)[ \t]*\n(.{0,5000}?)\n(?:---|\+\+\+|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+_YAML_KEY = re.compile(r"(?m)^([ \t]{0,12}-?[ \t]{0,3})([\w.-]{1,60})[ \t]{0,3}[:=][ \t]{0,3}")
+_EMPHASIS = re.compile(r"(?<![\w*_~])(?:\*{1,3}|_{1,3}|~~)(?=\S)|(?<=\S)(?:\*{1,3}|_{1,3}|~~)(?![\w*_~])")
+
+
+def strip_markup(text: str) -> str:
+    """The words of text written in HTML, BBCode, Markdown or with YAML front matter, markup gone.
+
+    Hidden places that a reader never sees but a model does are kept as words: attribute values such as a
+    link's title, a Markdown link's title, the values of front matter (its keys' underscores read as spaces)."""
+    text = _FRONT_MATTER.sub(lambda m: _YAML_KEY.sub(lambda k: k.group(1) + k.group(2).replace("_", " ").replace("-", " ") + ": ", m.group(1)) + "\n", text)
+    text = _MD_LINK.sub(lambda m: ". ".join(p for p in (m.group(1), m.group(2) or m.group(3) or m.group(4)) if p) + ". ", text)
+    text = _MD_REF_TITLE.sub(lambda m: m.group(0) + "\n" + m.group(1), text)
+    text = _TAG.sub(lambda m: " ".join(v.group(2) for v in _TAG_ATTR.finditer(m.group())), _BLOCK.sub("\n", text))
+    text = _BBCODE.sub("", text)
+    return _EMPHASIS.sub("", text)
+
+
+_OTHER_SCRIPT = re.compile("[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f\u0530-\u058f]")
+_ASCII_LETTER = re.compile("[A-Za-z]")
+
+
+def _latin_word(word: str, latin_text: bool) -> str:
+    """A word of look-alike letters as Latin: when it mixes them with Latin letters, or when it is made of them
+    alone inside mostly Latin text (in Russian text "мне" stays Russian)."""
+    if word.isascii():
+        return word
+    mapped = [_CONFUSABLE.get(c) for c in word]
+    if all(c.isascii() or mapped[i] for i, c in enumerate(word)) and (latin_text or _ASCII_LETTER.search(word)):
+        return "".join(mapped[i] or c for i, c in enumerate(word))
+    return word
+
+
+def fold_letters(text: str) -> str:
+    """NFKC, invisible characters gone, tag characters read as ASCII, look-alike letters Latin."""
+    text = _TAGS.sub(lambda m: chr(ord(m.group()) - 0xE0000), text)
+    text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+    text = _INVISIBLE.sub("", text).translate(_LATIN_LOOKALIKES)  # NFKC can make a joiner from a compatibility form
+    latin_text = len(_ASCII_LETTER.findall(text)) >= len(_OTHER_SCRIPT.findall(text))
+    return _WORD.sub(lambda m: _latin_word(m.group(), latin_text), text)
+
+
+def normalize(text: str) -> str:
+    """Text as the screen reads it: entities decoded (twice, for `&amp;nbsp;`), markup stripped to its words,
+    letters folded (`fold_letters`), curly quotes straight, runs of spaces as one (line breaks kept)."""
+    text = html.unescape(html.unescape(text)) if "&" in text else text
+    text = fold_letters(text)
+    if "<" in text or "[" in text or "---" in text or "+++" in text or "*" in text or "_" in text or "~~" in text:
+        text = strip_markup(text)
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    return re.sub(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]+", " ", text)
