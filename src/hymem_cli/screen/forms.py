@@ -105,6 +105,31 @@ _CODE_PIECE = re.compile(
 _CODE_LINE_REST = re.compile(r"[\s|#*•>+\-.):]*(?:\d{1,2}[\s|.):]*)?[\s|#*•>+\-.):]*")
 _CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
 
+# Words that follow "the password is" in other languages when talk is about the password, not its value:
+# "le mot de passe est obligatoire", "la contraseña es incorrecta", "das Passwort ist falsch", "пароль: неверный".
+NOT_A_VALUE_ABROAD = frozenset(
+    """obligatoire incorrect incorrecte invalide faux fausse expiré expirée oublié oubliée trop très requis requise nouveau
+    nouvelle ancien ancienne le la les un une mon ma mes ton ta son sa notre votre leur dans sur pas bien mauvais correct
+    correcte différent différente identique sécurisé faible fort forte court courte long longue vide changé changée
+    obligatorio obligatoria incorrecta incorrecto inválida inválido errónea erróneo caducada caducado olvidada muy demasiado
+    nueva nuevo vieja viejo el los las mi tu su en igual débil fuerte corta corto larga largo vacía segura seguro requerida
+    falsch richtig ungültig abgelaufen vergessen zu sehr neu alt erforderlich leer sicher unsicher schwach stark kurz lang
+    der die das ein eine mein dein sein ihr unser nicht noch gleich geändert
+    obbligatoria errata sbagliata scaduta dimenticata troppo molto nuova vecchia il lo mia tua sua non corretta debole
+    obrigatória incorreta inválida errada expirada esquecida muito velha um uma minha não fraca curta longa
+    onjuist fout ongeldig verlopen vergeten te erg nieuw oud verplicht veilig zwak sterk kort het een mijn niet
+    nieprawidłowe błędne wymagane nowe stare za bardzo moje jest
+    неверный неверен неправильный обязателен обязательный новый старый слишком мой не
+    fel ogiltigt nytt gammalt för inte mitt expire expires default automatic temporary""".split()
+)
+_CLAUSE_GOES_ON = re.compile(r"[ \t]{1,3}(?!(?:for|now|today|yesterday|tomorrow|again|so|and|but|because|since|until|last|this|then|ok|okay)\b)[A-Za-z]")
+
+
+def unwritten_script(word: str) -> bool:
+    """A value of Chinese, Japanese or Korean letters alone: "密码是错误的" says the password is wrong; CJK passwords are
+    rare, and ones with a digit or a Latin letter in them are still taken."""
+    return all(_CJK.match(c) for c in word)
+
 
 def find_forms(text: str) -> list[Span]:
     """(kind, start, end) of every candidate secret value found by the form around it."""
@@ -131,7 +156,10 @@ def _stated_passwords(text: str) -> Iterator[Span]:
         return
     for rx, kind in ((_STATED, "password"), (_SET_TO, "password"), (_MADE, "password-made")):
         for m in rx.finditer(text):
-            yield (kind, *_value_span(m, text))
+            start, end = _value_span(m, text)
+            if rx is _SET_TO and re.fullmatch(r"[a-z]+", text[start:end]) and _CLAUSE_GOES_ON.match(text, end):
+                continue  # "reset my password to access the portal": a purpose, not a new password
+            yield (kind, start, end)
 
 
 def _pgpass_lines(text: str) -> Iterator[Span]:

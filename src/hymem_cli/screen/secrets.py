@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import math
 import re
 import threading
@@ -277,7 +278,7 @@ def _password_value(value: str) -> bool:
     if len(word) < 3 or word.startswith(("[REDACTED", "${", "$(")) or _masked(word):  # a placeholder, a variable, a mask
         return False
     low = word.lower()
-    if low in _NOT_A_VALUE:
+    if low in _NOT_A_VALUE or low in forms.NOT_A_VALUE_ABROAD or forms.unwritten_script(word):
         return False
     if word.isalpha() and word.islower() and low.endswith(("ed", "ing", "ly")):
         return False  # "was changed", "is expiring", "is really ..."
@@ -489,6 +490,8 @@ _NOT_IN_A_COLUMN = frozenset("never unset reset changed same - — – ? ✓ ✗
 def _found_by_form(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
     """Secrets found by the form around them (forms.py) and seed phrases (wallet.py), less what a pattern found already."""
     more: list[tuple[str, int, int]] = []
+    inside = _containment(found)
+    placed: set[tuple[int, int]] = set()
     for kind, start, end in [*forms.find_forms(text), *wallet.find_seed_phrases(text)]:
         if kind in _TRIMMED_FORMS and text[start - 1:start] not in ("\"", "'", "“", "`", "「"):
             end = _value_end(text, start, end)
@@ -498,10 +501,24 @@ def _found_by_form(text: str, found: list[tuple[str, int, int]]) -> list[tuple[s
         check = _FORM_CHECKS.get(kind)
         if check is not None and not check(value):
             continue
-        if any(s <= start and end <= e for _, s, e in found + more):
-            continue  # inside a span found already
+        if inside(start, end) or (start, end) in placed:
+            continue  # found already
+        placed.add((start, end))
         more.append((kind, start, end))
     return more
+
+
+def _containment(spans: list[tuple[str, int, int]]) -> Callable[[int, int], bool]:
+    """A test of whether (start, end) lies inside one of `spans`, in log time (a text may hold thousands)."""
+    ordered = sorted((s, e) for _, s, e in spans)
+    starts, reach, furthest = [s for s, _ in ordered], [], -1
+    for _, e in ordered:
+        furthest = max(furthest, e)
+        reach.append(furthest)
+    def inside(start: int, end: int) -> bool:
+        i = bisect.bisect_right(starts, start)
+        return i > 0 and reach[i - 1] >= end
+    return inside
 
 
 _CLOSING = {")": "(", "]": "[", "}": "{"}
@@ -511,7 +528,8 @@ def _value_end(text: str, start: int, end: int) -> int:
     """Where an unquoted value ends: before the punctuation of its sentence ("is hunter2."), and before a bracket
     closing one opened before the value ("(password: hunter2)"). A last "!", "$" or a bracket it opened itself
     ("Abc(123)") is part of the value: in a shell or a config file it is."""
-    line = text[text.rfind("\n", 0, start) + 1:start]
+    back = max(0, start - 200)  # the line before the value, as far back as a bracket may be opened for it
+    line = text[back:start].rpartition("\n")[2]
     while end > start:
         last = text[end - 1]
         if last in ".,;:?":
