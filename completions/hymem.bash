@@ -5,7 +5,7 @@
 
 _hymem_subcommands() {
     case "$1" in
-        "") echo "add search serve mcp apply history show log diff export import revert forget init stats reembed doctor eval config model" ;;
+        "") echo "add search serve mcp apply history show log diff export import revert forget init trust stats reembed doctor eval config model" ;;
         "config") echo "get set unset list path edit" ;;
         "model") echo "list info rm pull" ;;
     esac
@@ -24,10 +24,11 @@ _hymem_options() {
         "log") echo "-n --limit -b --bank -f --format -h --help" ;;
         "diff") echo "--exit-code -b --bank -f --format -h --help" ;;
         "export") echo "--current -o --output -b --bank -q --quiet -h --help" ;;
-        "import") echo "-b --bank -q --quiet -h --help" ;;
+        "import") echo "--trusted -b --bank -q --quiet -h --help" ;;
         "revert") echo "--force -b --bank -f --format -q --quiet -h --help" ;;
         "forget") echo "-r --reason -b --bank -f --format -q --quiet -h --help" ;;
         "init") echo "-f --format -q --quiet -h --help" ;;
+        "trust") echo "--list --revoke -f --format -q --quiet -h --help" ;;
         "stats") echo "-n --limit -b --bank -f --format -h --help" ;;
         "reembed") echo "-m --model --force -b --bank -f --format -q --quiet -h --help" ;;
         "doctor") echo "--load -b --bank -f --format -h --help" ;;
@@ -63,6 +64,7 @@ _hymem_value_options() {
         "revert") echo "-b --bank -f --format" ;;
         "forget") echo "-r --reason -b --bank -f --format" ;;
         "init") echo "-f --format" ;;
+        "trust") echo "-f --format" ;;
         "stats") echo "-n --limit -b --bank -f --format" ;;
         "reembed") echo "-m --model -b --bank -f --format" ;;
         "doctor") echo "-b --bank -f --format" ;;
@@ -123,6 +125,7 @@ _hymem_option_values() {
         "forget:-b"|"forget:--bank") echo "files" ;;
         "forget:-f"|"forget:--format") echo "words table json jsonl plain" ;;
         "init:-f"|"init:--format") echo "words table json jsonl plain" ;;
+        "trust:-f"|"trust:--format") echo "words table json jsonl plain" ;;
         "stats:-n"|"stats:--limit") echo "none" ;;
         "stats:-b"|"stats:--bank") echo "files" ;;
         "stats:-f"|"stats:--format") echo "words table json jsonl plain" ;;

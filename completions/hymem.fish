@@ -23,6 +23,7 @@ complete -c hymem -n '__fish_use_subcommand' -a 'import' -d 'Import an export in
 complete -c hymem -n '__fish_use_subcommand' -a 'revert' -d 'Undo revision REV by adding a new revision ("revert REV"); nothing is erased.'
 complete -c hymem -n '__fish_use_subcommand' -a 'forget' -d 'Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.'
 complete -c hymem -n '__fish_use_subcommand' -a 'init' -d 'Make a directory a hymem project: .hymem/ with a bank and a project config.'
+complete -c hymem -n '__fish_use_subcommand' -a 'trust' -d 'Trust a project: its .hymem/config.toml may then set every key, and its .hymem/bank.db is used.'
 complete -c hymem -n '__fish_use_subcommand' -a 'stats' -d 'Show what the bank holds and what it costs on disk. Changes nothing.'
 complete -c hymem -n '__fish_use_subcommand' -a 'reembed' -d 'Rebuild every vector of the bank with another embedding model, and record that model.'
 complete -c hymem -n '__fish_use_subcommand' -a 'doctor' -d 'Check that hymem can work here: SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank\'s integrity and invariants. Exits 1 when a check fails.'
@@ -103,6 +104,7 @@ complete -c hymem -n '__fish_seen_subcommand_from export' -s b -l bank -r -F -d 
 complete -c hymem -n '__fish_seen_subcommand_from export' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 
 # hymem import
+complete -c hymem -n '__fish_seen_subcommand_from import' -l trusted -d 'The file is your own backup: store its texts as they are, without redacting secrets or refusing instructions. Records that break the rules are still refused.'
 complete -c hymem -n '__fish_seen_subcommand_from import' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from import' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 complete -c hymem -n '__fish_seen_subcommand_from import' -F
@@ -122,6 +124,12 @@ complete -c hymem -n '__fish_seen_subcommand_from forget' -s q -l quiet -d 'No m
 # hymem init
 complete -c hymem -n '__fish_seen_subcommand_from init' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from init' -s q -l quiet -d 'No messages on stderr, only records and errors.'
+
+# hymem trust
+complete -c hymem -n '__fish_seen_subcommand_from trust' -l list -d 'List the projects you trust, and whether each config is still the one you trusted.'
+complete -c hymem -n '__fish_seen_subcommand_from trust' -l revoke -d 'Stop trusting the project.'
+complete -c hymem -n '__fish_seen_subcommand_from trust' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
+complete -c hymem -n '__fish_seen_subcommand_from trust' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 
 # hymem stats
 complete -c hymem -n '__fish_seen_subcommand_from stats' -s n -l limit -x -d 'Sources, speakers and rejection reasons to list; the rest are summed as (others).'

@@ -17,7 +17,7 @@ _hymem() {
     '*:: :->args' && ret=0
   case $state in
     command)
-      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'search:Search memories - full-text (BM25) and vector similarity, fused. Current memories only by default.' 'serve:Keep the bank, its vector codes and the embedder loaded, and answer searches from them.' 'mcp:Serve the bank to an agent over MCP on stdin/stdout - search, add, read, history, update, delete, log, revert.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.' 'init:Make a directory a hymem project - .hymem/ with a bank and a project config.' 'stats:Show what the bank holds and what it costs on disk. Changes nothing.' 'reembed:Rebuild every vector of the bank with another embedding model, and record that model.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'eval:Evaluate writers - each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.' 'config:Read and change settings. Precedence - defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
+      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'search:Search memories - full-text (BM25) and vector similarity, fused. Current memories only by default.' 'serve:Keep the bank, its vector codes and the embedder loaded, and answer searches from them.' 'mcp:Serve the bank to an agent over MCP on stdin/stdout - search, add, read, history, update, delete, log, revert.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.' 'init:Make a directory a hymem project - .hymem/ with a bank and a project config.' 'trust:Trust a project - its .hymem/config.toml may then set every key, and its .hymem/bank.db is used.' 'stats:Show what the bank holds and what it costs on disk. Changes nothing.' 'reembed:Rebuild every vector of the bank with another embedding model, and record that model.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'eval:Evaluate writers - each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.' 'config:Read and change settings. Precedence - defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
       _describe -t commands 'hymem command' commands && ret=0
       ;;
     args)
@@ -36,6 +36,7 @@ _hymem() {
         revert) _hymem_revert && ret=0 ;;
         forget) _hymem_forget && ret=0 ;;
         init) _hymem_init && ret=0 ;;
+        trust) _hymem_trust && ret=0 ;;
         stats) _hymem_stats && ret=0 ;;
         reembed) _hymem_reembed && ret=0 ;;
         doctor) _hymem_doctor && ret=0 ;;
@@ -188,6 +189,7 @@ _hymem_import() {
   local curcontext="$curcontext" state line ret=1
   typeset -A opt_args
   _arguments -C -s \
+    '--trusted[The file is your own backup\: store its texts as they are, without redacting secrets or refusing instructions. Records that break the rules are still refused.]' \
     '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
@@ -225,6 +227,19 @@ _hymem_init() {
   local curcontext="$curcontext" state line ret=1
   typeset -A opt_args
   _arguments -C -s \
+    '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
+    '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
+    '(- *)'{-h,--help}'[Show help and exit.]' \
+    '::directory: ' && ret=0
+  return ret
+}
+
+_hymem_trust() {
+  local curcontext="$curcontext" state line ret=1
+  typeset -A opt_args
+  _arguments -C -s \
+    '--list[List the projects you trust, and whether each config is still the one you trusted.]' \
+    '--revoke[Stop trusting the project.]' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
