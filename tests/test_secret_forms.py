@@ -1,0 +1,296 @@
+"""Secrets known by the form they are written in (screen/forms.py, screen/wallet.py), each rule pinned from both sides:
+the secret is redacted, its benign neighbour is left as it was."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hymem_cli.screen import Screen, find_secrets
+from hymem_cli.screen.wallet import bip39_words, checksum_holds
+
+NBSP = "\u00a0"
+
+
+def redacted(text: str) -> str:
+    return Screen().redact(text)[0]
+
+
+def assert_caught(text: str, *secrets: str) -> None:
+    out = redacted(text)
+    assert "[REDACTED:" in out, out
+    for secret in secrets:
+        assert secret not in out, out
+
+
+def assert_kept(text: str) -> None:
+    assert find_secrets(text) == [], [(k, text[s:e]) for k, s, e in find_secrets(text)]
+
+
+# --- a password in a URL's userinfo
+
+
+def test_a_url_password_with_an_empty_user_or_an_at_sign_is_redacted_whole():
+    assert redacted("redis://:r3disPass@cache:6379/0") == "redis://:[REDACTED:url-credentials]@cache:6379/0"
+    assert redacted("ftp://backup:b@ckup2024@files.example.com/") == "ftp://backup:[REDACTED:url-credentials]@files.example.com/"
+
+
+@pytest.mark.parametrize("text", ["clone https://alex@git.example.org/team/app.git", "git@github.com:org/repo.git",
+                                  "postgres://localhost:5432/app"])
+def test_a_url_without_a_password_is_kept(text):
+    assert_kept(text)
+
+
+# --- .pgpass and .netrc
+
+
+def test_a_pgpass_line_loses_its_password_and_keeps_the_rest():
+    text = "10.0.0.12:6432:billing:billing_rw:Bill1ngRW#2024\n*:*:*:replicator:rep1icate-me"
+    assert redacted(text) == "10.0.0.12:6432:billing:billing_rw:[REDACTED:pgpass]\n*:*:*:replicator:[REDACTED:pgpass]"
+
+
+@pytest.mark.parametrize("text", [
+    "2024-01-05 10:22:31:INFO:worker:started",  # six fields
+    "10:22:31:04:17 on the clock",  # a time: its "host" has no letter or dot
+    "the mac address is 00:1A:2B:3C:4D:5E",
+    "hostname:port:database:username:password",  # the header of the format, a word for a port
+    "pg.example.com:5432:analytics:analyst:*",
+])
+def test_colon_separated_lines_that_are_no_pgpass_entry_are_kept(text):
+    assert_kept(text)
+
+
+def test_a_netrc_entry_loses_its_password_even_a_plain_word():
+    assert redacted("machine nas.local login backup password plainwords") == \
+        "machine nas.local login backup password [REDACTED:netrc]"
+    assert_caught("machine mail.example.com\n  login alice\n  password tulipfield", "tulipfield")
+
+
+@pytest.mark.parametrize("text", ["the machine learning team will login through the portal with their own password",
+                                  "by default the password is required"])
+def test_machine_and_default_in_prose_are_no_netrc_entry(text):
+    assert_kept(text)
+
+
+# --- HTTP clients given user:password
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("curl -u admin:Adm1nPass! https://api.example.com/v1", "Adm1nPass!"),
+    ("curl -sSfu bot:B0tToken123 https://status.example.com", "B0tToken123"),
+    ("curl -u 'svc:Very$ecret' -X POST https://hooks.example.com", "Very$ecret"),
+    ("http -a jane:janespw example.org/get", "janespw"),
+    ("wget --http-password=Wg3tPass https://files.example.com/x.tgz", "Wg3tPass"),
+])
+def test_a_password_given_to_an_http_client_is_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", ["curl -u $API_USER:$API_TOKEN https://api.example.com",
+                                  "docker run -u 1000:1000 nginx", "curl -X POST https://api.example.com -H 'Accept: text/html'"])
+def test_http_clients_without_a_password_and_other_commands_are_kept(text):
+    assert_kept(text)
+
+
+# --- passwords stated in other languages, and in sentences
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("Le mot de passe du wifi est soleil2024", "soleil2024"),
+    ("La contraseña del router es gatito123", "gatito123"),
+    ("Das Kennwort für den Server lautet Berg#Wald9", "Berg#Wald9"),
+    ("La mia password è Gatto_Rosso3", "Gatto_Rosso3"),
+    ("A senha do banco é Lua-Cheia-21", "Lua-Cheia-21"),
+    ("Het wachtwoord is fietsbel99", "fietsbel99"),
+    ("Hasło do wifi to Kotek2024", "Kotek2024"),
+    ("Пароль от почты: медведь1987", "медведь1987"),
+    ("我的密码是 tiger8899", "tiger8899"),
+    ("パスワードは sakura2024 です", "sakura2024"),
+    ("비밀번호는 haneul123 입니다", "haneul123"),
+    ("lösenordet är Sommar2024", "Sommar2024"),
+])
+def test_a_password_stated_in_another_language_is_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+def test_a_value_glued_to_japanese_text_ends_where_the_japanese_begins():
+    assert redacted("パスワードはsakura2024です") == "パスワードは[REDACTED:password]です"
+
+
+@pytest.mark.parametrize("text", [
+    "Le mot de passe est obligatoire", "La contraseña es incorrecta", "Das Passwort ist falsch", "密码是错误的",
+    "пароль: неверный", "A senha é inválida", "Het wachtwoord is onjuist", "Le mot de passe doit contenir 12 caractères",
+])
+def test_talk_about_a_password_in_another_language_is_kept(text):
+    assert_kept(text)
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("I set my password to bluebird for now", "bluebird"),
+    ("tomorrow I'll change the router password to maplesyrup", "maplesyrup"),
+    ("we switched the office wifi password over to Cactus&Rain", "Cactus&Rain"),
+    ("Reset the VPN password, it's now purplemonkey", "purplemonkey"),
+    ("I'm going to make the laptop password greenfrog7 so the kids can't guess it", "greenfrog7"),
+])
+def test_a_password_set_in_a_sentence_is_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "I need to reset my password to access the portal", "change your password to protect your account",
+    "I set my password to expire every 90 days", "I set my password to something long this time",
+    "make the password longer", "He asked me what my password was and I said no",
+])
+def test_a_sentence_about_setting_a_password_without_one_is_kept(text):
+    assert_kept(text)
+
+
+def test_a_connector_word_stands_alone_so_no_tail_of_the_value_is_read_as_one():
+    """"password to maplesyrup" once matched "to maple" + "s" (Spanish "es") + "yrup": only "yrup" was redacted."""
+    assert redacted("tomorrow I'll change the router password to maplesyrup") == \
+        "tomorrow I'll change the router password to [REDACTED:password]"
+
+
+# --- tables
+
+
+def test_every_cell_of_a_password_column_is_redacted_and_the_rest_kept():
+    text = "| user | password |\n|---|---|\n| alice | Sunny-Day-1 |\n| bob | rainyday |"
+    assert redacted(text) == "| user | password |\n|---|---|\n| alice | [REDACTED:password-column] |\n| bob | [REDACTED:password-column] |"
+    csv = 'site,login,password\n"example.com","alex","correct horse"\nshop.example,alex,paperclip'
+    assert redacted(csv) == 'site,login,password\n"example.com","alex","[REDACTED:password-column]"\nshop.example,alex,[REDACTED:password-column]'
+
+
+def test_a_pin_column_and_a_token_column_need_values_that_look_their_part():
+    assert_caught("name,card,pin\nAlex,visa,4821\nSam,amex,1937", "4821", "1937")
+    assert_caught("| service | token |\n|---|---|\n| ci | abc123def456 |", "abc123def456")
+    assert_kept("| pin | function |\n|---|---|\n| 1 | VCC |\n| 2 | GPIO17 |")  # a connector's pins
+    assert_kept("| token | count |\n|---|---|\n| the | 1024 |\n| cat | 12 |")  # a model's tokens
+
+
+@pytest.mark.parametrize("text", [
+    "| user | password changed |\n|---|---|\n| alice | 2024-03-01 |\n| bob | never |",
+    "user,password_set\nalice,yes\nbob,no",
+    "| user | email | role |\n|---|---|---|\n| alice | alice@example.com | admin |",
+    "| model | tokens | seconds |\n|---|---|---|\n| small | 1,024 (2 calls) | 3.5 |",
+    "Secrets are redacted, by `Password: …` lines, and more,\nsaid the docs, once, twice, again,",  # prose with commas
+])
+def test_tables_without_a_secret_column_are_kept(text):
+    assert_kept(text)
+
+
+# --- card numbers in odd forms
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("card 4111.1111.1111.1111 exp 09/28", "4111.1111.1111.1111"),
+    (f"pay with 4111{NBSP}1111{NBSP}1111{NBSP}1111 please", f"4111{NBSP}1111{NBSP}1111{NBSP}1111"),
+    ("5555/5555/5555/4444", "5555/5555/5555/4444"),
+    ("6011_1111_1111_1117 is the discover one", "6011_1111_1111_1117"),
+    ("Card no. 3782\u2009822463\u200910005", "3782\u2009822463\u200910005"),
+    ("my card is four zero one two, eight eight eight eight, eight eight eight eight, one eight eight one",
+     "four zero one two, eight eight eight eight, eight eight eight eight, one eight eight one"),
+])
+def test_a_card_number_with_odd_separators_or_spoken_digits_is_redacted(text, secret):
+    assert redacted(text) == text.replace(secret, "[REDACTED:card-number]")
+
+
+@pytest.mark.parametrize("text", [
+    "4111.1111.1111.1112 fails its checksum", "the meeting moved to 12.03.2024 at 10.30", "we are on version 4.12.1.2024 now",
+    "count to ten: one two three four five six seven eight nine ten",
+    "four one one one one one one one one one one one one one one two",  # spoken, checksum fails
+    "invoice 2024/0311/0042/17 is overdue", "phone 415.555.0132",
+])
+def test_digits_with_odd_separators_that_are_no_card_are_kept(text):
+    assert_kept(text)
+
+
+# --- recovery codes under their heading
+
+
+def test_the_codes_on_the_lines_under_a_recovery_codes_heading_are_redacted():
+    text = "Recovery codes:\n1. kx7m-2pqa\n2. 9fh3-zz8w\n\nThanks, see you"
+    assert redacted(text) == "Recovery codes:\n1. [REDACTED:backup-code]\n2. [REDACTED:backup-code]\n\nThanks, see you"
+    assert_caught("Backup codes (keep safe):\n  4827 1934\n  5519 0263", "4827 1934", "5519 0263")
+    assert_caught("## Recovery codes\n\n| # | code |\n|---|---|\n| 1 | q8w7-e6r5 |\n| 2 | t4y3-u2i1 |", "q8w7-e6r5", "t4y3-u2i1")
+
+
+@pytest.mark.parametrize("text", [
+    "Backup codes:\n(see the safe in the office)\n2024 was a long year",  # the run ends at the first line of prose
+    "Recovery codes are printed and locked in the drawer.\nRoom 1234 has the drawer",
+])
+def test_a_recovery_codes_heading_without_codes_under_it_leaves_the_text_alone(text):
+    assert_kept(text)
+
+
+# --- seed phrases
+
+
+def test_the_bip39_word_list_is_there_and_its_checksum_is_read():
+    words = bip39_words()
+    assert words is not None and len(words) == 2048 and words["abandon"] == 0 and words["zoo"] == 2047
+    assert checksum_holds([words[w] for w in "legal winner thank year wave sausage worth useful legal winner thank yellow".split()])
+    assert not checksum_holds([words[w] for w in "legal winner thank year wave sausage worth useful legal winner thank zoo".split()])
+    assert not checksum_holds([0] * 11)  # not a seed's length
+
+
+def test_a_seed_phrase_is_redacted_near_a_wallet_word_or_by_its_checksum_alone():
+    numbered = "My metamask recovery words:\n1. hamster 2. diagram 3. private 4. dutch 5. cause 6. delay 7. private 8. meat 9. slide " \
+               "10. toddler 11. razor 12. book"
+    assert_caught(numbered, "diagram", "toddler", "book")
+    assert_caught("Seed Phrase: Scheme Spot Photo Card Baby Mountain Device Kick Cradle Pact Join Borrow", "Scheme Spot", "Join Borrow")
+    assert redacted("zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo wrong") == "[REDACTED:seed-phrase]"  # its checksum holds
+
+
+@pytest.mark.parametrize("text", [
+    "zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo",  # listed words, no wallet word, the checksum fails
+    "Spelling words this week: ocean river mountain forest desert island valley canyon meadow glacier volcano prairie",
+    "we should walk to the park after lunch and then come home early today",
+])
+def test_twelve_ordinary_words_are_no_seed_phrase(text):
+    assert_kept(text)
+
+
+def test_a_wallet_word_makes_twelve_listed_words_a_seed_phrase_even_when_the_checksum_fails():
+    assert_caught("wallet backup: zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo", "zoo zoo zoo")
+
+
+# --- the last character of a value
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("PGPASSWORD=s3cretPass! psql -h db reports", "PGPASSWORD=[REDACTED:password-field] psql -h db reports"),
+    ("export DB_PASSWORD=Hunter2$", "export DB_PASSWORD=[REDACTED:password]"),
+    ("MYSQL_PWD=Abc(123) mysql -u root", "MYSQL_PWD=[REDACTED:password-field] mysql -u root"),
+    ("REDIS_PASSWORD=Redis-Pass) in compose", "REDIS_PASSWORD=[REDACTED:password] in compose"),
+    ("my password is Tr0ub4dor&3!", "my password is [REDACTED:password]"),
+])
+def test_a_values_last_character_is_redacted_with_it(text, expected):
+    assert redacted(text) == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("my password is hunter22x.", "my password is [REDACTED:password]."),  # the sentence's full stop
+    ("(password: hunter22x) ok", "(password: [REDACTED:password]) ok"),  # a bracket opened before the value
+    ("the password is hunter22x, then", "the password is [REDACTED:password], then"),
+])
+def test_the_punctuation_of_the_sentence_around_a_value_stays(text, expected):
+    assert redacted(text) == expected
+
+
+# --- the sets of bench/secrets.py
+
+
+_DATA = Path(__file__).resolve().parent.parent / "bench" / "data" / "secrets"
+
+
+def _cases(name: str) -> list[dict]:
+    return [json.loads(line) for line in (_DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("case", _cases("secrets.jsonl"), ids=lambda c: c["id"])
+def test_redacting_a_case_again_changes_nothing_and_leaves_nothing_to_find(case):
+    once = redacted(case["text"])
+    assert redacted(once) == once and find_secrets(once) == []
