@@ -11,7 +11,9 @@ The sets (bench/data/secrets):
   benign.jsonl   look-alikes that hold no secret: talk about passwords, tables without one, order and phone
                  numbers, dates, ISBNs, versions, hashes, URLs without a password, ordinary text in other
                  languages, lists of ordinary words.
-Every case has a split, "tune" or "held-out"; the held-out third is reported apart and never tuned on.
+Every case has a split: "tune" (the rules were tuned on it), "held-out" (about a third of each class, written with
+the tune cases before the rules changed, never tuned on, reported apart) or "after" (probes written after the rules
+were done and measured once, never tuned on: how far the rules reach past the phrasings their author had in mind).
 
 Figures, per class and split:
   caught  a secret case counts when every character of every secret it lists lies inside a redacted span
@@ -34,7 +36,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from hymem_cli.screen.secrets import Redactor, find_secrets  # noqa: E402
 
-SPLITS = ("tune", "held-out")
+SPLITS = ("tune", "held-out", "after")
 
 
 def load(path: Path) -> list[dict]:
@@ -81,17 +83,18 @@ def tally(cases: list[dict], judge) -> tuple[dict, list[dict]]:
 
 def table(title: str, verb: str, counts: dict) -> list[str]:
     classes = sorted({c for c, _ in counts})
-    lines = [f"{title:<18} {'tune':>10} {'held-out':>10}   ({verb}/total)"]
-    totals = {s: [0, 0] for s in SPLITS}
+    splits = [s for s in SPLITS if any(split == s for _, split in counts)]
+    lines = [f"{title:<18} " + " ".join(f"{s:>10}" for s in splits) + f"   ({verb}/total)"]
+    totals = {s: [0, 0] for s in splits}
     for cls in classes:
         cells = []
-        for split in SPLITS:
+        for split in splits:
             got, total = counts.get((cls, split), (0, 0))
             totals[split][0] += got
             totals[split][1] += total
             cells.append(f"{got}/{total}" if total else "-")
-        lines.append(f"  {cls:<16} {cells[0]:>10} {cells[1]:>10}")
-    lines.append(f"  {'all':<16} {'/'.join(map(str, totals['tune'])):>10} {'/'.join(map(str, totals['held-out'])):>10}")
+        lines.append(f"  {cls:<16} " + " ".join(f"{c:>10}" for c in cells))
+    lines.append(f"  {'all':<16} " + " ".join(f"{'/'.join(map(str, totals[s])):>10}" for s in splits))
     return lines
 
 
@@ -99,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=ROOT / "bench" / "data" / "secrets")
     parser.add_argument("--verbose", action="store_true", help="print the leaks and the benign cases altered")
-    parser.add_argument("--show-held-out", action="store_true", help="with --verbose, the held-out failures too")
+    parser.add_argument("--show-held-out", action="store_true", help="with --verbose, the held-out and after failures too")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     args = parser.parse_args(argv)
 
@@ -109,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(table("secrets", "caught", caught_counts) + [""] + table("benign", "kept", kept_counts)))
 
     if args.verbose:
-        shown = SPLITS if args.show_held_out else ("tune",)
+        shown = SPLITS if args.show_held_out else ("tune",)  # the held-out and after splits are never tuned on
         for case in leaks:
             if case["split"] in shown:
                 print(f"\nLEAK {case['id']} ({case['class']}): {Redactor().redact(case['text'])[0]!r}")
