@@ -4,7 +4,6 @@ import is screened, checked for forged records, and refuses times and ids no ban
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 import sqlean
@@ -355,15 +354,3 @@ def test_apply_refuses_a_target_past_2_63(cli, built):
 def test_the_largest_id_is_an_id(cli, built):
     one_error_line(cli("show", f"m{2**63 - 1}"), 4, f"no memory m{2**63 - 1}")
 
-
-def test_the_schema_check_costs_one_query_at_open(built, monkeypatch):
-    """Opening reads sqlite_master once for the check (the reference is built once per process)."""
-    bank = open_bank(built)
-    bank.close()
-    seen = []
-    bank = open_bank(built)
-    bank.conn.set_trace_callback(seen.append)
-    rows = schema.read_master(bank.conn)
-    assert schema.foreign_objects(rows) == [] and len(seen) == 1
-    bank.close()
-    assert os.path.exists(built)
