@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from hymem_cli.screen.secrets import Redactor, find_secrets  # noqa: E402
+from hymem_cli.screen.secrets import Redactor, find_secrets  # noqa: E402 - after the path is set
 
 SPLITS = ("tune", "held-out", "after")
 

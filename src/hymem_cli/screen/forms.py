@@ -10,9 +10,12 @@ to bounded repeats, as in `secrets`, so each runs in linear time on any input.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
+from itertools import pairwise
 
 Span = tuple[str, int, int]
+Cells = Callable[[str], list[tuple[int, int]]]  # a row -> the spans of its cells
 
 # The word for a password in the languages people write to us in; Latin-script words stand between word boundaries.
 _PASSWORD_WORDS_LATIN = (
@@ -215,7 +218,7 @@ def _markdown_cells(line: str) -> list[tuple[int, int]]:
     """Spans of the cells of a Markdown table row, their padding left out."""
     bars = [i for i, c in enumerate(line) if c == "|" and (i == 0 or line[i - 1] != "\\")]
     cells = []
-    for a, b in zip(bars, bars[1:]):
+    for a, b in pairwise(bars):
         start, end = a + 1, b
         while start < end and line[start] in " \t":
             start += 1
@@ -278,7 +281,7 @@ def _table_columns(text: str) -> Iterator[Span]:
         i += len(rows)
 
 
-def _table_block(lines: list[tuple[int, str]], i: int):
+def _table_block(lines: list[tuple[int, str]], i: int) -> tuple[list[tuple[int, str]], Cells] | None:
     """The table that starts at line `i` (its rows, and the function that splits a row into cells), or None."""
     line = lines[i][1]
     if line.lstrip().startswith("|"):
@@ -291,7 +294,7 @@ def _table_block(lines: list[tuple[int, str]], i: int):
     for delimiter in ("\t", ",", ";"):
         if delimiter not in line:
             continue
-        split = lambda row, d=delimiter: _delimited_cells(row, d)  # noqa: E731
+        split = partial(_delimited_cells, delimiter=delimiter)
         header = split(line)
         if not all(_HEADER_NAME.fullmatch(line[start:end]) for start, end in header):
             return None  # a sentence with commas, not a row of column names
@@ -305,8 +308,8 @@ def _table_block(lines: list[tuple[int, str]], i: int):
     return None
 
 
-def _column_values(rows: list[tuple[int, str]], split) -> Iterator[Span]:
-    header_offset, header = rows[0]
+def _column_values(rows: list[tuple[int, str]], split: Cells) -> Iterator[Span]:
+    header = rows[0][1]
     columns = {n: kind for n, (a, b) in enumerate(split(header)) if (kind := _column_kind(header[a:b]))}
     if not columns:
         return

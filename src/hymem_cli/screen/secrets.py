@@ -532,13 +532,11 @@ def _value_end(text: str, start: int, end: int) -> int:
     line = text[back:start].rpartition("\n")[2]
     while end > start:
         last = text[end - 1]
-        if last in ".,;:?":
-            end -= 1
-        elif last in _CLOSING and text.count(last, start, end) > text.count(_CLOSING[last], start, end) \
-                and line.count(_CLOSING[last]) > line.count(last):
-            end -= 1
-        else:
+        closes_before = (last in _CLOSING and text.count(last, start, end) > text.count(_CLOSING[last], start, end)
+                         and line.count(_CLOSING[last]) > line.count(last))
+        if last not in ".,;:?" and not closes_before:
             break
+        end -= 1
     return end
 
 
