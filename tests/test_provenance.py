@@ -181,7 +181,8 @@ def test_only_the_source_lines_holding_the_fact_are_screened(fact, evidence, ref
     raw = {"op": "add", "text": fact} | ({"evidence": evidence} if evidence else {})
     op, why = check(raw, {}, msg, set(), set(), Screen(), provenance=None if evidence else msg)
     if refused:
-        assert op is None and why == 'its source holds an instruction to the agent (new-rule: "from now on always")'
+        # the user's own "from now on always answer in French" is theirs to make; a note addressed to the AI is not
+        assert op is None and why == 'its source holds an instruction to the agent (ai-address: "Note for the AI")'
     else:
         assert why is None and op.text == fact
 

@@ -116,8 +116,10 @@ def _check(raw, shown, messages, targeted, added, screen, provenance=None, user=
         return None, "text, reason or evidence is not valid Unicode (a lone surrogate)"
     if len(evidence) > MAX_EVIDENCE_GUARD:
         return None, f"evidence of {len(evidence)} characters is longer than {MAX_EVIDENCE_GUARD}"
+    from hymem_cli.screen.provenance import rests_on, session_owner
+
+    user = user if user is not None else session_owner(messages)  # no writer.user: the chunk's owner
     if provenance is not None:
-        from hymem_cli.screen.provenance import rests_on
 
         sources = rests_on(text or reason or "", provenance)
     else:

@@ -176,6 +176,10 @@ _ML_FROM_NOW = (r"(?:\b(?:à\s+partir\s+de\s+maintenant|désormais|dorénavant|a
                 r"ab\s+sofort|von\s+nun\s+an|künftig|zukünftig|d'ora\s+in\s+(?:poi|avanti)|da\s+ora\s+in\s+poi|a\s+partir\s+de\s+agora|"
                 r"daqui\s+(?:em|para)\s+(?:diante|frente)|vanaf\s+nu|voortaan|отныне|с\s+этого\s+момента|впредь)\b"
                 r"|从现在开始|从今以后|以后|今后|往后|今後|これから|以降|앞으로|이제부터)")
+_ML_ME = r"(?:\b(?:moi|me|mir|mich|mij|мне|меня)\b|-moi\b)"
+_ML_IMPERATIVE = (r"(?:usa|utilizza|scrivi|rispondi|réponds|écris|utilise|responde|escribe|antworte|schreib|benutze|verwende|responda|escreva|"
+                  r"gebruik|schrijf|antwoord|отвечай|пиши|используй)")
+
 # Verbs that act on the world or on others: what makes even the user's own standing rule more than a preference.
 RISKY = re.compile(
     r"\b(?:recommend|promot|endors|prais|advertis|rate\s|rank\s|forward|share|e-?mail\s+(?!me\b)|post\s|upload|transfer|wire\s|pay\b|pays\b|paid|payment|"
@@ -211,7 +215,9 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
     ),
     # an imperative made a standing rule: "Always use spaces ...", "Reply only in Spanish and sign every message ..."
     "standing-imperative": re.compile(
-        r"(?:^|[.!?;:\n]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:always|never)\s+(?!mind\b|a\b|the\b|been\b|was\b|is\b|were\b)[a-z]"
+        r"\b(?:from\s+now\s+on|going\s+forward|henceforth|from\s+today(?:\s+on)?|in\s+(?:the\s+)?future|for\s+the\s+rest\s+of\s+(?:our|this|the)\s+\w+)"
+        r"\s{0,3},?\s{0,3}(?:please\s+|always\s+|never\s+|just\s+)?(?:you\b|your\b|[a-z]+\s+(?:my|me|your|the|all|every|each|to|in|with|only|short|brief|it|them)\b)"
+        r"|(?:^|[.!?;:\n]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:always|never)\s+(?!mind\b|a\b|the\b|been\b|was\b|is\b|were\b)[a-z]"
         r"|(?:^|[.!?;:\n]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:reply|respond|answer|write|sign|use|format|call|address|refer|send|forward|share|recommend|suggest|"
         r"quote|mention|include|add|keep|make|treat|approve|accept|decline|delete|remove|pay|transfer|book|buy|order|schedule|cc|bcc|copy|tell|say|give|"
         r"show|describe|translate|summari[sz]e|speak|talk|end|start|begin|open|click|run|execute|install|merge|push|deploy|auto-\w+|trust|ignore|follow|obey|"
@@ -256,6 +262,9 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
         r"jij\s+moet|u\s+moet|ты\s+должен|ты\s+должна|вы\s+должны)\b[^.!?\n]{0,60}?(?:" + _ML_ALWAYS + r"|" + RISKY.pattern + r")"
         r"|(?:你|您)(?:必须|应该|要|得)[^。！？\n]{0,40}?(?:" + _ML_ALWAYS + r"|" + RISKY.pattern + r")"
         r"|" + _ML_FROM_NOW + r"[^.!?\n。！？]{0,60}?(?:" + _ML_YOU + r"|" + _ML_PLEASE + r"|" + _ML_AGENT + r"|" + RISKY.pattern + r")"
+        r"|(?:" + _ML_YOU + r"|" + _ML_PLEASE + r"|" + _ML_ME + r")[^.!?\n。！？]{0,60}?(?:" + _ML_FROM_NOW + r"|" + _ML_ALWAYS + r")"
+        r"|" + _ML_ALWAYS + r"[^.!?\n。！？]{0,60}?(?:" + _ML_YOU + r"|" + _ML_PLEASE + r"|" + _ML_ME + r")"
+        r"|(?:^|[.!?;:\n]\s{0,3})" + _ML_IMPERATIVE + r"\b[^.!?\n]{0,40}?" + _ML_ALWAYS +
         r"|(?:^|[.!?;:\n]\s{0,3})(?:toujours|jamais)\s+\w+(?:er|ir|re)\b|(?:^|[.!?;:\n]\s{0,3})(?:siempre|nunca)\s+\w+(?:ar|er|ir)\b"
         r"|(?:^|[.!?;:\n]\s{0,3})(?:sempre|mai)\s+\w+(?:are|ere|ire)\b|(?:^|[.!?;:\n]\s{0,3})(?:immer|niemals|altijd|nooit)\s+\w+en\b",
         re.I,
