@@ -140,7 +140,7 @@ def test_a_password_set_in_a_sentence_is_redacted(text, secret):
 
 @pytest.mark.parametrize("text", [
     "I need to reset my password to access the portal", "change your password to protect your account",
-    "I set my password to expire every 90 days", "I set my password to something long this time",
+    "I set my password to expire every 90 days", "I set my password to something long this time", "keep no password on paper",
     "make the password longer", "He asked me what my password was and I said no",
 ])
 def test_a_sentence_about_setting_a_password_without_one_is_kept(text):
@@ -160,7 +160,8 @@ def test_every_cell_of_a_password_column_is_redacted_and_the_rest_kept():
     text = "| user | password |\n|---|---|\n| alice | Sunny-Day-1 |\n| bob | rainyday |"
     assert redacted(text) == "| user | password |\n|---|---|\n| alice | [REDACTED:password-column] |\n| bob | [REDACTED:password-column] |"
     csv = 'site,login,password\n"example.com","alex","correct horse"\nshop.example,alex,paperclip'
-    assert redacted(csv) == 'site,login,password\n"example.com","alex","[REDACTED:password-column]"\nshop.example,alex,[REDACTED:password-column]'
+    assert redacted(csv) == \
+        'site,login,password\n"example.com","alex","[REDACTED:password-column]"\nshop.example,alex,[REDACTED:password-column]'
 
 
 def test_a_pin_column_and_a_token_column_need_values_that_look_their_part():

@@ -39,7 +39,7 @@ _STATED = re.compile(
     _PASSWORD_WORD + _FOR_WHAT
     + r"(?:[ \t]{1,3}(?:is[ \t]{1,3}now|is[ \t]{1,3}still|is|was|will[ \t]{1,3}be|(?:has[ \t]{1,3}been|is|was|got)?[ \t]{0,3}"
       r"(?:changed|set|switched|updated|reset)[ \t]{1,3}to|becomes|became|est|es|era|será|ist|lautet|hei(?:ß|ss)t|war|wird|"
-      r"è|é|jest|brzmi|je|это|är|blev|er|on)(?![^\W\d_])[ \t]{1,3}"
+      r"è|é|jest|brzmi|je|это|är|blev|er)(?![^\W\d_])[ \t]{1,3}"
       r"|[ \t]{0,3}(?:[:=：]|—|–|->|=>|-(?=[ \t]))[ \t]{0,3}"
       r"|[ \t]{0,2}(?:是|为|為|は|는|은)[ \t]{0,2}"
       r"|[ \t]{0,2},[ \t]{0,2}it(?:'s|’s|[ \t]{1,3}is)(?:[ \t]{1,3}now)?[ \t]{1,3})"
@@ -125,7 +125,12 @@ NOT_A_VALUE_ABROAD = frozenset(
     неверный неверен неправильный обязателен обязательный новый старый слишком мой не
     fel ogiltigt nytt gammalt för inte mitt expire expires default automatic temporary""".split()
 )
-_CLAUSE_GOES_ON = re.compile(r"[ \t]{1,3}(?!(?:for|now|today|yesterday|tomorrow|again|so|and|but|because|since|until|last|this|then|ok|okay)\b)[A-Za-z]")
+_CLAUSE_GOES_ON = re.compile(
+    r"[ \t]{1,3}(?!(?:for|now|today|yesterday|tomorrow|again|so|and|but|because|since|until|last|this|then|ok|okay)\b)[A-Za-z]"
+)
+_ANY_PASSWORD_WORD = re.compile(  # a cheap look before the patterns above
+    r"pass|pw|wort|contrase|senha|wacht|has|heslo|jelsz|senord|kode|passord|salasana|ifre|парол|密|口令|パスワード|暗証|비밀", re.I
+)
 
 
 def unwritten_script(word: str) -> bool:
@@ -154,8 +159,7 @@ def _value_span(m: re.Match, text: str) -> tuple[int, int]:
 
 
 def _stated_passwords(text: str) -> Iterator[Span]:
-    if not re.search(r"pass|pw|wort|contrase|senha|wacht|has|heslo|jelsz|senord|kode|passord|salasana|ifre|парол|密|口令|パスワード|暗証|비밀",
-                     text, re.I):
+    if not _ANY_PASSWORD_WORD.search(text):
         return
     for rx, kind in ((_STATED, "password"), (_SET_TO, "password"), (_MADE, "password-made")):
         for m in rx.finditer(text):
