@@ -11,7 +11,8 @@ import re
 import threading
 from collections.abc import Callable
 
-from hymem_cli.screen import forms, wallet
+from hymem_cli.screen.forms import NOT_A_VALUE_ABROAD, card_digits, find_forms, unwritten_script
+from hymem_cli.screen.wallet import find_seed_phrases
 
 # ---------------------------------------------------------------------------------- secrets
 
@@ -279,7 +280,7 @@ def _password_value(value: str) -> bool:
     if len(word) < 3 or word.startswith(("[REDACTED", "${", "$(")) or _masked(word):  # a placeholder, a variable, a mask
         return False
     low = word.lower()
-    if low in _NOT_A_VALUE or low in forms.NOT_A_VALUE_ABROAD or forms.unwritten_script(word):
+    if low in _NOT_A_VALUE or low in NOT_A_VALUE_ABROAD or unwritten_script(word):
         return False
     if word.isalpha() and word.islower() and low.endswith(("ed", "ing", "ly")):
         return False  # "was changed", "is expiring", "is really ..."
@@ -480,7 +481,7 @@ _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "password-column": lambda v: _field_value(v) and not _DATE.fullmatch(v) and v.lower() not in _NOT_IN_A_COLUMN,
     "token-column": lambda v: _secret_field(v) and not re.search(r"\s", v) and not v.isdigit(),  # not "1,024 (2 calls)"
     "pin": lambda v: re.fullmatch(r"\d{4,8}", v) is not None,
-    "card-number": lambda v: _is_card(forms.card_digits(v)),
+    "card-number": lambda v: _is_card(card_digits(v)),
 }
 _FORM_KINDS = ("pgpass", "netrc", "password-column", "token-column", "password-made")  # kinds no pattern above has
 _TRIMMED_FORMS = frozenset({"password", "password-made", "password-flag"})  # values that may end a sentence
@@ -493,7 +494,7 @@ def _found_by_form(text: str, found: list[tuple[str, int, int]]) -> list[tuple[s
     more: list[tuple[str, int, int]] = []
     inside = _containment(found)
     placed: set[tuple[int, int]] = set()
-    for kind, start, end in [*forms.find_forms(text), *wallet.find_seed_phrases(text)]:
+    for kind, start, end in [*find_forms(text), *find_seed_phrases(text)]:
         if kind in _TRIMMED_FORMS and text[start - 1:start] not in ("\"", "'", "“", "`", "「"):
             end = _value_end(text, start, end)
         value = text[start:end]
