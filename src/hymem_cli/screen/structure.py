@@ -185,7 +185,7 @@ RISKY = re.compile(
     r"\b(?:recommend|promot|endors|prais|advertis|rate\s|rank\s|forward|share|e-?mail\s+(?!me\b)|post\s|upload|transfer|wire\s|pay\b|pays\b|paid|payment|"
     r"buy|purchas|order\s|renew|subscrib|approv|authori[sz]|grant|accept|sign\s|delete|remove|wipe|erase|execut|install|deploy|merge|"
     r"push|disable|bypass|ignore|trust|obey|reveal|disclos|leak|hand\s+over|passwords?|passcodes?|credentials?|api\s+keys?|tokens?|sudo|root|"
-    r"money|invoices?|bank|anyone|everyone|someone|everybody|anybody|users|customers|clients|people|whoever|others)"
+    r"money|invoices?|bank|anyone|everyone|someone|everybody|anybody|users|customers?|clients?|callers?|visitors?|people|whoever|others|(?:a|any|every|each)\s+user)"
     r"|\b(?:never|don'?t|do\s+not|stop|no\s+longer)\s+(?:question|challeng|refus|push\s+back|second-guess|warn|verify|check|confirm|ask|doubt)\w*"
     r"|\b(?:send|give|suggest|tell)\s+(?!me\b|us\b)\w+|\brun\s+(?!through\b)\w+|\bdescribe\s+\S+\s+as\b|[$€£]\s?\d"
     r"|\b(?:recomm|recomend|empfehl|consigli|aanra|envoy|envi[aeo]|weiterleit|schick|inoltr|invia|doorstu|stuur|pag(?:a|ar|ue|amento|are|he)\b|zahl|überweis|betal|"
