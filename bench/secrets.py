@@ -11,9 +11,12 @@ The sets (bench/data/secrets):
   benign.jsonl   look-alikes that hold no secret: talk about passwords, tables without one, order and phone
                  numbers, dates, ISBNs, versions, hashes, URLs without a password, ordinary text in other
                  languages, lists of ordinary words.
-Every case has a split: "tune" (the rules were tuned on it), "held-out" (about a third of each class, written with
-the tune cases before the rules changed, never tuned on, reported apart) or "after" (probes written after the rules
-were done and measured once, never tuned on: how far the rules reach past the phrasings their author had in mind).
+Every case has a split:
+  tune      the rules were tuned on it
+  held-out  about a third of each class, written with the tune cases before the rules changed, never tuned on
+  after     probes written after the first round of rules, measured once; the second round was tuned on them
+  after-2   probes written before the second round, measured once after it, never tuned on: how far the rules
+            reach past the phrasings their author had in mind
 
 Figures, per class and split:
   caught  a secret case counts when every character of every secret it lists lies inside a redacted span
@@ -36,7 +39,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from hymem_cli.screen.secrets import Redactor, find_secrets  # noqa: E402 - after the path is set
 
-SPLITS = ("tune", "held-out", "after")
+SPLITS = ("tune", "held-out", "after", "after-2")
 
 
 def load(path: Path) -> list[dict]:
@@ -104,9 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="print the leaks and the benign cases altered")
     parser.add_argument("--show-held-out", action="store_true", help="with --verbose, the held-out and after failures too")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
+    parser.add_argument("--splits", default=",".join(SPLITS), help="the splits to measure, comma-separated (default: all)")
     args = parser.parse_args(argv)
 
-    secrets, benign = load(args.data / "secrets.jsonl"), load(args.data / "benign.jsonl")
+    wanted = set(args.splits.split(","))
+    secrets = [c for c in load(args.data / "secrets.jsonl") if c["split"] in wanted]
+    benign = [c for c in load(args.data / "benign.jsonl") if c["split"] in wanted]
     caught_counts, leaks = tally(secrets, caught)
     kept_counts, altered = tally(benign, kept)
     print("\n".join(table("secrets", "caught", caught_counts) + [""] + table("benign", "kept", kept_counts)))
