@@ -147,6 +147,31 @@ def test_a_sentence_about_setting_a_password_without_one_is_kept(text):
     assert_kept(text)
 
 
+@pytest.mark.parametrize("text,secret", [
+    ("the router admin pass is Kettle99", "Kettle99"),
+    ("ssh root@10.0.0.9, pass Mango!Tree", "Mango!Tree"),
+    ("Mon code wifi c'est framboise42", "framboise42"),
+    ("la clave del wifi es perrito2020", "perrito2020"),
+    ("WLAN-Schlüssel: Fuchsbau-77", "Fuchsbau-77"),
+    ("Heslo k wifi je Kocicka123", "Kocicka123"),
+    ("The password? It's marigold7.", "marigold7"),
+    ("changed it to Pumpkin-Spice-3 (the wifi password)", "Pumpkin-Spice-3"),
+    ("Kettle99 is the router password.", "Kettle99"),
+])
+def test_pass_alone_a_networks_key_and_a_value_before_its_word_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "my bus pass is in my wallet", "the ski pass is 3-day", "we pass 1000 users", "I'll pass, thanks", "Pass the salt, please",
+    "the red key is for the garage", "the wifi code is on the router", "code red at 10:00",
+    "Version2 is the password manager", "Tuesday2 is the day my password expires", "see section 4.2 (password policy)",
+    "set `hasło:` first, then `PIN` env", "the `password=` flag and the `PIN` env",  # between two code spans
+])
+def test_pass_key_and_code_in_plain_talk_are_kept(text):
+    assert_kept(text)
+
+
 def test_a_connector_word_stands_alone_so_no_tail_of_the_value_is_read_as_one():
     """"password to maplesyrup" once matched "to maple" + "s" (Spanish "es") + "yrup": only "yrup" was redacted."""
     assert redacted("tomorrow I'll change the router password to maplesyrup") == \

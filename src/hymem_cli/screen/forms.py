@@ -24,12 +24,20 @@ _PASSWORD_WORDS_LATIN = (
     r"(?:ş|s)ifre(?:si|m)?|парол(?:ь|я|ем)"
 )
 _PASSWORD_WORDS_CJK = r"密码|密碼|口令|パスワード|暗証番号|비밀번호"
-_PASSWORD_WORD = rf"(?:(?<![^\W\d_])(?:{_PASSWORD_WORDS_LATIN})(?![^\W\d_])|{_PASSWORD_WORDS_CJK})"
+# A network's key in any of these languages: "WLAN-Schlüssel", "code wifi", "la clave del wifi", "wifi key".
+_NETWORK = r"(?:wi-?fi|wlan|wpa2?|router|network|réseau|reseau|netzwerk|netwerk|sieci|сети)"
+_KEY = r"(?:clave|clé|cle|chave|schlüssel|schluessel|sleutel|klucz|ключ|code|kod|key)"
+_NETWORK_KEY = (  # Spanish and Portuguese "red"/"rede" only after the key word: "red key" is English
+    rf"{_NETWORK}[ \t\-]{{0,3}}{_KEY}"
+    rf"|{_KEY}(?:[ \t]{{1,3}}(?:de|del|du|da|do|des|für|van|od|от|of|for)(?:[ \t]{{1,3}}(?:la|el|le|the|das|den|o|a))?)?"
+    rf"[ \t]{{1,3}}(?:{_NETWORK}|red|rede)"
+)
+_PASSWORD_WORD = rf"(?:(?<![^\W\d_])(?:{_PASSWORD_WORDS_LATIN}|{_NETWORK_KEY})(?![^\W\d_])|{_PASSWORD_WORDS_CJK})"
 
 # What the password is for: "for the shared drive", "du wifi", "del router", "für den Server", "do banco", "от почты".
 _FOR_WHAT = (
     r"(?:[ \t]{1,3}(?:for|of|on|at|du|de|des|del|della|dello|da|do|dos|das|für|fur|vom|von|zum|zur|van|voor|för|till|til|od|"
-    r"от|для|na|al|à|au|zu|per|på)(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：]{1,30}){1,3}?)?"
+    r"от|для|na|al|à|au|zu|per|på|pour|para|dla|pro|k|ke|ku)(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：]{1,30}){1,3}?)?"
 )
 _VALUE = r"(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`|「[^」\n]{1,128}」|[^\s\"'“”`，。、「」]{3,128})"
 
@@ -42,7 +50,8 @@ _STATED = re.compile(
       r"è|é|jest|brzmi|je|это|är|blev|er)(?![^\W\d_])[ \t]{1,3}"
       r"|[ \t]{0,3}(?:[:=：]|—|–|->|=>|-(?=[ \t]))[ \t]{0,3}"
       r"|[ \t]{0,2}(?:是|为|為|は|는|은)[ \t]{0,2}"
-      r"|[ \t]{0,2},[ \t]{0,2}it(?:'s|’s|[ \t]{1,3}is)(?:[ \t]{1,3}now)?[ \t]{1,3})"
+      r"|[ \t]{0,3}[,?][ \t]{0,3}it(?:'s|’s|[ \t]{1,3}is)(?:[ \t]{1,3}now)?[ \t]{1,3}"  # "password, it's now X", "password? It's X"
+      r"|[ \t]{1,3}c(?:'|’)est[ \t]{1,3})"
     + _VALUE
     + r"|(?<![^\W\d_])has(?:ł|l)o" + _FOR_WHAT + r"[ \t]{1,3}to[ \t]{1,3}" + _VALUE,
     re.I,
@@ -57,6 +66,24 @@ _SET_TO = re.compile(
 
 # "make the laptop password X": no connector at all, so the value must look made up (checked as "password-made").
 _MADE = re.compile(r"\b(?:make|made|making)\b[^\n.!?]{0,30}?" + _PASSWORD_WORD + r"[ \t]{1,3}" + _VALUE, re.I)
+
+# "pass" alone is a common word ("bus pass", "pass the salt"): a value after it must look made up ("password-made"),
+# and one without a connector must open a clause ("ssh root@host, pass X").
+_PASS = re.compile(
+    r"(?<![^\W\d_])pass" + _FOR_WHAT + r"(?:[ \t]{1,3}(?:is|was)[ \t]{1,3}|[ \t]{0,3}[:=][ \t]{0,3})" + _VALUE
+    + r"|(?:^|[,;(])[ \t]{0,3}pass[ \t]{1,3}" + _VALUE,
+    re.I | re.M,
+)
+
+# The value first, then the word that ends the phrase: "changed it to X (the wifi password)", "X is the router password."
+# ("Version2 is the password manager" goes on past the word; "Tuesday2 is the day my password expires" has a clause.)
+_VALUE_FIRST = re.compile(
+    r"(?<!\S)([^\s\"'“”`()]{4,128})(?:[ \t]{0,2}\([ \t]{0,2}|[ \t]{1,3}(?:is|was)[ \t]{1,3})"
+    r"(?:(?:the|my|our|his|her|their)[ \t]{1,3})?"
+    r"(?:(?!(?:the|my|our|your|his|her|their|a|an|of|and|to|when|if)\b)[\w\-]{1,20}[ \t]{1,3}){0,2}"
+    + _PASSWORD_WORD + r"(?=[ \t]{0,2}(?:[).,;:!?\n]|$))",
+    re.I,
+)
 
 # A .pgpass line: host:port:database:user:password, each field but the password possibly "*".
 _PGPASS = re.compile(
@@ -129,7 +156,9 @@ _CLAUSE_GOES_ON = re.compile(
     r"[ \t]{1,3}(?!(?:for|now|today|yesterday|tomorrow|again|so|and|but|because|since|until|last|this|then|ok|okay)\b)[A-Za-z]"
 )
 _ANY_PASSWORD_WORD = re.compile(  # a cheap look before the patterns above
-    r"pass|pw|wort|contrase|senha|wacht|has|heslo|jelsz|senord|kode|passord|salasana|ifre|парол|密|口令|パスワード|暗証|비밀", re.I
+    r"pass|pw|wort|contrase|senha|wacht|has|heslo|jelsz|senord|kode|passord|salasana|ifre|парол|密|口令|パスワード|暗証|비밀"
+    r"|wi-?fi|wlan|wpa|router|network|r[ée]seau|red|rede|netz|netwerk|sieci|сети",
+    re.I,
 )
 
 
@@ -161,11 +190,16 @@ def _value_span(m: re.Match, text: str) -> tuple[int, int]:
 def _stated_passwords(text: str) -> Iterator[Span]:
     if not _ANY_PASSWORD_WORD.search(text):
         return
-    for rx, kind in ((_STATED, "password"), (_SET_TO, "password"), (_MADE, "password-made")):
+    for rx, kind in ((_STATED, "password"), (_SET_TO, "password"), (_MADE, "password-made"), (_PASS, "password-made"),
+                     (_VALUE_FIRST, "password-made")):
         for m in rx.finditer(text):
             start, end = _value_span(m, text)
             if rx is _SET_TO and re.fullmatch(r"[a-z]+", text[start:end]) and _CLAUSE_GOES_ON.match(text, end):
                 continue  # "reset my password to access the portal": a purpose, not a new password
+            if rx is _PASS and (end - start < 6 or text[start:end].isdigit()):
+                continue  # "the ski pass is 3-day", "pass: 2024"
+            if start > 0 and text[start - 1] in "\"'“`「" and (text[start].isspace() or text[end - 1].isspace()):
+                continue  # "`pass=` in a URL, `PIN`": between two code spans, not inside quotes
             yield (kind, start, end)
 
 

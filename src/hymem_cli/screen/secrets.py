@@ -274,6 +274,8 @@ def _masked(word: str) -> bool:
 
 def _password_value(value: str) -> bool:
     if value[0] in "\"'“`":  # the pattern takes a quoted value whole, its closing quote included
+        if value[0] == "`" and value[1:-1] != value[1:-1].strip():
+            return False  # "`password=` flag and the `PIN`": the text between two code spans
         inner = value[1:-1].strip()
         return inner != "" and not inner.startswith("[REDACTED") and not _masked(inner)
     word = value.rstrip(".,;:!?)]}")
