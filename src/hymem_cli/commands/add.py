@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import sys
-import tempfile
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -69,45 +67,25 @@ def add(
     check_input_format(input_format)
     ctx = Context.start(quiet=quiet, bank=bank, ingest__chunk_tokens=chunk_tokens, writer__model=model, writer__backend=backend,
                         writer__base_url=base_url, writer__pipeline=pipeline, writer__protocol=protocol, writer__user=user)
-    # Imported here: the ingest and writer machinery is not needed to start every other command.
-    from hymem_cli.ingest.pipeline import ingest
-    from hymem_cli.ingest.processors import build_processor
-    from hymem_cli.ingest.sources import open_sources
-
-    sources = open_sources(files or [], input_format, screen=ctx.screen)
-    processor = build_processor(ctx.settings, raw=raw, screen=ctx.screen)  # the model loads before the bank is touched
-    writer = processor.writer_info()
-    scratch = None
-    if dry_run and not ctx.bank_path.exists():  # a dry run leaves no bank behind
-        scratch = tempfile.TemporaryDirectory()
-    target = ctx.open_bank(embed=True, create=True, path=Path(scratch.name) / "bank.db" if scratch else None)
+    sources = ctx.memory.open_sources(files or [], input_format)
     # Files are read whole, so their size in messages is known; a stream's is not.
     total = sum(len(src.messages) for src in sources) if all(isinstance(src.messages, list) for src in sources) else None
     bar = ctx.out.progress("ingesting", total is not None)
-    if total is None and sys.stdin.isatty():  # said once everything is loaded: a Ctrl-C from here on ends with 130
-        ctx.out.info("reading stdin (Ctrl-D to end)")
     task = bar.add_task("ingest", total=total) if bar else None
-    if bar:
-        bar.start()
+
+    def ready() -> None:
+        if bar:
+            bar.start()
+        if total is None and sys.stdin.isatty():  # said once everything is loaded: a Ctrl-C from here on ends with 130
+            ctx.out.info("reading stdin (Ctrl-D to end)")
+
     try:
-        report = ingest(
-            target,
-            sources,
-            processor,
-            chunk_tokens=ctx.settings.ingest.chunk_tokens,
-            dry_run=dry_run,
-            again=again,
-            jobs=jobs,
-            on_chunk=(lambda r: bar.update(task, completed=r.messages)) if bar else None,
-        )
+        done = ctx.memory.add(sources, raw=raw, dry_run=dry_run, again=again, jobs=jobs, on_ready=ready,
+                              on_chunk=(lambda r: bar.update(task, completed=r.messages)) if bar else None)
     finally:
         if bar:
             bar.stop()
-        processor.close()
-        if scratch is not None:
-            target.close()
-            scratch.cleanup()
-    (_say_dry_run if dry_run else _say_run)(ctx, report, writer, fmt)
+    (_say_dry_run if dry_run else _say_run)(ctx, done.report, done.writer, fmt)
 
 
 def _say_dry_run(ctx: Context, report, writer: dict | None, fmt) -> None:

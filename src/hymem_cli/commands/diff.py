@@ -8,7 +8,6 @@ import typer
 
 from hymem_cli import _output
 from hymem_cli._errors import EXIT_FAILURE
-from hymem_cli.bank.history import diff as bank_diff
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt
 
@@ -62,11 +61,7 @@ def diff(
       hymem diff 0 --exit-code >/dev/null || echo "the bank is not empty"
     """
     ctx = Context.start(bank=bank)
-    target = ctx.open_bank()
-    latest = target.latest_revision()
-    b = target.check_revision(latest if rev_b is None else rev_b)
-    a = target.check_revision(max(b - 1, 0) if rev_a is None else rev_a)
-    entries = bank_diff(target, a, b)
+    a, b, entries = ctx.memory.diff(rev_a, rev_b)
     if not entries:
         ctx.out.info(f"no changes between revision {a} and {b}")
     render_diff(entries, fmt)

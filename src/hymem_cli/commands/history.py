@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from hymem_cli import _output
-from hymem_cli.bank.history import chain, chunk_rejections, revisions
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt, LimitOpt
 from hymem_cli.domain import reason_kind
@@ -27,7 +26,7 @@ def history(memory: MemoryArg, bank: BankOpt = None, fmt: FormatOpt = None) -> N
 
       hymem search "Alex lives" --all -f jsonl | jq -r .id | head -1 | xargs -r hymem history
     """
-    versions = chain(Context.start(bank=bank).open_bank(), memory)
+    versions = Context.start(bank=bank).memory.history(memory)
     columns = [("id", "id"), ("op", "op"), ("status", "status"), ("text", "text"), ("origin", "origin"), ("reason", "reason"),
                ("revision", "rev"), ("time", "time"), ("source_ids", "sources")]
     _output.emit(versions, fmt, columns, plain=lambda v: f"{v['id']}\t{v['op']}\t{v['status']}\t{v['text']}")
@@ -42,9 +41,7 @@ def show(memory: MemoryArg, bank: BankOpt = None, fmt: FormatOpt = None) -> None
 
       hymem show m12 -f json | jq .source_ids
     """
-    target = Context.start(bank=bank).open_bank()
-    version = target.version(memory)
-    version["rejections"] = chunk_rejections(target, version["id"])
+    version = Context.start(bank=bank).memory.show(memory)
     _output.emit_one(version, fmt if fmt is not None else _output.Format.table)
 
 
@@ -69,7 +66,7 @@ def log(limit: LimitOpt = None, bank: BankOpt = None, fmt: FormatOpt = None) -> 
 
       hymem log -f jsonl | jq -c 'select(.counts.rejected > 0) | .rejections[]'
     """
-    entries = revisions(Context.start(bank=bank).open_bank(), limit)
+    entries = Context.start(bank=bank).memory.log(limit)
 
     def summary(e: dict) -> dict:
         c = e["counts"]

@@ -7,9 +7,6 @@ from typing import Annotated
 import typer
 
 from hymem_cli._errors import UsageError
-from hymem_cli.bank.history import diff
-from hymem_cli.bank.revert import forget as forget_memory
-from hymem_cli.bank.revert import revert as revert_revision
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt, QuietOpt
 from hymem_cli.commands.diff import render_diff
@@ -38,13 +35,12 @@ def revert(
       hymem revert 7 --force && hymem diff 6 8
     """
     ctx = Context.start(quiet=quiet, bank=bank)
-    target = ctx.open_bank()
-    draft, plan = revert_revision(target, rev, force)
-    for note in plan.skipped:
+    change = ctx.memory.revert(rev, force)
+    for note in change.plan.skipped if change.plan else ():
         ctx.out.info(f"skipped: {note}")
-    c = draft.counts
-    ctx.out.info(f"revision {draft.id}: reverted revision {rev}: {c['deleted']} deleted, {c['updated']} restored, {c['added']} brought back")
-    render_diff(diff(target, draft.id - 1, draft.id), fmt)
+    c = change.revision.counts
+    ctx.out.info(f"revision {change.revision.id}: reverted revision {rev}: {c['deleted']} deleted, {c['updated']} restored, {c['added']} brought back")
+    render_diff(change.entries, fmt)
 
 
 def forget(
@@ -67,7 +63,6 @@ def forget(
     ctx = Context.start(quiet=quiet, bank=bank)
     if not reason.strip():
         raise UsageError("forget needs a non-empty --reason", hint='e.g. --reason "asked to forget"')
-    target = ctx.open_bank()
-    draft = forget_memory(target, memory, reason)
-    ctx.out.info(f"revision {draft.id}: forgot {draft.source}")
-    render_diff(diff(target, draft.id - 1, draft.id), fmt)
+    change = ctx.memory.forget(memory, reason)
+    ctx.out.info(f"revision {change.revision.id}: forgot {change.revision.source}")
+    render_diff(change.entries, fmt)

@@ -54,7 +54,7 @@ def stats(limit: TopOpt = None, bank: BankOpt = None, fmt: FormatOpt = None) -> 
 
       hymem stats -f json | jq '.size.file / .memories.versions | floor'    # bytes per memory version
     """
-    report = Context.start(bank=bank).open_bank().stats(limit or 10)
+    report = Context.start(bank=bank).memory.stats(limit or 10)
     fmt = _output.resolve(fmt)
     if fmt in (_output.Format.json, _output.Format.jsonl):
         _output.emit_one(report, fmt)

@@ -1,0 +1,268 @@
+"""One memory bank in use, as a Python API: what one command, MCP session or hook owns, and the operations every face calls.
+
+A `Memory` holds the settings (checked once), the bank chosen by the same rules everywhere (and refused when an
+untrusted project offers it), a screen with its own memory of the secrets it redacted, the embedder, and the open
+bank. The CLI, `hymem mcp`, `hymem serve` and `hymem eval` parse their input, call these operations and render what
+comes back; a new ranking setting or ingest step is a change here, not in each face. It knows nothing of the
+terminal: what a person should be told goes through `say`, and a bank upgrade reports through `upgrade_progress`.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hymem_cli import config
+
+if TYPE_CHECKING:
+    from hymem_cli.bank import Bank
+    from hymem_cli.bank.memory_text import MemoryText
+    from hymem_cli.bank.revert import RevertPlan
+    from hymem_cli.bank.search import SearchFilter
+    from hymem_cli.bank.store import RevisionDraft
+    from hymem_cli.ingest.pipeline import IngestReport
+    from hymem_cli.ingest.sources import Source
+    from hymem_cli.screen import Screen
+
+
+@dataclass
+class AddResult:
+    """What `Memory.add` did: the ingest's report and which writer proposed (None for raw ingest)."""
+
+    report: IngestReport
+    writer: dict | None
+
+
+@dataclass
+class Change:
+    """A revision a command made (revert, forget) and its net diff."""
+
+    revision: RevisionDraft
+    entries: list[dict]
+    plan: RevertPlan | None = None
+
+
+class Memory:
+    """The settings, screen, embedder and bank of one use of hymem, and its operations; see the module's docstring."""
+
+    def __init__(self, settings: config.Settings, *, bank: str | None = None, say: Callable[[str], None] | None = None,
+                 upgrade_progress: Callable[[], Any] | None = None):
+        self.settings = settings
+        self.bank_opt = bank  # --bank (Typer fills it from HYMEM_BANK too)
+        self.say = say or (lambda text: None)
+        self._upgrade_progress = upgrade_progress
+        self._screen: Screen | None = None
+        self._embedder = None
+        self._bank: Bank | None = None
+
+    @classmethod
+    def start(cls, overrides: dict[str, object] | None = None, **options: Any) -> Memory:
+        """Settings from `overrides` (dotted keys: flags), HYMEM_*, the project's and the user's config, and defaults."""
+        return cls(config.load(overrides), **options)
+
+    # -- what it holds ------------------------------------------------------------------------
+
+    @property
+    def bank_choice(self) -> config.BankChoice:
+        """The bank and why: --bank, HYMEM_BANK, the nearest .hymem/, bank.path, or the default. An untrusted
+        project's bank is refused here (ConfigError with the way to trust it)."""
+        choice = config.locate_bank(self.bank_opt, self.settings)
+        choice.usable()
+        return choice
+
+    @property
+    def bank_path(self) -> Path:
+        return self.bank_choice.path
+
+    @property
+    def screen(self) -> Screen:
+        """The screen.* settings, and a memory of the secrets redacted in this use (one command, hook or MCP call)."""
+        if self._screen is None:
+            from hymem_cli.screen import Screen
+
+            self._screen = Screen.from_settings(self.settings)
+        return self._screen
+
+    def embedder(self):
+        """The configured embedder, loaded once. Its torch-free copies are made on first need, whatever the operation:
+        without them every later search would import torch (seconds each)."""
+        if self._embedder is None:
+            from hymem_cli.embed import ALIASES, canonical_model, fast_copy_missing, get_embedder
+
+            model, fast = canonical_model(self.settings.embed.model), self.settings.embed.onnx
+            # Announced only for a model that is there to copy: a bad path stays one error line.
+            if fast_copy_missing(model, fast) and (model in ALIASES.values() or Path(model).exists()):
+                self.say(f"preparing a torch-free copy of {model} (once for this cache, about 20 s; "
+                         "afterwards searches start without torch, in under a second)")
+            self._embedder = get_embedder(model, prepare_fast=True, fast=fast)
+        return self._embedder
+
+    def memory_text(self) -> MemoryText:
+        """What new memories embed besides their text (embed.context, embed.date)."""
+        from hymem_cli.bank.memory_text import MemoryText
+
+        return MemoryText(context=self.settings.embed.context, date=self.settings.embed.date)
+
+    def bind_embedder(self, bank: Bank) -> None:
+        bank.check_embedder(self.settings.embed.model)  # before seconds of model loading
+        bank.bind_embedder(self.embedder(), self.memory_text())
+
+    def open_bank(self, *, embed: bool = False, create: bool = False, path: Path | None = None) -> Bank:
+        """A new connection to the bank (or to `path`); `embed` binds the configured embedder. A bank written into a
+        project folder gets its .gitignore first."""
+        from hymem_cli.bank import open_bank
+        from hymem_cli.bank.db import writable
+
+        path = path or self.bank_path
+        if create and path.parent.name == config.PROJECT_DIR:
+            config.ensure_gitignore(path.parent)
+
+        def upgrading(names: list[str]) -> None:
+            self.say(f"upgrading bank {path} to this version of hymem ({', '.join(names)}); once; about a minute for a million memories")
+
+        progress = self._upgrade_progress() if self._upgrade_progress else None
+        try:
+            bank = open_bank(path, self.settings.bank.busy_timeout, create=create, on_upgrade=upgrading, progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
+        if not writable(path):
+            self.say(f"note: {path} is on read-only storage: opened for reading only")
+        if embed:
+            self.bind_embedder(bank)
+        return bank
+
+    def bank(self, *, embed: bool = False, create: bool = False) -> Bank:
+        """The bank, opened on first use and kept open; `embed` binds the embedder, as does a bank that has vectors
+        once a search needs them."""
+        if self._bank is None:
+            self._bank = self.open_bank(create=create)
+        if self._bank.embedder is None and embed:
+            self.bind_embedder(self._bank)
+        return self._bank
+
+    def close(self) -> None:
+        if self._bank is not None:
+            self._bank.close()
+            self._bank = None
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def search(self, query: str, limit: int | None = None, flt: SearchFilter | None = None, *, ask_server: bool | None = None) -> list[dict]:
+        """Memories best matching `query` by words and by meaning, ranked as search.* says. A running `hymem serve` for
+        the bank answers first when search.server (or `ask_server`) allows; else the search runs here."""
+        from hymem_cli.bank.search import SearchFilter
+        from hymem_cli.bank.search import search as search_bank
+
+        bank = self.bank()
+        bank.check_embedder(self.settings.embed.model)  # refused here whether a server answers or not
+        flt = flt or SearchFilter()
+        n = limit or self.settings.search.limit
+        ranking = self.settings.search.ranking()
+        if self.settings.search.server if ask_server is None else ask_server:
+            from dataclasses import asdict
+
+            from hymem_cli import server
+
+            hits = server.ask(bank.path, {"query": query, "limit": n, "filter": asdict(flt), **ranking})
+            if hits is not None:
+                return hits
+        if bank.embedder is None and bank.embed_model is not None:
+            self.bind_embedder(bank)
+        return search_bank(bank, query, n, flt, **ranking)
+
+    def check_revision(self, rev: int) -> int:
+        return self.bank().check_revision(rev)
+
+    def show(self, memory: str) -> dict:
+        """One memory version with its provenance and what the guards refused in its chunk."""
+        from hymem_cli.bank.history import chunk_rejections
+
+        version = self.bank().version(memory)
+        version["rejections"] = chunk_rejections(self.bank(), version["id"])
+        return version
+
+    def history(self, memory: str) -> list[dict]:
+        """Every version of the fact `memory` belongs to, oldest first."""
+        from hymem_cli.bank.history import chain
+
+        return chain(self.bank(), memory)
+
+    def log(self, limit: int | None = None) -> list[dict]:
+        """Revisions, newest first, with their counts and rejections."""
+        from hymem_cli.bank.history import revisions
+
+        return revisions(self.bank(), limit)
+
+    def diff(self, rev_a: int | None = None, rev_b: int | None = None) -> tuple[int, int, list[dict]]:
+        """The net change from `rev_a` (default: the one before `rev_b`) to `rev_b` (default: the latest)."""
+        from hymem_cli.bank.history import diff
+
+        bank = self.bank()
+        b = bank.check_revision(bank.latest_revision() if rev_b is None else rev_b)
+        a = bank.check_revision(max(b - 1, 0) if rev_a is None else rev_a)
+        return a, b, diff(bank, a, b)
+
+    def stats(self, top: int = 10) -> dict:
+        return self.bank().stats(top)
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def add(self, sources: list[Source], *, raw: bool = False, dry_run: bool = False, again: bool = False, jobs: int = 1,
+            on_ready: Callable[[], None] | None = None, on_chunk: Callable[[IngestReport], None] | None = None) -> AddResult:
+        """Ingest `sources`: through the configured writer, or each message as it is (`raw`). The writer loads before the
+        bank is touched (`on_ready` is called once both are ready); a dry run on a bank that does not exist yet leaves
+        none behind."""
+        from hymem_cli.ingest.pipeline import ingest
+        from hymem_cli.ingest.processors import build_processor
+
+        processor = build_processor(self.settings, raw=raw, screen=self.screen)
+        scratch = tempfile.TemporaryDirectory() if dry_run and not self.bank_path.exists() else None
+        try:
+            bank = self.open_bank(embed=True, create=True, path=Path(scratch.name) / "bank.db") if scratch else self.bank(embed=True, create=True)
+            if on_ready is not None:
+                on_ready()
+            try:
+                report = ingest(bank, sources, processor, chunk_tokens=self.settings.ingest.chunk_tokens, dry_run=dry_run, again=again,
+                                jobs=jobs, on_chunk=on_chunk)
+            finally:
+                if scratch is not None:
+                    bank.close()
+            return AddResult(report, processor.writer_info())
+        finally:
+            processor.close()
+            if scratch is not None:
+                scratch.cleanup()
+
+    def open_sources(self, names: Iterable[str], input_format: str | None = None) -> list[Source]:
+        """Transcripts by file name (- or none: stdin), read and screened with this use's screen."""
+        from hymem_cli.ingest.sources import open_sources
+
+        return open_sources(list(names), input_format, screen=self.screen)
+
+    def revert(self, rev: int, force: bool = False) -> Change:
+        """Undo revision `rev` as a new revision; `force` skips facts a later revision changed again."""
+        from hymem_cli.bank.history import diff
+        from hymem_cli.bank.revert import revert
+
+        bank = self.bank()
+        draft, plan = revert(bank, rev, force)
+        return Change(draft, diff(bank, draft.id - 1, draft.id), plan)
+
+    def forget(self, memory: str, reason: str) -> Change:
+        """Retire the current version of `memory`, with `reason`, as a new revision."""
+        from hymem_cli.bank.history import diff
+        from hymem_cli.bank.revert import forget
+
+        bank = self.bank()
+        draft = forget(bank, memory, reason)
+        return Change(draft, diff(bank, draft.id - 1, draft.id))
