@@ -29,7 +29,7 @@ from hymem_cli.bank import db
 from hymem_cli.bank.operations import MAX_ID, MAX_TEXT, id_problem, parse_time, time_problem
 from hymem_cli.bank.store import Bank
 from hymem_cli.domain import chunk_key, memory_id
-from hymem_cli.screen.provenance import ORIGINS
+from hymem_cli.screen.provenance import ALL_ORIGINS
 
 FORMAT = 2
 READS = (1, 2)
@@ -74,8 +74,8 @@ ID_COLUMNS = {"revision": ("id",), "chunk": ("id", "revision"), "version": ("id"
               "retirement": ("version", "revision", "successor"), "rejection": ("id", "revision", "chunk")}
 # Times every hymem writes, and when they may be absent; none lies more than a day ahead of the importing clock.
 TIME_COLUMNS = {"revision": ("time",), "chunk": ("start_time", "end_time"), "version": ("created_at", "event_time")}
-# screen.origin's answers, and memory_service.AGENT (what an agent wrote through MCP); NULL is a participant's own words
-VERSION_ORIGINS = tuple(dict.fromkeys((*ORIGINS, "unknown", "agent")))
+# Every origin but "said", which is stored as NULL (a participant's own words)
+VERSION_ORIGINS = tuple(o for o in ALL_ORIGINS if o != "said")
 # The commands a revision records (ingest/pipeline.py, commands/apply.py, bank/revert.py, memory_service.py), with the
 # screens switched off while it ran (Screen.label).
 COMMAND = re.compile(r"(?P<base>add --raw|add|apply|forget|revert (?P<reverted>[0-9]{1,19})|mcp [a-z_]{1,40})"

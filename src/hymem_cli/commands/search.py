@@ -10,14 +10,13 @@ import typer
 from hymem_cli import _output
 from hymem_cli._errors import InputError, UsageError
 from hymem_cli.bank.search import SearchFilter
-from hymem_cli.bank.search import search as search_bank
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt, LimitOpt, QuietOpt
 from hymem_cli.ingest.timeutil import parse_time_arg
+from hymem_cli.screen.provenance import ALL_ORIGINS as ORIGINS
 
 COLUMNS = [("id", "id"), ("score", "score"), ("status", "status"), ("text", "text"), ("origin", "origin"), ("event_time", "event time"),
            ("source_ids", "sources")]
-ORIGINS = ("said", "quoted", "document", "comment", "code", "tool")
 
 
 def _time(value: str | None, flag: str) -> str | None:
@@ -37,7 +36,7 @@ def search(
     source: Annotated[Optional[str], typer.Option("--source", help="Only memories from sources matching this glob or substring.", show_default=False)] = None,
     since: Annotated[Optional[str], typer.Option("--since", help="Only memories whose event time is at or after this.", show_default=False)] = None,
     until: Annotated[Optional[str], typer.Option("--until", help="Only memories whose event time is at or before this.", show_default=False)] = None,
-    origin: Annotated[Optional[list[str]], typer.Option("--origin", help="Only memories from this origin (repeatable): said (a participant's own words), quoted, document, comment, code, tool.", show_default=False)] = None,
+    origin: Annotated[Optional[list[str]], typer.Option("--origin", help="Only memories from this origin (repeatable): said (a participant's own words), quoted, document, comment, code, tool, unknown (no source message holds it), agent (an agent wrote it).", show_default=False)] = None,
     bank: BankOpt = None,
     fmt: FormatOpt = None,
     quiet: QuietOpt = False,
@@ -57,30 +56,13 @@ def search(
     if not query.strip():
         raise InputError("the query is empty", hint="give words to search for, or - to read queries from stdin")
     ctx = Context.start(quiet=quiet, bank=bank, search__limit=limit)
-    settings = ctx.settings
-    target = ctx.open_bank()
+    memory = ctx.memory
     if origin and (unknown := [o for o in origin if o not in ORIGINS]):
         raise UsageError(f"--origin {unknown[0]!r} is not an origin", hint=f"use one of: {', '.join(ORIGINS)}")
     flt = SearchFilter(include_retired=all_versions, source=source, since=_time(since, "--since"), until=_time(until, "--until"),
                        origin=list(origin) if origin else None)
     if as_of is not None:
-        flt.as_of = target.check_revision(as_of)
-    target.check_embedder(settings.embed.model)  # refused here whether a server answers or not
-    n = settings.search.limit
-    weights = settings.search.ranking()
-
-    def run_search(q: str) -> list[dict]:
-        if settings.search.server:  # a running `hymem serve` has everything loaded already
-            from dataclasses import asdict
-
-            from hymem_cli import server
-
-            hits = server.ask(target.path, {"query": q, "limit": n, "filter": asdict(flt), **weights})
-            if hits is not None:
-                return hits
-        if target.embedder is None and target.embed_model is not None:
-            ctx.bind_embedder(target)
-        return search_bank(target, q, n, flt, **weights)
+        flt.as_of = memory.check_revision(as_of)
 
     if query == "-":
         queries = (line.strip() for line in _stdin_lines())
@@ -88,13 +70,13 @@ def search(
         def batch():
             for q in queries:
                 if q:
-                    for hit in run_search(q):
+                    for hit in memory.search(q, flt=flt):
                         yield {"query": q, **hit}
 
         columns = [("query", "query"), *COLUMNS]
         _output.emit(batch(), fmt, columns, plain=lambda r: f"{r['query']}\t{r['id']}\t{r['text']}")
         return
-    hits = run_search(query)
+    hits = memory.search(query, flt=flt)
     if not hits:
         ctx.out.info("no matching memories")
     _output.emit(hits, fmt, COLUMNS, plain=lambda r: r["text"])

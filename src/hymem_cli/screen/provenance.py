@@ -18,6 +18,9 @@ from hymem_cli.domain import Message
 # Origins a version may carry; None (shown as "said") is what a participant said in their own words; "unknown" a
 # fact whose source messages cannot be told (the Hy-Memory protocol gives no quote, and no message shares its words).
 ORIGINS = ("quoted", "document", "comment", "code", "tool", "unknown")
+AGENT = "agent"  # the origin (and speaker) of text an agent wrote itself: MCP add_memory's text, update_memory
+# Every origin a version may have, as `search --origin` names them: "said" stands for NULL.
+ALL_ORIGINS = ("said", *ORIGINS, AGENT)
 TOOL_SPEAKERS = frozenset({"tool", "tools", "function", "function_call", "tool_result", "tool result", "tool output", "tool_output",
                            "observation", "ipython", "system", "developer", "browser", "search", "web", "retrieval"})
 ASSISTANT_NAMES = frozenset({"assistant", "ai", "bot", "model", "system", "chatgpt", "gpt", "claude", "copilot", "agent"})
