@@ -57,7 +57,7 @@ complete -c hymem -n '__fish_seen_subcommand_from search' -l as-of -x -d 'Search
 complete -c hymem -n '__fish_seen_subcommand_from search' -l source -x -d 'Only memories from sources matching this glob or substring.'
 complete -c hymem -n '__fish_seen_subcommand_from search' -l since -x -d 'Only memories whose event time is at or after this.'
 complete -c hymem -n '__fish_seen_subcommand_from search' -l until -x -d 'Only memories whose event time is at or before this.'
-complete -c hymem -n '__fish_seen_subcommand_from search' -l origin -x -d 'Only memories from this origin (repeatable): said (a participant\'s own words), quoted, document, comment, code, tool.'
+complete -c hymem -n '__fish_seen_subcommand_from search' -l origin -x -d 'Only memories from this origin (repeatable): said (a participant\'s own words), quoted, document, comment, code, tool, unknown (no source message holds it), agent (an agent wrote it).'
 complete -c hymem -n '__fish_seen_subcommand_from search' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from search' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from search' -s q -l quiet -d 'No messages on stderr, only records and errors.'

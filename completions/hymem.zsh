@@ -83,7 +83,7 @@ _hymem_search() {
     '--source[Only memories from sources matching this glob or substring.]:source: ' \
     '--since[Only memories whose event time is at or after this.]:since: ' \
     '--until[Only memories whose event time is at or before this.]:until: ' \
-    '--origin[Only memories from this origin (repeatable)\: said (a participant'\''s own words), quoted, document, comment, code, tool.]:origin: ' \
+    '--origin[Only memories from this origin (repeatable)\: said (a participant'\''s own words), quoted, document, comment, code, tool, unknown (no source message holds it), agent (an agent wrote it).]:origin: ' \
     '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
