@@ -306,7 +306,7 @@ def test_the_punctuation_of_the_sentence_around_a_value_stays(text, expected):
     assert redacted(text) == expected
 
 
-# --- the sets of bench/secrets.py
+# --- the sets of bench/secret_screen.py
 
 
 _DATA = Path(__file__).resolve().parent.parent / "bench" / "data" / "secrets"

@@ -1,6 +1,9 @@
 """The secret screen on secrets in unusual forms and on their benign look-alikes: what it catches, what it keeps.
 
-Usage: python bench/secrets.py [--data DIR] [--verbose] [--show-held-out] [--json OUT.json]
+(Not named secrets.py: bench/ is put on sys.path by tests and scripts, and that name would hide the standard library's
+`secrets` module from everything imported after it.)
+
+Usage: python bench/secret_screen.py [--data DIR] [--verbose] [--show-held-out] [--json OUT.json]
 
 The sets (bench/data/secrets):
   secrets.jsonl  secrets written the way people paste them: a password in a URL's userinfo, `.pgpass` and
