@@ -164,3 +164,53 @@ def test_a_client_that_stalls_holds_up_no_one(cli, env, start_server):
         for conn in stalled:
             conn.close()
     assert "answered 1 searches" in stop(proc)
+
+
+@pytest.fixture
+def tmpdir_here(tmp_path, monkeypatch):
+    """TMPDIR for this test alone (tempfile caches it, so the cache is set): where socket directories are made."""
+    import tempfile
+
+    here = tmp_path / "tmp"
+    here.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(here))
+    return here
+
+
+def test_serve_makes_its_socket_directory_private(cli, env, tmpdir_here):
+    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    socket_dir = server.socket_path(env / "bank.db").parent
+    old = os.umask(0)  # a permissive umask changes nothing: the directory is made 0700
+    try:
+        server.make_socket_dir(socket_dir)
+    finally:
+        os.umask(old)
+    assert socket_dir.parent == tmpdir_here and socket_dir.stat().st_mode & 0o777 == 0o700
+
+
+@pytest.mark.parametrize("planted, needle", [
+    ("open", "open to other users (mode 0777"),
+    ("group", "open to other users (mode 0770"),
+    ("link", "is a symbolic link"),
+    ("file", "is not a directory"),
+    ("foreign", "belongs to another user"),
+])
+def test_serve_refuses_a_socket_directory_it_cannot_trust(cli, env, tmpdir_here, tmp_path, planted, needle):
+    """Someone who made the directory first, or may write to it, could stand in for the server: refused, in one line."""
+    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    socket_dir = server.socket_path(env / "bank.db").parent
+    if planted == "link":
+        (tmp_path / "elsewhere").mkdir(mode=0o700)
+        socket_dir.symlink_to(tmp_path / "elsewhere")
+    elif planted == "file":
+        socket_dir.write_text("")
+    else:
+        socket_dir.mkdir()
+        os.chmod(socket_dir, {"open": 0o777, "group": 0o770, "foreign": 0o700}[planted])
+        if planted == "foreign":
+            if os.getuid() != 0:
+                pytest.skip("making a directory another user owns needs root")
+            os.chown(socket_dir, 65534, 65534)
+    refused = cli("serve")
+    one_error_line(refused, 5, str(socket_dir), needle, "refusing to serve", "hint:")
+    assert list(socket_dir.iterdir() if socket_dir.is_dir() else []) == []  # no socket was made there

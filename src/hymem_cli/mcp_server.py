@@ -412,7 +412,9 @@ def unreadable_reply(exc: Exception):
         or unencodable(params, "params")
     if where is None:
         return JSONRPCError(jsonrpc="2.0", id=ident, error=ErrorData(code=INVALID_REQUEST, message="not a valid JSON-RPC request"))
-    text = f"{where}; nothing was stored (hint: {UTF8_HINT})"
-    if message.get("method") == "tools/call":  # a tool error, as any other refused argument is
+    text = f"{where}; the call changed nothing (hint: {UTF8_HINT})"
+    if message.get("method") == "tools/call":  # a tool error, worded as the SDK words the others
+        tool = params.get("name") if isinstance(params.get("name"), str) else "?"
+        text = f"Error executing tool {tool}: {text}" if unencodable(tool, "name") is None else text
         return JSONRPCResponse(jsonrpc="2.0", id=ident, result={"content": [{"type": "text", "text": text}], "isError": True})
     return JSONRPCError(jsonrpc="2.0", id=ident, error=ErrorData(code=INVALID_PARAMS, message=text))

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 DEFAULT_SOURCE = "mcp"
 MAX_LIMIT = 100  # results per search or log call: an agent's context is the limit, not the bank
 AGENT = "agent"  # the origin (and speaker) of text an agent wrote: add_memory's text, an assistant's turn, update_memory
-AGENT_SPEAKERS = frozenset({"assistant", "agent", "ai", "model", "bot", "chatbot"})  # roles that name the agent itself
+# Roles and names that are the agent itself, not a person: what they said is the agent's words.
+AGENT_SPEAKERS = frozenset({"assistant", "agent", "ai", "model", "bot", "chatbot", "chatgpt", "gpt", "claude", "copilot"})
 
 
 class MemoryService:
@@ -289,7 +290,7 @@ def check_text(**fields: object) -> None:
     nested lists and objects (a conversation's messages) are walked."""
     for name, value in fields.items():
         if where := unencodable(value, name):
-            raise InputError(f"{where}; nothing was stored", hint=UTF8_HINT)
+            raise InputError(f"{where}; the call changed nothing", hint=UTF8_HINT)
 
 
 UTF8_HINT = "send valid UTF-8 text: a character outside the BMP (an emoji) needs both halves of its surrogate pair"
