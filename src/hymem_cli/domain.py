@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 
 OPS = ("add", "update", "supersede", "delete")
 CHUNK_TOKENS = 768  # a transcript chunk's token budget unless told otherwise (the setting ingest.chunk_tokens)
+EARLIER_MESSAGES = 10  # messages before a chunk that a chunk carries (Hy-Memory's harness shows the writer the last 10)
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,11 @@ class Chunk:
 
     source: str
     messages: list[Message]
+    # Read from the input alone, never from what a run happened to process, so a resumed, repeated or grown ingest
+    # sees each chunk as one uninterrupted run does: the source's messages just before it (at most EARLIER_MESSAGES),
+    # and the session's owner (the first speaker of the source who is neither an assistant nor a tool).
+    earlier: list[Message] = field(default_factory=list)
+    owner: str | None = None
 
     def render(self) -> str:
         """The chunk as the writer and `show` see it: one turn a line, with time and speaker."""

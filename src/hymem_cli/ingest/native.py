@@ -20,7 +20,7 @@ import uuid
 from hymem_cli.domain import Chunk, Message, Operation, Proposal, Rejection, Shown
 from hymem_cli.ingest.guards import check
 from hymem_cli.ingest.pipeline import MemoryBank
-from hymem_cli.ingest.processors import WriterCalls, owner_of, writer_record
+from hymem_cli.ingest.processors import WriterCalls, writer_record
 from hymem_cli.screen import Screen
 from hymem_cli.screen.provenance import ASSISTANT_NAMES, GENERIC_USER_NAMES, session_owner
 from hymem_cli.writer import hy_memory
@@ -61,8 +61,6 @@ class NativeWriterProcessor:
         self.related = related
         self.user = user
         self.intentions = intentions
-        self._earlier: dict[str, list[tuple[str, str]]] = {}  # per source: the messages already seen, labelled
-        self._owners: dict[str, str | None] = {}  # per source: its owner, found once (see processors.owner_of)
 
     def close(self) -> None:
         self.backend.close()
@@ -76,16 +74,12 @@ class NativeWriterProcessor:
         call = WriterCalls(self.backend, redacted, fence=True)
         stats = call.stats
 
-        user = self.user or owner_of(self._owners, chunk)
-        new = []
-        for m in messages:
-            role, name = role_of(m.speaker, user)
-            new.append({"role": role, "content": m.text, **({"name": name} if name else {})})
+        user = self.user or chunk.owner
+        new = [_item(m, user) for m in messages]
         memory_at = Chunk(chunk.source, messages).times[1]
-        earlier = self._earlier.setdefault(chunk.source, [])
+        # The chunk's own earlier messages (from the input, not from what this run processed), redacted as the chunk is.
+        earlier = [(_label(_item(m, user)), m.text) for m in self.screen.redact_messages(chunk.earlier)[0]]
         reply = call(hy_memory.extract_messages(self.prompts, new, earlier, memory_at, intentions=self.intentions), hy_memory.EXTRACTION_SCHEMA)
-        earlier += [(_label(item), item["content"]) for item in new]
-        del earlier[:-hy_memory.HISTORY_MESSAGES]
         extracted = _extracted(hy_memory.fenced_json(reply.text))
         if extracted is None:
             return _unparseable(reply, stats, self.screen, "the extraction")
@@ -136,6 +130,12 @@ class NativeWriterProcessor:
                                   text=str(raw)[:500] if not isinstance(raw, dict) else raw.get("content") if isinstance(raw.get("content"), str) else None)
                 rejections.append(Rejection(self.screen.scrub_operation(shown), why))
         return Proposal(accepted, rejections, proposed=len(proposed), stats=stats)
+
+
+def _item(message: Message, user: str | None) -> dict:
+    """A message as the SDK's extraction renders it: role, content, and a name for a participant other than the user."""
+    role, name = role_of(message.speaker, user)
+    return {"role": role, "content": message.text, **({"name": name} if name else {})}
 
 
 def _label(item: dict) -> str:

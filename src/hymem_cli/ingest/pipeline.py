@@ -10,7 +10,7 @@ from typing import Protocol
 
 from hymem_cli.bank.memory_text import kept
 from hymem_cli.bank.store import RevisionDraft
-from hymem_cli.domain import CHUNK_TOKENS, Chunk, ChunkRecord, Message, Proposal, chunk_key
+from hymem_cli.domain import CHUNK_TOKENS, EARLIER_MESSAGES, Chunk, ChunkRecord, Message, Proposal, chunk_key
 from hymem_cli.ingest.chunker import chunk_messages
 from hymem_cli.ingest.sources import Source
 from hymem_cli.screen import Screen, kind_counts
@@ -166,7 +166,8 @@ def _unstored_part(bank: MemoryBank, chunk: Chunk, mode: str, key: Callable[[str
             if by := bank.chunk_seen(key(beginnings[n - 1])):
                 report.skipped += 1
                 report.stored_by[by] = report.stored_by.get(by, 0) + 1
-                chunk = Chunk(chunk.source, chunk.messages[n:])
+                stored, rest = chunk.messages[:n], chunk.messages[n:]
+                chunk = Chunk(chunk.source, rest, (chunk.earlier + stored)[-EARLIER_MESSAGES:], chunk.owner)
                 break
         else:
             return chunk, digest, None

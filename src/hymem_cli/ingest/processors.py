@@ -105,7 +105,6 @@ class WriterProcessor:
         self.related = related
         self.screen = screen  # config screen.*: which content never becomes a memory
         self.user = user  # writer.user: whose own words may make a rule for the agent (else each source's owner)
-        self._owners: dict[str, str | None] = {}
 
     def close(self) -> None:
         self.backend.close()
@@ -116,7 +115,7 @@ class WriterProcessor:
     def process(self, bank: MemoryBank, chunk: Chunk) -> Proposal:
         # Secrets never reach the writer: it cannot store what it never saw.
         messages, redacted = self.screen.redact_messages(chunk.messages)
-        chunk = Chunk(chunk.source, messages)
+        chunk = Chunk(chunk.source, messages, chunk.earlier, chunk.owner)
         shown = related_memories(bank, chunk, self.related)
         listing = [(s.alias, s.text, s.event_time) for s in shown]
         conversation = chunk.render()
@@ -143,7 +142,7 @@ class WriterProcessor:
         by_alias = {s.alias: s for s in shown}
         targeted: set[int] = set()
         added: set[str] = set()
-        user = self.user or owner_of(self._owners, chunk)
+        user = self.user or chunk.owner
         for raw in proposed:
             op, why = check(raw, by_alias, messages, targeted, added, self.screen, user=user)
             if op is not None:
@@ -151,16 +150,6 @@ class WriterProcessor:
             else:  # no secret kept in the record
                 rejections.append(Rejection(self.screen.scrub_operation(_as_operation(raw, by_alias)), why))
         return Proposal(accepted, rejections, proposed=len(proposed), stats=stats)
-
-
-def owner_of(owners: dict[str, str | None], chunk: Chunk) -> str | None:
-    """The session's owner for a chunk's source: the first speaker of the source who is neither an assistant nor a
-    tool, found in its first chunk that has one and kept for the rest of the source."""
-    from hymem_cli.screen.provenance import session_owner
-
-    if owners.get(chunk.source) is None:
-        owners[chunk.source] = session_owner(chunk.messages)
-    return owners[chunk.source]
 
 
 def _as_operation(raw: object, shown: dict[int, Shown]) -> Operation:

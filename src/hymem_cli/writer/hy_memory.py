@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import Callable
 
 from hymem_cli._errors import WriterError
+from hymem_cli.domain import EARLIER_MESSAGES
 
 PROTOCOL = "hy-memory"
 DISTRIBUTION = "hy-memory"
@@ -41,7 +42,7 @@ PROMPT_FILES = {
 FOLD_FILE, FOLD_FUNCTION = "hy_memory/agent/extractor.py", "_system_prompt_without_intention"
 # The SDK's language test reads CJK characters and a leading role prefix with these two patterns.
 LANG_FILE, CJK_PATTERN, ROLE_PREFIX_PATTERN = "hy_memory/utils/lang_detect.py", "_CJK_RE", "_LEADING_ROLE_PREFIX_RE"
-HISTORY_MESSAGES = 10  # the SDK's default: the last 5 turns, 2 messages each
+HISTORY_MESSAGES = EARLIER_MESSAGES  # the SDK's default: the last 5 turns, 2 messages each
 HISTORY_CUT = 500  # characters kept of an assistant's (or another person's) earlier message
 KNOWN_ROLES = ("user", "assistant", "system", "tool")
 
