@@ -9,7 +9,7 @@ from pathlib import Path
 
 from hymem_cli import trust
 from hymem_cli._errors import ConfigError
-from hymem_cli.domain import CHUNK_TOKENS
+from hymem_cli.domain import CHUNK_TOKENS, EXPERT_PLACEMENTS, RELATED_MEMORIES
 
 # Every key, its default and what it means. `hymem config` and the docs are generated from this.
 KEYS: dict[str, tuple[object, str]] = {
@@ -43,7 +43,7 @@ KEYS: dict[str, tuple[object, str]] = {
     "writer.max_tokens": (1024, "longest writer answer, in tokens"),
     "writer.kv_cache": (True, "keep llama.cpp's state after the fixed instructions on disk, so later runs skip evaluating them"),
     "writer.timeout": (120.0, "seconds before an OpenAI-compatible request times out"),
-    "writer.related": (8, "existing memories shown to the writer per chunk"),
+    "writer.related": (RELATED_MEMORIES, "existing memories shown to the writer per chunk"),
     "screen.instructions": (True, "refuse writer facts that are instructions to the agent (ignore previous instructions, fake SYSTEM turns)"),
     "screen.secrets": (True, "redact secrets (API keys, tokens, passwords, card numbers) before storing or sending text to the writer"),
     "bank.busy_timeout": (30.0, "seconds to wait for another hymem writing the same bank"),
@@ -99,7 +99,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "writer.backend": ("", "llama", "openai", "scripted"),
     "writer.pipeline": ("single", "two-pass"),
     "writer.protocol": ("auto", "hy-memory", "hymem"),
-    "writer.experts": ("auto", "gpu", "cpu"),
+    "writer.experts": EXPERT_PLACEMENTS,
 }
 MINIMUM: dict[str, float] = {
     "search.limit": 1, "ingest.chunk_tokens": 16, "writer.n_ctx": 256, "writer.n_gpu_layers": -1, "writer.threads": 0,

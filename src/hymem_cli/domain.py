@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, field
 
 OPS = ("add", "update", "supersede", "delete")
 CHUNK_TOKENS = 768  # a transcript chunk's token budget unless told otherwise (the setting ingest.chunk_tokens)
+RELATED_MEMORIES = 8  # current memories shown to the writer per chunk unless told otherwise (the setting writer.related)
+EXPERT_PLACEMENTS = ("auto", "gpu", "cpu")  # where a mixture of experts' routed experts go (the setting writer.experts)
 EARLIER_MESSAGES = 10  # messages before a chunk that a chunk carries (Hy-Memory's harness shows the writer the last 10)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import uuid
 
-from hymem_cli.domain import Chunk, Message, Operation, Proposal, Rejection, Shown
+from hymem_cli.domain import RELATED_MEMORIES, Chunk, Message, Operation, Proposal, Rejection, Shown
 from hymem_cli.ingest.guards import check
 from hymem_cli.ingest.pipeline import MemoryBank
 from hymem_cli.ingest.processors import WriterCalls, writer_record
@@ -54,7 +54,7 @@ class NativeWriterProcessor:
 
     mode = "writer"
 
-    def __init__(self, backend: WriterBackend, screen: Screen, *, related: int = 8, user: str | None = None, intentions: bool = True):
+    def __init__(self, backend: WriterBackend, screen: Screen, *, related: int = RELATED_MEMORIES, user: str | None = None, intentions: bool = True):
         self.prompts = hy_memory.load_prompts()  # a missing SDK fails here, before any bank is opened
         self.backend = backend
         self.screen = screen

@@ -6,7 +6,7 @@ import json
 import time
 
 from hymem_cli.config import Settings
-from hymem_cli.domain import Chunk, Operation, Proposal, Rejection, Shown
+from hymem_cli.domain import RELATED_MEMORIES, Chunk, Operation, Proposal, Rejection, Shown
 from hymem_cli.ingest.guards import check
 from hymem_cli.ingest.pipeline import ChunkProcessor, MemoryBank
 from hymem_cli.screen import Screen, kind_counts
@@ -99,7 +99,7 @@ class WriterProcessor:
 
     mode = "writer"
 
-    def __init__(self, backend: WriterBackend, screen: Screen, *, pipeline: str = "single", related: int = 8, user: str | None = None):
+    def __init__(self, backend: WriterBackend, screen: Screen, *, pipeline: str = "single", related: int = RELATED_MEMORIES, user: str | None = None):
         self.backend = backend
         self.pipeline = pipeline
         self.related = related

@@ -11,7 +11,6 @@ from hymem_cli._errors import NotFoundError, WriterError
 from hymem_cli.domain import FAIL, OK, WARN, Finding
 from hymem_cli.writer.backend import WriterBackend
 
-BACKENDS = ("llama", "openai", "scripted")
 NO_WRITER_HINT = (
     "use --raw to store messages as they are; --model NAME for a local writer (`hymem model list` shows what is here, "
     "`--model smollm2` is a tiny packaged one to try the path offline, `hymem model pull` gets Hy-Memory); "

@@ -41,7 +41,7 @@ PROMPT_FILES = {
 # from its source (it needs only `re`), so its replacement text is read from the SDK too.
 FOLD_FILE, FOLD_FUNCTION = "hy_memory/agent/extractor.py", "_system_prompt_without_intention"
 # The SDK's language test reads CJK characters and a leading role prefix with these two patterns.
-LANG_FILE, CJK_PATTERN, ROLE_PREFIX_PATTERN = "hy_memory/utils/lang_detect.py", "_CJK_RE", "_LEADING_ROLE_PREFIX_RE"
+CJK_PATTERN, ROLE_PREFIX_PATTERN = "_CJK_RE", "_LEADING_ROLE_PREFIX_RE"
 HISTORY_MESSAGES = EARLIER_MESSAGES  # the SDK's default: the last 5 turns, 2 messages each
 HISTORY_CUT = 500  # characters kept of an assistant's (or another person's) earlier message
 KNOWN_ROLES = ("user", "assistant", "system", "tool")

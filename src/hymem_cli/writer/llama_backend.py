@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from hymem_cli._errors import WriterError
+from hymem_cli.domain import EXPERT_PLACEMENTS
 from hymem_cli.writer import llama_binding
 from hymem_cli.writer.backend import WriterInfo, WriterReply
 from hymem_cli.writer.gguf import inspect_gguf
@@ -186,7 +187,7 @@ def plan_placement(sizes: ModelSizes, *, offload: bool, device: str | None, free
     """Where to put a model: `gpu_layers` auto (all that fit in `free_bytes`), all, or a count; `experts` gpu, cpu,
     or auto (cpu when the whole model does not fit). `offload`: the build can use a GPU; `device`: the one found."""
     layers_wanted = gpu_layers_value(gpu_layers)
-    if experts not in ("auto", "gpu", "cpu"):
+    if experts not in EXPERT_PLACEMENTS:
         raise ValueError(f"writer.experts must be auto, gpu or cpu, not {experts!r}")
     moe = sizes.experts > 0
     count = len(sizes.layers)
@@ -355,7 +356,7 @@ class LlamaBackend:
             gpu_layers = "all" if n_gpu_layers < 0 else int(n_gpu_layers)
         try:
             gpu_layers = gpu_layers_value(gpu_layers)
-            if experts not in ("auto", "gpu", "cpu"):
+            if experts not in EXPERT_PLACEMENTS:
                 raise ValueError(f"writer.experts must be auto, gpu or cpu, not {experts!r}")
         except ValueError as exc:
             raise WriterError(str(exc), hint="hymem config set writer.gpu_layers auto; writer.experts takes auto, gpu or cpu") from None
