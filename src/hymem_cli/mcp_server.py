@@ -395,7 +395,7 @@ def unreadable_reply(exc: Exception):
 
     errors = exc.errors() if callable(getattr(exc, "errors", None)) else []
     line = errors[0].get("input") if errors and isinstance(errors[0], dict) else None
-    if not isinstance(line, (str, bytes)):
+    if not isinstance(line, (str, bytes)) or not line.strip():
         return None
     try:
         message = json.loads(line)
