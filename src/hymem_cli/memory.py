@@ -18,7 +18,11 @@ from typing import TYPE_CHECKING, Any
 from hymem_cli import config
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from hymem_cli.bank import Bank
+    from hymem_cli.bank.transfer import ExportFile
+    from hymem_cli.domain import Operation
     from hymem_cli.bank.memory_text import MemoryText
     from hymem_cli.bank.revert import RevertPlan
     from hymem_cli.bank.search import SearchFilter
@@ -38,11 +42,21 @@ class AddResult:
 
 @dataclass
 class Change:
-    """A revision a command made (revert, forget) and its net diff."""
+    """A revision an operation made (apply, revert, forget) and its net diff; what was redacted before storing."""
 
     revision: RevisionDraft
     entries: list[dict]
     plan: RevertPlan | None = None
+    redacted: list[str] | None = None
+
+
+@dataclass
+class Imported:
+    """What `Memory.import_` stored: records by kind, the secrets it redacted, the embedder the vectors came from."""
+
+    counts: dict[str, int]
+    redacted: list[str]
+    embed_model: str | None
 
 
 class Memory:
@@ -248,6 +262,54 @@ class Memory:
         from hymem_cli.ingest.sources import open_sources
 
         return open_sources(list(names), input_format, screen=self.screen)
+
+    def apply(self, ops: list[Operation], name: str) -> Change:
+        """Apply operations in the public format as one revision, through the same screens and guards as a writer's:
+        secrets redacted, an instruction to the agent refuses them all (naming it). Only adds may create the bank."""
+        from hymem_cli._errors import InputError
+        from hymem_cli.bank.history import diff
+
+        clean, kinds = [], []
+        for i, op in enumerate(ops, 1):
+            kept, found, why = self.screen.screen_operation(op)
+            if why:
+                raise InputError(f"{name} operation {i}: {why}", hint="nothing was applied; a memory is a fact, not an order for the "
+                                 "agent (screen.instructions = false applies it, on record)")
+            clean.append(kept)
+            kinds += found
+        # Only adds can apply to a bank that does not exist yet; anything else would leave an empty bank behind.
+        bank = self.bank(embed=True, create=all(op.op == "add" for op in clean))
+        draft = bank.apply_operations(clean, self.screen.label("apply"), name)
+        return Change(draft, diff(bank, draft.id - 1, draft.id), redacted=kinds)
+
+    def export(self, current: bool = False) -> Iterator[dict]:
+        """Every record of the bank (`current`: current memories only), in the format `import_` reads."""
+        from hymem_cli.bank.transfer import export_records
+
+        return export_records(self.bank(), current=current)
+
+    def import_(self, parsed: ExportFile, name: str, *, trusted: bool = False,
+                on_progress: Callable[[int, int], None] | None = None) -> Imported:
+        """Store an export in an empty bank, all or nothing. An export may come from anywhere: unless `trusted` (one's own
+        backup), secrets are redacted from every text and a fact that orders the agent about refuses the whole file."""
+        from hymem_cli.bank.transfer import import_export, redact_records, refuse_instructions, require_empty
+
+        redacted: list[str] = []
+        if self.screen.secrets and not trusted:
+
+            def redact(text: str) -> str:
+                clean, kinds = self.screen.redact(text)
+                redacted.extend(kinds)
+                return clean
+
+            redact_records(parsed, redact)
+        if not trusted:
+            refuse_instructions(parsed, self.screen.refusal, name)
+        bank = self.bank(create=True)
+        require_empty(bank)  # before the embedder loads or meta is written
+        self.bind_embedder(bank)
+        counts = import_export(bank, parsed, on_progress=on_progress)
+        return Imported(counts, redacted, bank.embed_model)
 
     def revert(self, rev: int, force: bool = False) -> Change:
         """Undo revision `rev` as a new revision; `force` skips facts a later revision changed again."""

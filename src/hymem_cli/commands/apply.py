@@ -6,14 +6,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from hymem_cli._errors import InputError
-from hymem_cli.bank.history import diff
 from hymem_cli.bank.operations import parse_lines
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt, QuietOpt
 from hymem_cli.commands.diff import render_diff
-from hymem_cli.domain import Operation
-from hymem_cli.screen import Screen
 from hymem_cli.ingest.sources import read_lines
 
 
@@ -39,25 +35,10 @@ def apply(
     """
     ctx = Context.start(quiet=quiet, bank=bank)
     name, lines = read_lines(ops_file, "a JSONL file of operations")
-    ops, redacted = screened(parse_lines(lines, name), name, ctx.screen)
-    # Only adds can apply to a bank that does not exist yet; anything else would leave an empty bank behind.
-    target = ctx.open_bank(embed=True, create=all(op.op == "add" for op in ops))
-    draft = target.apply_operations(ops, ctx.screen.label("apply"), name)
-    c = draft.counts
-    if redacted:
-        ctx.out.info(f"redacted {len(redacted)} secret(s) ({', '.join(sorted(set(redacted)))}) before storing")
-    ctx.out.info(f"revision {draft.id}: {c['added']} added, {c['updated']} updated, {c['superseded']} superseded, {c['deleted']} deleted")
-    render_diff(diff(target, draft.id - 1, draft.id), fmt)
+    change = ctx.memory.apply(parse_lines(lines, name), name)
+    c = change.revision.counts
+    if change.redacted:
+        ctx.out.info(f"redacted {len(change.redacted)} secret(s) ({', '.join(sorted(set(change.redacted)))}) before storing")
+    ctx.out.info(f"revision {change.revision.id}: {c['added']} added, {c['updated']} updated, {c['superseded']} superseded, {c['deleted']} deleted")
+    render_diff(change.entries, fmt)
 
-
-def screened(ops: list[Operation], name: str, screen: Screen) -> tuple[list[Operation], list[str]]:
-    """The operations with their secrets redacted, and the kinds redacted; an instruction to the agent stops them all."""
-    out, kinds = [], []
-    for i, op in enumerate(ops, 1):
-        clean, found, why = screen.screen_operation(op)
-        if why:
-            raise InputError(f"{name} operation {i}: {why}",
-                             hint="nothing was applied; a memory is a fact, not an order for the agent (screen.instructions = false applies it, on record)")
-        out.append(clean)
-        kinds += found
-    return out, kinds

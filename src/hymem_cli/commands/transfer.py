@@ -11,7 +11,7 @@ import typer
 
 from hymem_cli import _output
 from hymem_cli._errors import InputError
-from hymem_cli.bank.transfer import dumps, export_records, import_export, parse_export, redact_records, refuse_instructions, require_empty
+from hymem_cli.bank.transfer import dumps, parse_export
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, QuietOpt
 from hymem_cli.ingest.sources import read_lines
@@ -39,10 +39,9 @@ def export(
       hymem export --current | HYMEM_EMBED_MODEL=hash hymem import - --bank small.db
     """
     ctx = Context.start(quiet=quiet, bank=bank)
-    source = ctx.open_bank()
     counts: dict[str, int] = {}
     if output is None:
-        for record in export_records(source, current=current):
+        for record in ctx.memory.export(current):
             counts[record["type"]] = counts.get(record["type"], 0) + 1
             sys.stdout.write(_output.safe_json(dumps(record)) + "\n")  # the same records, nothing a terminal acts on
     else:
@@ -52,7 +51,7 @@ def export(
         tmp = target.with_name(target.name + ".tmp")  # a failed export never leaves half a file behind
         try:
             with open(tmp, "w", encoding="utf-8") as f:
-                for record in export_records(source, current=current):
+                for record in ctx.memory.export(current):
                     counts[record["type"]] = counts.get(record["type"], 0) + 1
                     f.write(dumps(record) + "\n")
             os.replace(tmp, target)
@@ -62,7 +61,7 @@ def export(
             tmp.unlink(missing_ok=True)
     sys.stdout.flush()
     what = ", ".join(f"{counts.get(kind, 0)} {kind}(s)" for kind in ("revision", "chunk", "version", "retirement", "rejection"))
-    ctx.out.info(f"exported {what} from {source.path}" + (" (current memories only)" if current else ""))
+    ctx.out.info(f"exported {what} from {ctx.bank_path}" + (" (current memories only)" if current else ""))
 
 
 def import_(
@@ -92,32 +91,17 @@ def import_(
     ctx = Context.start(quiet=quiet, bank=bank)
     name, lines = read_lines(file, "a file written by `hymem export`")
     parsed = parse_export(lines, name)
-    redacted: list[str] = []
-    if ctx.screen.secrets and not trusted:  # an export may come from anywhere: what it stores is redacted as apply's is
-
-        def redact(text: str) -> str:
-            clean, kinds = ctx.screen.redact(text)
-            redacted.extend(kinds)
-            return clean
-
-        redact_records(parsed, redact)
-    if not trusted:  # and a fact that orders the agent about is refused, as add's guards and apply refuse it
-        refuse_instructions(parsed, ctx.screen.refusal, name)
-    target = ctx.open_bank(create=True)
-    # Refuse a full bank before the embedder loads or meta is written.
-    require_empty(target)
-    ctx.bind_embedder(target)
     total = len(parsed.records["version"])
     bar = ctx.out.progress("embedding", eta=True) if total else None
     task = bar.add_task("embed", total=total) if bar else None
     if bar:
         bar.start()
     try:
-        counts = import_export(target, parsed, on_progress=(lambda done, _: bar.update(task, completed=done)) if bar else None)
+        done = ctx.memory.import_(parsed, name, trusted=trusted, on_progress=(lambda n, _: bar.update(task, completed=n)) if bar else None)
     finally:
         if bar:
             bar.stop()
-    if parsed.header.get("embed_model") not in (None, target.embed_model):
-        ctx.out.info(f"note: vectors recomputed with {target.embed_model} (the export came from {parsed.header['embed_model']})")
-    what = ", ".join(f"{counts[kind]} {kind}(s)" for kind in counts)
-    ctx.out.info(f"imported {what} into {target.path}" + (f"; redacted {len(redacted)} secret(s)" if redacted else ""))
+    if parsed.header.get("embed_model") not in (None, done.embed_model):
+        ctx.out.info(f"note: vectors recomputed with {done.embed_model} (the export came from {parsed.header['embed_model']})")
+    what = ", ".join(f"{done.counts[kind]} {kind}(s)" for kind in done.counts)
+    ctx.out.info(f"imported {what} into {ctx.bank_path}" + (f"; redacted {len(done.redacted)} secret(s)" if done.redacted else ""))
