@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from hymem_cli._errors import InputError, UsageError
 from hymem_cli.domain import Message, Operation, Proposal, Rejection, memory_id
 from hymem_cli.screen import Redactor, Screen
-from hymem_cli.screen.provenance import TOOL_SPEAKERS
+from hymem_cli.screen.provenance import AGENT, ASSISTANT_NAMES, TOOL_SPEAKERS
 
 if TYPE_CHECKING:
     from hymem_cli.bank import Bank
@@ -33,9 +33,6 @@ if TYPE_CHECKING:
 
 DEFAULT_SOURCE = "mcp"
 MAX_LIMIT = 100  # results per search or log call: an agent's context is the limit, not the bank
-AGENT = "agent"  # the origin (and speaker) of text an agent wrote: add_memory's text, an assistant's turn, update_memory
-# Roles and names that are the agent itself, not a person: what they said is the agent's words.
-AGENT_SPEAKERS = frozenset({"assistant", "agent", "ai", "model", "bot", "chatbot", "chatgpt", "gpt", "claude", "copilot"})
 
 
 class MemoryService:
@@ -230,10 +227,10 @@ def voice(speaker: str | None) -> str | None:
     """Whose words a message is, as an origin: None for a person's own (a named speaker, the user), "agent" for the
     agent's (no speaker at all, or an assistant role), "tool" for a tool's or the system's."""
     name = (speaker or "").strip().casefold()
-    if not name or name in AGENT_SPEAKERS:
-        return AGENT
-    if name in TOOL_SPEAKERS:
+    if name in TOOL_SPEAKERS:  # "system" too, as ingest marks it
         return "tool"
+    if not name or name in ASSISTANT_NAMES:
+        return AGENT
     return None
 
 
