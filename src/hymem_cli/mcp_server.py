@@ -173,7 +173,7 @@ class ChatMessage(BaseModel):
 
 def _reply(result: BaseModel) -> Any:
     """A tool's result: the structured content, and as its text the same JSON without indentation (the SDK's own text
-    is indented, which costs an agent's context a third more for nothing)."""
+    is indented: 1.43 times the characters for ten search results)."""
     from mcp_types import CallToolResult, TextContent
 
     text = TextContent(type="text", text=result.model_dump_json())
