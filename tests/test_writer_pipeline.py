@@ -464,10 +464,10 @@ def test_a_chunks_writer_calls_add_up_their_tokens_and_seconds_each_rounded_to_t
     from dataclasses import replace
     from types import SimpleNamespace
 
-    from hymem_cli.ingest import processors
+    from hymem_cli.ingest import calls
 
     clock = [1000.0]
-    monkeypatch.setattr(processors, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(calls, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     # (prompt, evaluated, completion tokens, seconds) of the extraction call, then of the reconciliation call
     metered = [(100, 40, 7, 0.2504), (250, 90, 12, 1.5004)]
 

@@ -311,6 +311,22 @@ class Memory:
         counts = import_export(bank, parsed, on_progress=on_progress)
         return Imported(counts, redacted, bank.embed_model)
 
+    def reembed(self, force: bool = False, progress: Callable[[str, str, int, int | None], None] | None = None):
+        """Move the bank to embed.model's vectors (a `bank.reembed.Reembedded`), or None when it holds them already and
+        not `force`. The model loads before anything is written: one that fails leaves the bank as it was."""
+        from hymem_cli.bank import open_bank
+        from hymem_cli.bank.verify import stored_embed_model
+        from hymem_cli.embed import canonical_model
+
+        target, path = canonical_model(self.settings.embed.model), self.bank_path
+        if stored_embed_model(path) == target and not force:  # read-only: nothing is written before the model has loaded
+            return None
+        if not path.exists():
+            open_bank(path, create=False)  # the one "no bank" error
+        embedder = self.embedder()
+        bank = self.bank()
+        return bank.reembed(embedder, self.memory_text(), lambda phase, n, total: progress and progress(target, phase, n, total))
+
     def revert(self, rev: int, force: bool = False) -> Change:
         """Undo revision `rev` as a new revision; `force` skips facts a later revision changed again."""
         from hymem_cli.bank.history import diff

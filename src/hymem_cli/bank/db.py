@@ -13,36 +13,7 @@ from typing import Iterator
 from hymem_cli._errors import BankError, BankLockedError
 from hymem_cli.bank import schema
 from hymem_cli.bank.migrations import MIGRATIONS
-
-MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
-
-
-def sqlite_module():
-    """A sqlite3 module that can load extensions: sqlean (bundled SQLite) first, then the stdlib."""
-    try:
-        import sqlean
-
-        return sqlean
-    except ImportError:
-        import sqlite3
-
-        if hasattr(sqlite3.Connection, "enable_load_extension"):
-            return sqlite3
-        raise BankError(
-            "this Python's sqlite3 cannot load extensions, and sqlean-py is not installed",
-            hint="pip install sqlean-py",
-        ) from None
-
-
-def vec_extension() -> str:
-    """sqlite-vec's loadable library, found without importing its package (which imports numpy)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("sqlite_vec")
-    if spec is None or not spec.submodule_search_locations:
-        raise BankError("sqlite-vec is not installed", hint="pip install sqlite-vec")
-    return os.path.join(spec.submodule_search_locations[0], "vec0")
-
+from hymem_cli.bank.sqlite import MIGRATIONS_TABLE, sqlite_module, vec_extension  # noqa: F401 - the names callers know db by
 
 def check_path(path: Path) -> None:
     """Refuse what is no place for a bank, before SQLite touches it (or creates files beside it)."""

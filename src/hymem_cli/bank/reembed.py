@@ -15,21 +15,12 @@ from dataclasses import dataclass
 from hymem_cli._errors import BankError
 from hymem_cli.bank import codes, db
 from hymem_cli.bank.memory_text import MemoryText
+from hymem_cli.bank.sqlite import SHADOW, create_vector_table
 from hymem_cli.embed import Embedder
 
 BATCH = 256  # versions per embedder call and per shadow transaction: what an interrupted run loses at most
 TARGET_KEY = "reembed_target"  # meta: the model, width and recipe the shadow tables hold vectors of
 
-# The shadow tables. The float32 vectors are copied into a new vec0 table at the swap (a vec0 table cannot be
-# renamed: its own tables keep the old name); the codes and copies are renamed into place.
-SHADOW = {
-    # float32 by version: the new vectors themselves.
-    "reembed_vectors": "CREATE TABLE reembed_vectors (version INTEGER PRIMARY KEY REFERENCES versions(id), embedding BLOB NOT NULL)",
-    # becomes versions_codes: sign bits of each new vector.
-    "reembed_codes": "CREATE TABLE reembed_codes (version INTEGER PRIMARY KEY REFERENCES versions(id), bits BLOB NOT NULL)",
-    # becomes versions_f16: float16 of each new vector.
-    "reembed_f16": "CREATE TABLE reembed_f16 (version INTEGER PRIMARY KEY REFERENCES versions(id), embedding BLOB NOT NULL)",
-}
 
 
 @dataclass
@@ -137,8 +128,6 @@ def _store(conn, ids: list[int], vectors: list[list[float]]) -> None:
 
 def _swap(conn, embedder: Embedder) -> None:
     """Inside one transaction: the shadow tables become the bank's vector index, and the new embedder is recorded."""
-    from hymem_cli.bank.store import create_vector_table
-
     conn.execute("DROP TABLE versions_vec")
     create_vector_table(conn, embedder.dim)
     conn.execute("INSERT INTO versions_vec (rowid, embedding) SELECT version, embedding FROM reembed_vectors ORDER BY version")

@@ -86,14 +86,13 @@ Reference = dict[tuple[str, str], frozenset]  # (type, name) -> every normalised
 def reference(width: int | None = None) -> Reference:
     """Every object hymem makes in a bank, with each definition it has had: after each migration in turn, then the
     vector table of `width` (None: no vector table yet) and a re-embed's shadow tables."""
-    from hymem_cli.bank import db
+    from hymem_cli.bank import sqlite
     from hymem_cli.bank.migrations import MIGRATIONS
-    from hymem_cli.bank.reembed import SHADOW
 
-    conn = db.sqlite_module().connect(":memory:", isolation_level=None)
+    conn = sqlite.sqlite_module().connect(":memory:", isolation_level=None)
     try:
         conn.enable_load_extension(True)
-        conn.load_extension(db.vec_extension())
+        conn.load_extension(sqlite.vec_extension())
         conn.enable_load_extension(False)
         seen: dict[tuple[str, str], set] = {}
 
@@ -101,16 +100,15 @@ def reference(width: int | None = None) -> Reference:
             for kind, name, _table, sql in conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"):
                 seen.setdefault((kind, name), set()).add(normalized(sql))
 
-        conn.execute(db.MIGRATIONS_TABLE)
+        conn.execute(sqlite.MIGRATIONS_TABLE)
         for fn in MIGRATIONS:
-            with db.transaction(conn):
-                fn(conn)
+            conn.execute("BEGIN")  # as db.migrate applies each, in a transaction of its own
+            fn(conn)
+            conn.execute("COMMIT")
             collect()
         if width is not None:
-            from hymem_cli.bank.store import create_vector_table
-
-            create_vector_table(conn, width)
-        for statement in SHADOW.values():
+            sqlite.create_vector_table(conn, width)
+        for statement in sqlite.SHADOW.values():
             conn.execute(statement)
         collect()
     finally:

@@ -12,6 +12,7 @@ from hymem_cli._errors import BankError, InputError, NotFoundError
 from hymem_cli.bank import codes, db
 from hymem_cli.bank.memory_text import MemoryText, kept
 from hymem_cli.bank.operations import id_problem, parse_memory_id
+from hymem_cli.bank.sqlite import create_vector_table
 from hymem_cli.bank.verify import Finding
 from hymem_cli.bank.verify import verify as verify_bank
 from hymem_cli.domain import ChunkRecord, Operation, Proposal, Rejection, memory_id
@@ -378,11 +379,6 @@ class Bank:
             current = f"; the current version is {memory_id(head)}" if head else ""
             return f"{memory_id(vid)} was already {row['how']}{current}", None
         return None, row
-
-
-def create_vector_table(conn, dim: int) -> None:
-    # Vector KNN for search; rowid = versions.id.
-    conn.execute(f"CREATE VIRTUAL TABLE versions_vec USING vec0(embedding float[{dim}] distance_metric=cosine)")
 
 
 def _detail(details, name: str):

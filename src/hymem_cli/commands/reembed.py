@@ -8,8 +8,6 @@ import typer
 
 from hymem_cli import _output
 from hymem_cli._output import UpgradeProgress
-from hymem_cli.bank import open_bank
-from hymem_cli.bank.verify import stored_embed_model
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt, QuietOpt
 from hymem_cli.embed import canonical_model
@@ -49,22 +47,15 @@ def reembed(
       hymem reembed --model minilm -f json | jq .versions
     """
     ctx = Context.start(quiet=quiet, bank=bank, **({"embed__model": model} if model is not None else {}))
-    target = canonical_model(ctx.settings.embed.model)
-    path = ctx.bank_path
-    current = stored_embed_model(path)  # read-only: nothing is written before the model has loaded
-    if current == target and not force:
-        ctx.out.info(f"bank {path} already holds {target} vectors; nothing to do (--force rebuilds them)")
-        return
-    if not path.exists():
-        open_bank(path, create=False)  # the one "no bank" error
-    embedder = ctx.embedder()  # seconds; a model that fails leaves the bank as it was
-    opened = ctx.open_bank()
     progress = UpgradeProgress(ctx.out, verb="re-embedding")
     try:
-        done = opened.reembed(embedder, ctx.memory_text(), lambda phase, n, total: progress(target, phase, n, total))
+        done = ctx.memory.reembed(force, progress)
     finally:
         progress.close()
-        opened.close()
+        ctx.memory.close()
+    if done is None:
+        ctx.out.info(f"bank {ctx.bank_path} already holds {canonical_model(ctx.settings.embed.model)} vectors; nothing to do (--force rebuilds them)")
+        return
     resumed = f" ({done.resumed:,} of them embedded by an earlier, interrupted run)" if done.resumed else ""
     before = f"{done.previous_model} ({done.previous_dim}-d)" if done.previous_model else "no vectors"
     ctx.out.info(f"re-embedded {done.versions:,} versions: {before} -> {done.model} ({done.dim}-d){resumed}")
