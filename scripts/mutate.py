@@ -58,6 +58,13 @@ CORE = [
     "screen/__init__.py",
     "screen/secrets.py",
     "screen/instructions.py",
+    "screen/structure.py",
+    "screen/normalize.py",
+    "screen/forms.py",
+    "screen/wallet.py",
+    "bank/schema.py",
+    "ingest/calls.py",
+    "trust.py",
     "domain.py",
     "_errors.py",
     "app.py",
@@ -78,14 +85,16 @@ WRITE_TESTS = ["test_guards", "test_domain", "test_writer_pipeline", "test_chunk
                "test_fail_closed", "test_cli_foundation"]
 READ_TESTS = ["test_readers", "test_sources", "test_domain", "test_session_logs", "test_streaming", "test_errors", "test_hostile_inputs", "test_transfer",
               "test_writer_pipeline", "test_chunk_atomicity", "test_cli_foundation", "test_first_hour", "test_reader_details"]
-SCREEN_TESTS = ["test_secret_checks", "test_errors", "test_store", "test_operations_fuzz", "test_poisoning", "test_privacy", "test_secrets_by_context", "test_hostile_inputs",
+SCREEN_TESTS = ["test_secret_checks", "test_secret_forms", "test_voice", "test_errors", "test_store", "test_operations_fuzz", "test_poisoning", "test_privacy", "test_secrets_by_context", "test_hostile_inputs",
                 "test_writer_pipeline", "test_guards", "test_provenance", "test_fail_closed"]
 TESTS_FOR = {
     "bank/store.py": BANK_TESTS, "bank/db.py": BANK_TESTS, "bank/history.py": BANK_TESTS, "bank/revert.py": BANK_TESTS,
     "bank/operations.py": BANK_TESTS + ["test_operations_fuzz"],
     "ingest/guards.py": WRITE_TESTS, "ingest/pipeline.py": WRITE_TESTS + READ_TESTS, "ingest/processors.py": WRITE_TESTS,
-    "ingest/chunker.py": READ_TESTS, "ingest/readers.py": READ_TESTS, "ingest/sources.py": READ_TESTS,
+    "ingest/chunker.py": READ_TESTS + ["test_resume_fidelity"], "ingest/readers.py": READ_TESTS, "ingest/sources.py": READ_TESTS,
     "screen/__init__.py": SCREEN_TESTS, "screen/secrets.py": SCREEN_TESTS, "screen/instructions.py": SCREEN_TESTS,
+    "screen/structure.py": SCREEN_TESTS, "screen/normalize.py": SCREEN_TESTS, "screen/forms.py": SCREEN_TESTS, "screen/wallet.py": SCREEN_TESTS,
+    "bank/schema.py": BANK_TESTS + ["test_bank_trust"], "ingest/calls.py": WRITE_TESTS, "trust.py": ["test_trust", "test_project_bank", "test_settings"],
     "domain.py": BANK_TESTS + WRITE_TESTS + READ_TESTS, "_errors.py": ["test_errors", "test_error_lines", "test_cli_foundation"],
     "app.py": ["test_errors", "test_error_lines", "test_cli_foundation"],
 }
