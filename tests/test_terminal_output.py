@@ -46,7 +46,7 @@ def _assert_safe(out: bytes, colours: bool) -> None:
 def hostile_bank(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("hostile")
     home = tmp / "home"
-    env = _env(home)
+    env = {**_env(home), "HYMEM_SEARCH_MIN_SCORE": "0"}  # every memory is listed: the test embedder's scores are low
     name = tmp / "chat\x1b]0;evil\x07.jsonl"  # a hostile source name shows in log and search too
     name.write_text("".join(json.dumps({"speaker": f"Mallory\x1b[31m{i}", "text": text}) + "\n" for i, text in enumerate(HOSTILE)))
     done = subprocess.run([*HYMEM, "add", "--raw", str(name)], env=env, capture_output=True)

@@ -7,8 +7,8 @@ import os
 import re
 import sys
 import unicodedata
+from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
-from typing import Callable, Iterable, Sequence
 
 # What must never reach a terminal as it is: C0 controls (ESC starts every escape sequence, CR overwrites a
 # line), DEL, C1 controls (U+009B is a one-character CSI), lone surrogates, and invisible formatting
@@ -91,7 +91,11 @@ def _console(stderr: bool):
     return Console(stderr=stderr, color_system=None if plain else "auto", no_color=plain, highlight=False, soft_wrap=True)
 
 
-NO_WRAP = {"time", "event_time", "id", "status", "revision", "score"}  # short values that read badly split over two lines
+# Columns whose values are short and read badly split over two lines; a long one folds below the row instead.
+NO_WRAP = {"time", "event_time", "id", "ids", "status", "revision", "score", "op", "rev", "changes", "chunks", "state", "origin", "exists"}
+# The column a table is for, when a command does not name it: the first of these it has gets the width.
+MAIN_COLUMNS = ("text", "after", "command", "detail", "doc", "why", "project", "name", "value")
+MAIN_MIN, MAIN_SHARE, OTHER_MIN, LONG_WORD = 20, 0.4, 12, 24  # the main column gets at least 40% of the width (20 cells on a narrow one)
 
 
 def _text(value: object):
@@ -101,14 +105,140 @@ def _text(value: object):
     return Text(visible(_cell(value)))
 
 
+def short_time(value: str, now=None) -> str:
+    """A stored time as a person reads it in a table: "just now", "12 min ago", "5 h ago", else its date."""
+    from datetime import UTC, datetime
+
+    try:
+        when = datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        return value
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    seconds = ((now or datetime.now(UTC)) - when).total_seconds()
+    if 0 <= seconds < 60:
+        return "just now"
+    if 0 <= seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if 0 <= seconds < 86400:
+        return f"{int(seconds // 3600)} h ago"
+    return when.date().isoformat()
+
+
+def _table_cell(key: str, value: object) -> str:
+    """What a table shows of a value: times shortened, scores to two decimals; the exact value is in json."""
+    if value is None:
+        return ""
+    if key == "score" and isinstance(value, float):
+        return f"{value:.2f}"
+    if key == "time" and isinstance(value, str):
+        return short_time(value)
+    if key in ("event_time", "valid_until") and isinstance(value, str) and re.match(r"\d{4}-\d\d-\d\d[T ]", value):
+        return value[:10]
+    return visible(_cell(value))
+
+
+def _widest(texts: Iterable[str]) -> int:
+    from rich.cells import cell_len
+
+    return max((cell_len(line) for t in texts for line in (t.splitlines() or [""])), default=0)
+
+
+def layout(columns: Sequence[tuple[str, str]], rows: list[dict[str, str]], width: int, main: str | None = None):
+    """Which columns fit side by side in `width` cells, and how wide each is; the rest fold below the row.
+
+    Empty columns are left out. The main column (the memory's text) always stays and gets the room a table
+    has left, at least MAIN_SHARE of it; the other columns stay in their order while they fit at their own
+    width (a long one wraps at OTHER_MIN cells or more). Returns (inline [(key, header, width, wraps)], folded
+    [(key, header)], the main column's key)."""
+    present = [(k, h) for k, h in columns if any(r[k] for r in rows)]
+    if main is None or main not in dict(present):
+        main = next((k for k in MAIN_COLUMNS if k in dict(present)), present[0][0] if present else None)
+    natural = {k: max(_widest([h]) if k != main else 0, _widest(r[k] for r in rows)) for k, h in present}
+    header = {k: _widest([h]) for k, h in present}
+    wraps = {k: k == main or (k not in NO_WRAP and natural[k] > OTHER_MIN) for k, _ in present}
+    words = {k: _widest(w for r in rows for w in r[k].split()) for k, _ in present}
+    # A column that wraps is never narrower than its longest word (a key, a path's name, up to LONG_WORD cells).
+    need = {k: max(header[k], min(natural[k], max(OTHER_MIN, min(words[k], LONG_WORD)))) if wraps[k] else natural[k] for k, _ in present}
+    room = width - 1  # the table's left edge
+    if main is not None:
+        cap = max(MAIN_MIN, int(width * MAIN_SHARE))
+        fits = sum(max(natural[k], header[k]) + 3 for k, _ in present) <= room
+        # When something must fold, the main cell is where it goes: keep it wide enough to read.
+        need[main] = max(natural[main], header[main]) if fits else max(min(max(natural[main], header[main]), cap), min(cap, 24))
+        room -= need[main] + 3
+    inline = []
+    for k, _ in present:
+        if k == main:
+            inline.append(k)
+        elif need[k] + 3 <= room:
+            inline.append(k)
+            room -= need[k] + 3
+    folded = [(k, h) for k, h in present if k not in inline]
+    if main is not None and folded:  # the lines below the text want room too
+        natural[main] = max(natural[main], _widest(line for r in rows for line in _folded_lines(r, folded)))
+    widths = {k: need[k] for k in inline}
+    # What is left goes to the wrapping columns, the main one first, each up to its natural width.
+    for k in sorted((k for k in inline if wraps[k]), key=lambda k: k != main):
+        extra = min(max(room, 0), max(natural[k], header[k]) - widths[k])
+        widths[k] += extra
+        room -= extra
+    shown = [(k, h, widths[k], wraps[k]) for k, h in present if k in inline]
+    return shown, folded, main
+
+
+def _folded_lines(row: dict[str, str], folded: Sequence[tuple[str, str]], width: int | None = None) -> list[str]:
+    """Columns that did not fit, as lines below the row's main cell: a long value a line of its own, short ones
+    side by side in lines of at most `width` cells (a pair is never split)."""
+    from rich.cells import cell_len
+
+    pairs = [(f"{h}: {row[k]}", k in NO_WRAP or cell_len(row[k]) <= OTHER_MIN) for k, h in folded if row[k]]
+    lines = [text for text, short in pairs if not short]
+    packed = ""
+    for text, _ in (p for p in pairs if p[1]):
+        if packed and width is not None and cell_len(packed) + 2 + cell_len(text) > width:
+            lines.append(packed)
+            packed = ""
+        packed = f"{packed}  {text}" if packed else text
+    return lines + ([packed] if packed else [])
+
+
+def _table(records: Iterable[dict], columns: Sequence[tuple[str, str]], title: str | None, main: str | None) -> int:
+    from rich.table import Table
+    from rich.text import Text
+
+    console = _console(stderr=False)
+    rows = [{k: _table_cell(k, r.get(k)) for k, _ in columns} for r in records]
+    shown, folded, main = layout(columns, rows, console.width, main)
+    into = main  # the main cell carries what did not fit
+    width_of = {key: width for key, _, width, _ in shown}
+    table = Table(title=title, show_lines=bool(folded) and len(rows) > 1, header_style="bold")
+    for key, header, width, wraps in shown:
+        table.add_column(header, width=width, overflow="fold", no_wrap=not wraps)
+    for row in rows:
+        cells = []
+        for key, *_ in shown:
+            cell = Text(row[key])
+            if key == into and folded and (lines := _folded_lines(row, folded, width_of[key])):
+                cell.append(("\n" if row[key] else "") + "\n".join(lines), style="dim")
+            cells.append(cell)
+        table.add_row(*cells)
+    console.print(table)
+    return len(rows)
+
+
 def emit(
     records: Iterable[dict],
     fmt: Format | None,
     columns: Sequence[tuple[str, str]] = (),
     plain: Callable[[dict], str] | None = None,
     title: str | None = None,
+    main: str | None = None,
 ) -> int:
-    """Write records; returns how many. jsonl streams, so `| head` and `| jq` see results at once."""
+    """Write records; returns how many. jsonl streams, so `| head` and `| jq` see results at once.
+
+    A table fits the terminal: `main` (default: the text, see MAIN_COLUMNS) gets the width, and columns that do
+    not fit are shown below each row's main cell rather than dropped."""
     fmt = resolve(fmt)
     count = 0
     if fmt is Format.jsonl:
@@ -126,16 +256,14 @@ def emit(
             sys.stdout.write((plain(r) if plain else str(r.get("text", r))) + "\n")
             count += 1
     else:
-        from rich.table import Table
-
-        table = Table(title=title, show_lines=False, header_style="bold")
-        for key, header in columns:
-            table.add_column(header, overflow="fold", no_wrap=key in NO_WRAP)
-        for r in records:
-            table.add_row(*(_text(r.get(key)) for key, _ in columns))
-            count += 1
-        _console(stderr=False).print(table)
+        count = _table(records, columns, title, main)
     return count
+
+
+def plain_hit(hit: dict) -> str:
+    """A search result as a plain line: its text, and after a tab its status when it is no longer current."""
+    status = hit.get("status")
+    return hit["text"] if status in (None, "current") else f"{hit['text']}\t[{status}]"
 
 
 def emit_one(record: dict, fmt: Format | None, fields: Sequence[tuple[str, str]] = ()) -> None:

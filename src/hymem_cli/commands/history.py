@@ -18,6 +18,8 @@ MemoryArg = Annotated[str, typer.Argument(help="A memory id such as m12 (any ver
 def history(memory: MemoryArg, bank: BankOpt = None, fmt: FormatOpt = None) -> None:
     """Show every version of a fact, first to current: operation, text, reason, revision, sources.
 
+    With -f plain, one line a version: id, op, status, text and reason, separated by tabs.
+
     Examples:
 
       hymem history m12
@@ -29,7 +31,7 @@ def history(memory: MemoryArg, bank: BankOpt = None, fmt: FormatOpt = None) -> N
     versions = Context.start(bank=bank).memory.history(memory)
     columns = [("id", "id"), ("op", "op"), ("status", "status"), ("text", "text"), ("origin", "origin"), ("reason", "reason"),
                ("revision", "rev"), ("time", "time"), ("source_ids", "sources")]
-    _output.emit(versions, fmt, columns, plain=lambda v: f"{v['id']}\t{v['op']}\t{v['status']}\t{v['text']}")
+    _output.emit(versions, fmt, columns, plain=lambda v: f"{v['id']}\t{v['op']}\t{v['status']}\t{v['text']}\t{v['reason'] or ''}")
 
 
 def show(memory: MemoryArg, bank: BankOpt = None, fmt: FormatOpt = None) -> None:
@@ -39,10 +41,12 @@ def show(memory: MemoryArg, bank: BankOpt = None, fmt: FormatOpt = None) -> None
 
       hymem show m12
 
+      hymem show m12 | jq -r .text
+
       hymem show m12 -f json | jq .source_ids
     """
     version = Context.start(bank=bank).memory.show(memory)
-    _output.emit_one(version, fmt if fmt is not None else _output.Format.table)
+    _output.emit_one(version, fmt)  # a table on a terminal, jsonl in a pipe, as --format's help says
 
 
 def _rejected(count: int, rejections: list[dict], top: int = 2) -> str:
@@ -77,6 +81,6 @@ def log(limit: LimitOpt = None, bank: BankOpt = None, fmt: FormatOpt = None) -> 
     columns = [("revision", "rev"), ("time", "time"), ("command", "command"), ("source", "source"), ("chunks", "chunks"),
                ("changes", "changes"), ("rejected", "rejected"), ("model", "writer"), ("state", "state")]
     if _output.resolve(fmt) is _output.Format.table:
-        _output.emit((summary(e) for e in entries), fmt, columns)
+        _output.emit((summary(e) for e in entries), fmt, columns, main="command")
     else:
         _output.emit(entries, fmt, plain=lambda e: f"{e['revision']}\t{e['time']}\t{e['command']}\t{e['source']}")

@@ -111,6 +111,24 @@ def detect_format(sample_lines: list[str], *, name: str = "<stdin>") -> str:
     return "text"
 
 
+# File signatures of formats people drop on a command by mistake: named in the error rather than read as Latin-1 text.
+_MAGIC = [(b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF87a", "a GIF image"), (b"GIF89a", "a GIF image"), (b"%PDF-", "a PDF document"),
+          (b"PK\x03\x04", "a zip archive (or a .docx, .xlsx, .odt)"), (b"\x1f\x8b", "a gzip file"), (b"\x7fELF", "a program"),
+          (b"SQLite format 3\x00", "an SQLite database"), (b"\xfd7zXZ\x00", "an xz file")]
+_CONTROL_BYTES = frozenset(range(0x09)) | frozenset(range(0x0e, 0x1b)) | frozenset(range(0x1c, 0x20))
+
+
+def _binary_kind(start: bytes) -> str | None:
+    """What a file that starts with these bytes is, when it is no text: "a PNG image", "binary data", or None for text."""
+    for magic, kind in _MAGIC:
+        if start.startswith(magic):
+            return kind
+    head = start[:512]
+    if b"\x00" not in head and head and sum(b in _CONTROL_BYTES for b in head) * 20 > len(head):  # no text encoding has these (a NUL says it itself)
+        return "binary data"
+    return None
+
+
 def decode_lines(raw: Iterable[bytes], *, name: str) -> Iterator[str]:
     """Decode byte lines as UTF-8 (a BOM at the start is dropped), yielding one str per line.
 
@@ -128,6 +146,8 @@ def decode_lines(raw: Iterable[bytes], *, name: str) -> Iterator[str]:
             raise InputError(
                 f"{label} is UTF-16 text, not UTF-8", hint=f"convert it first: iconv -f UTF-16 -t UTF-8 {label}"
             )
+        if at_start and (kind := _binary_kind(chunk)) is not None:
+            raise InputError(f"{label} is not text: it looks like {kind}", hint="give a UTF-8 text transcript (.txt, .md, .json, .jsonl)")
         if b"\x00" in chunk:
             where = line_no + _count_breaks(chunk[: chunk.index(b"\x00")])
             raise InputError(
