@@ -16,11 +16,8 @@ pytest.importorskip("mcp", reason="the MCP SDK is an extra: pip install 'hymem[m
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
-from hymem_cli import config  # noqa: E402
-from hymem_cli.bank import open_bank  # noqa: E402
-from hymem_cli.embed import get_embedder  # noqa: E402
+from hymem_cli.memory import Memory  # noqa: E402
 from hymem_cli.memory_service import MemoryService  # noqa: E402
-from hymem_cli.screen import Screen  # noqa: E402
 
 TOOLS = {  # name: (readOnlyHint, destructiveHint, idempotentHint)
     "search_memory": (True, False, True),
@@ -47,13 +44,7 @@ def service_for(tmp_path, monkeypatch, **env: str) -> MemoryService:
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    settings = config.load()
-    path = tmp_path / "home" / "bank.db"
-
-    def bind(bank):
-        bank.bind_embedder(get_embedder("hash"))
-
-    return MemoryService(settings, Screen.from_settings(settings), open_bank=lambda: open_bank(path), bind_embedder=bind, bank_path=path)
+    return MemoryService(Memory.start())  # the bank is home/bank.db, by the rules every command follows
 
 
 def scripted(tmp_path) -> dict[str, str]:

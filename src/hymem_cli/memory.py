@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from hymem_cli.bank.revert import RevertPlan
     from hymem_cli.bank.search import SearchFilter
     from hymem_cli.bank.store import RevisionDraft
-    from hymem_cli.ingest.pipeline import IngestReport
+    from hymem_cli.ingest.pipeline import ChunkProcessor, IngestReport
     from hymem_cli.ingest.sources import Source
     from hymem_cli.screen import Screen
 
@@ -71,6 +71,7 @@ class Memory:
         self._screen: Screen | None = None
         self._embedder = None
         self._bank: Bank | None = None
+        self._writers: dict[bool, ChunkProcessor] = {}  # by raw: built, and a model loaded, once; closed with the memory
 
     @classmethod
     def start(cls, overrides: dict[str, object] | None = None, **options: Any) -> Memory:
@@ -158,7 +159,25 @@ class Memory:
             self.bind_embedder(self._bank)
         return self._bank
 
+    def writer(self, raw: bool = False, screen: Screen | None = None) -> ChunkProcessor:
+        """The chunk processor: raw ingest, or the configured writer (WriterError when none is), built and its model
+        loaded on first use and kept; it screens with `screen` (default: this memory's) until asked with another."""
+        from hymem_cli.ingest.processors import build_processor
+
+        if raw not in self._writers:
+            self._writers[raw] = build_processor(self.settings, raw=raw, screen=screen or self.screen)
+        processor = self._writers[raw]
+        processor.screen = screen or self.screen
+        return processor
+
+    @property
+    def writer_loaded(self) -> bool:
+        return False in self._writers
+
     def close(self) -> None:
+        for processor in self._writers.values():
+            processor.close()
+        self._writers.clear()
         if self._bank is not None:
             self._bank.close()
             self._bank = None
@@ -232,14 +251,14 @@ class Memory:
     # -- writing ------------------------------------------------------------------------------
 
     def add(self, sources: list[Source], *, raw: bool = False, dry_run: bool = False, again: bool = False, jobs: int = 1,
-            on_ready: Callable[[], None] | None = None, on_chunk: Callable[[IngestReport], None] | None = None) -> AddResult:
-        """Ingest `sources`: through the configured writer, or each message as it is (`raw`). The writer loads before the
-        bank is touched (`on_ready` is called once both are ready); a dry run on a bank that does not exist yet leaves
-        none behind."""
+            processor: ChunkProcessor | None = None, on_ready: Callable[[], None] | None = None,
+            on_chunk: Callable[[IngestReport], None] | None = None) -> AddResult:
+        """Ingest `sources`: through the configured writer, or each message as it is (`raw`), or through `processor` (one
+        of `writer()`'s, as a face wraps it). The writer loads before the bank is touched (`on_ready` is called once
+        both are ready); a dry run on a bank that does not exist yet leaves none behind."""
         from hymem_cli.ingest.pipeline import ingest
-        from hymem_cli.ingest.processors import build_processor
 
-        processor = build_processor(self.settings, raw=raw, screen=self.screen)
+        processor = processor or self.writer(raw)
         scratch = tempfile.TemporaryDirectory() if dry_run and not self.bank_path.exists() else None
         try:
             bank = self.open_bank(embed=True, create=True, path=Path(scratch.name) / "bank.db") if scratch else self.bank(embed=True, create=True)
@@ -253,7 +272,6 @@ class Memory:
                     bank.close()
             return AddResult(report, processor.writer_info())
         finally:
-            processor.close()
             if scratch is not None:
                 scratch.cleanup()
 

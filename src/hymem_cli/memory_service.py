@@ -14,10 +14,8 @@ One service serves one process. It is not thread-safe: the MCP server calls it f
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hymem_cli._errors import InputError, UsageError
@@ -27,7 +25,7 @@ from hymem_cli.screen.provenance import AGENT, ASSISTANT_NAMES, TOOL_SPEAKERS
 
 if TYPE_CHECKING:
     from hymem_cli.bank import Bank
-    from hymem_cli.config import Settings
+    from hymem_cli.memory import Memory
     from hymem_cli.domain import Chunk
     from hymem_cli.ingest.pipeline import ChunkProcessor, MemoryBank
 
@@ -36,74 +34,51 @@ MAX_LIMIT = 100  # results per search or log call: an agent's context is the lim
 
 
 class MemoryService:
-    """One bank, opened on first use and kept open; the writer model loaded on the first add that needs it and kept warm.
+    """The operations an agent calls, over one `Memory` (its bank kept open, its writer loaded on the first add that
+    needs it and kept warm): each checks the agent's arguments, calls the memory and answers JSON-able dicts."""
 
-    `open_bank()` opens (creating if needed) the bank; `bind_embedder(bank)` binds the configured embedder to it.
-    A command's Context provides both, so the bank and embedder are chosen by the same rules as every command's."""
-
-    def __init__(self, settings: Settings, screen: Screen, open_bank: Callable[[], Bank], bind_embedder: Callable[[Bank], None],
-                 bank_path: Path | None = None):
-        self.settings = settings
-        self.bank_path = bank_path  # where open_bank() opens, if known: warm() then leaves a missing bank uncreated
-        self.screen = screen
-        self._open_bank = open_bank
-        self._bind_embedder = bind_embedder
-        self._bank: Bank | None = None
-        self._writer: ChunkProcessor | None = None
-        self._raw: ChunkProcessor | None = None
+    def __init__(self, memory: Memory):
+        self.memory = memory
+        self.settings = memory.settings
 
     # -- lifetime -----------------------------------------------------------------------------
 
     def bank(self, *, embed: bool = False) -> Bank:
-        """The bank; `embed` binds the embedder (writing needs it; searching needs it once the bank has vectors)."""
-        if self._bank is None:
-            self._bank = self._open_bank()
-        bank = self._bank
+        """The bank (created on first use); `embed` binds the embedder (writing needs it; searching needs it once the
+        bank has vectors), kept warm: this process lives long."""
+        bank = self.memory.bank(create=True)
         if bank.embedder is None and (embed or bank.embed_model is not None):
-            self._bind_embedder(bank)
-            if stay_warm := getattr(bank.embedder, "stay_warm", None):  # this process lives long: the fastest per query
+            self.memory.bind_embedder(bank)
+            if stay_warm := getattr(bank.embedder, "stay_warm", None):  # the fastest per query
                 stay_warm()
         return bank
 
     def warm(self) -> None:
         """Open the bank and load the embedder now, so the first search is as fast as later ones; a missing bank waits
         for the first call (which creates it)."""
-        if self.bank_path is None or self.bank_path.exists():
+        if self.memory.bank_path.exists():
             self.bank()
 
     def close(self) -> None:
-        for processor in (self._writer, self._raw):
-            if processor is not None:
-                processor.close()
-        self._writer = self._raw = None
-        if self._bank is not None:
-            self._bank.close()
-            self._bank = None
+        self.memory.close()
 
     @property
     def writer_loaded(self) -> bool:
-        return self._writer is not None
+        return self.memory.writer_loaded
+
+    @property
+    def screen(self) -> Screen:
+        """The configured screens; each call screens with a copy of its own (call_screen)."""
+        return self.memory.screen
 
     def call_screen(self) -> Screen:
         """A screen for one call: the configured screens, with a redactor that remembers nothing of earlier calls (what
         one conversation redacted must not shape, or be probed through, another's)."""
-        return replace(self.screen, redactor=Redactor(), read_kinds=[])
+        return replace(self.memory.screen, redactor=Redactor(), read_kinds=[])
 
     def _processor(self, infer: bool, screen: Screen) -> ChunkProcessor:
-        """The writer when `infer` and one is configured (built, and its model loaded, on first use), else raw ingest;
-        either screens with `screen`, this call's own."""
-        from hymem_cli.ingest.processors import build_processor
-
-        if infer and self.settings.writer.kind:
-            if self._writer is None:
-                self._writer = build_processor(self.settings, screen=screen)
-            processor = self._writer
-        else:
-            if self._raw is None:
-                self._raw = build_processor(self.settings, raw=True, screen=screen)
-            processor = self._raw
-        processor.screen = screen  # the writer stays loaded across calls; its screen's memory does not
-        return processor
+        """The writer when `infer` and one is configured, else raw ingest; either screens with `screen`, this call's own."""
+        return self.memory.writer(raw=not (infer and self.settings.writer.kind), screen=screen)
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -111,7 +86,6 @@ class MemoryService:
                include_retired: bool = False, source: str | None = None) -> list[dict]:
         """Current memories (all versions with `include_retired`) best matching `query`, by words and by meaning."""
         from hymem_cli.bank.search import SearchFilter
-        from hymem_cli.bank.search import search as search_bank
 
         check_text(query=query, since=since, until=until, source=source)
         if not query.strip():
@@ -120,8 +94,7 @@ class MemoryService:
         flt = SearchFilter(include_retired=include_retired, source=source, since=_time(since, "since"), until=_time(until, "until"))
         if as_of is not None:
             flt.as_of = bank.check_revision(as_of)
-        s = self.settings.search
-        return search_bank(bank, query, _bounded(limit, "limit"), flt, **s.ranking())
+        return self.memory.search(query, _bounded(limit, "limit"), flt, ask_server=False)
 
     def get(self, memory: str) -> dict:
         """One memory version with its provenance, and the current version of its fact (None once deleted)."""
@@ -156,7 +129,6 @@ class MemoryService:
         """Store a conversation (or one text): through the configured writer when `infer` and one is configured, else
         each message as it is. Returns the revision's changes; a conversation already stored changes nothing."""
         from hymem_cli.bank.history import diff
-        from hymem_cli.ingest.pipeline import ingest
         from hymem_cli.ingest.sources import Source
 
         check_text(messages=messages, text=text, source=source)  # before anything is loaded or stored
@@ -166,7 +138,7 @@ class MemoryService:
         processor = self._processor(infer, screen)  # the model loads before the bank is touched: a writer that fails changes nothing
         bank = self.bank(embed=True)
         name = screen.redact((source or DEFAULT_SOURCE).strip() or DEFAULT_SOURCE)[0]
-        report = ingest(bank, [Source(name, given)], Attributed(processor), chunk_tokens=self.settings.ingest.chunk_tokens)
+        report = self.memory.add([Source(name, given)], processor=Attributed(processor)).report
         changes = diff(bank, report.revision - 1, report.revision) if report.revision else []
         rejected = bank_rejections(bank, report.revision) if report.revision else []
         return {

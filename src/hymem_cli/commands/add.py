@@ -85,6 +85,7 @@ def add(
     finally:
         if bar:
             bar.stop()
+        ctx.memory.close()
     (_say_dry_run if dry_run else _say_run)(ctx, done.report, done.writer, fmt)
 
 

@@ -45,7 +45,6 @@ def mcp(
     from hymem_cli.memory_service import MemoryService
 
     choice = ctx.bank_choice
-    service = MemoryService(ctx.settings, ctx.screen, open_bank=lambda: ctx.open_bank(create=True, path=choice.path),
-                            bind_embedder=ctx.bind_embedder, bank_path=choice.path)
+    service = MemoryService(ctx.memory)
     ctx.out.info(f"hymem mcp: serving {choice.path} ({choice.detail}) on stdio")
     mcp_server.serve(service)
