@@ -7,11 +7,45 @@ import os
 import sys
 
 import typer
+from typer.exceptions import TyperException
 
 from hymem_cli import __version__, _output
 from hymem_cli._errors import EXIT_CODES, EXIT_INTERRUPTED, HymemError
-from hymem_cli.commands import add, apply, config_cmd, diff, doctor, eval_cmd, history, init, mcp, model, reembed, revert, search, serve, stats, transfer, trust
+from hymem_cli.commands import (
+    add,
+    apply,
+    config_cmd,
+    diff,
+    doctor,
+    eval_cmd,
+    history,
+    init,
+    mcp,
+    model,
+    reembed,
+    revert,
+    search,
+    serve,
+    stats,
+    transfer,
+    trust,
+)
 from hymem_cli.commands._style import HymemCommand, HymemGroup
+
+
+class Command(HymemCommand):
+    """A command whose mistyped option gets the closest one as its suggestion (`add --rwa`: --raw), where Typer
+    lists the close ones alphabetically and the first would be taken (--format)."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except TyperException as exc:
+            close = getattr(exc, "possibilities", None)  # best first, as difflib ranks them
+            if close:
+                exc.possibilities = [close[0]]
+            raise
+
 
 EPILOG = "Exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items())
 
@@ -86,18 +120,20 @@ for name, fn in [
     ("doctor", doctor.doctor),
     ("eval", eval_cmd.eval_),
 ]:
-    app.command(name, cls=HymemCommand)(guarded(fn))
+    app.command(name, cls=Command)(guarded(fn))
 
 config_app = typer.Typer(help=config_cmd.HELP, cls=HymemGroup, no_args_is_help=True, rich_markup_mode=None,
                          context_settings={"help_option_names": ["-h", "--help"]})
 for name, fn in config_cmd.COMMANDS:
-    config_app.command(name, cls=HymemCommand)(guarded(fn))
+    # `config set search.limit -5` and `config set writer.n_gpu_layers -1`: a negative value is a value, not an option
+    extra = {"context_settings": {"ignore_unknown_options": True}} if name == "set" else {}
+    config_app.command(name, cls=Command, **extra)(guarded(fn))
 app.add_typer(config_app, name="config")
 
 model_app = typer.Typer(help=model.HELP, cls=HymemGroup, no_args_is_help=True, rich_markup_mode=None,
                         context_settings={"help_option_names": ["-h", "--help"]})
 for name, fn in model.COMMANDS:
-    model_app.command(name, cls=HymemCommand)(guarded(fn))
+    model_app.command(name, cls=Command)(guarded(fn))
 app.add_typer(model_app, name="model")
 
 

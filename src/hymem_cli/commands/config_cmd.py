@@ -6,9 +6,10 @@ import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Iterator
+from typing import Annotated
 
 import typer
 
@@ -80,11 +81,52 @@ def _keeping_trust(project: bool, file: Path) -> Iterator[None]:
         config.record_trust(file.parent)
 
 
+def _embed_model_problem(value: str) -> str | None:
+    """Why `value` cannot be embed.model, or None: a known model's name or an existing folder, checked without a network."""
+    from hymem_cli.embed import ALIASES
+
+    if value.strip().lower() in ALIASES or value == "hash" or Path(value).expanduser().is_dir():
+        return None
+    return f"{value!r} is neither a known embedding model nor a folder"
+
+
+def _writer_model_problem(value: str) -> str | None:
+    """Why `value` cannot be writer.model, or None: a path must exist; a name may be one a server or `model pull` gives later."""
+    looks_like_path = value.startswith(("/", "~", "./", "../")) or ("/" in value and value.lower().endswith(".gguf"))
+    if looks_like_path and not Path(value).expanduser().exists():
+        return f"{value} does not exist"
+    return None
+
+
+# What `config set` checks beyond a value's type, cheaply and offline: what would otherwise fail every later command.
+CHECKS = {
+    "embed.model": (_embed_model_problem, "use minilm, mpnet (or their full names) or a sentence-transformers folder"),
+    "writer.model": (_writer_model_problem, "give an existing .gguf path, a name `hymem model list` shows, or a served model's name"),
+}
+
+
+def _checked_value(key: str, value: str) -> None:
+    """Refuse at `set` time what can be known to be wrong now, with a hint that names what is accepted."""
+    try:
+        config.parse_value(key, value)
+    except ConfigError as exc:
+        if key in config.CHOICES:
+            choices = [c for c in config.CHOICES[key] if c]
+            raise ConfigError(exc.message, hint=f"e.g. hymem config set {key} {choices[0]}") from None
+        raise
+    if key in CHECKS:
+        problem, hint = CHECKS[key]
+        if (why := problem(value)) is not None:
+            raise ConfigError(f"invalid value for {key}: {why}", hint=hint)
+
+
 def set_(key: KeyArg, value: Annotated[str, typer.Argument(help="The new value, of the key's type (int, float, text).", metavar="VALUE")],
          project: ProjectOpt = False, quiet: QuietOpt = False) -> None:
     """Store KEY = VALUE in the config file. Unknown keys and values of the wrong type are refused.
 
-    The file is rewritten (comments are not kept). A negative number goes after `--`.
+    Also refused: an embed.model that is no known model and no folder, and a writer.model path
+    that does not exist. The file is rewritten (comments are not kept). A negative number is a
+    value (`hymem config set writer.n_gpu_layers -1`); after `--` too.
 
     Examples:
 
@@ -92,12 +134,13 @@ def set_(key: KeyArg, value: Annotated[str, typer.Argument(help="The new value, 
 
       hymem config set writer.backend llama && hymem config set writer.model qwen2.5-1.5b-instruct-q4_k_m.gguf
 
-      hymem config set writer.n_gpu_layers -- -1
+      hymem config set writer.n_gpu_layers -1
     """
     out = Output(quiet)
     file = _target(project)
     if project and key == "bank.path":
         raise ConfigError("bank.path cannot be set in a project's config", hint="a project's bank is .hymem/bank.db; use --bank or HYMEM_BANK for another")
+    _checked_value(key, value)
     with _keeping_trust(project, file):
         typed = config.set_value(key, value, file)
     out.info(f"{key} = {_show(typed)} in {file}")
@@ -140,7 +183,7 @@ def list_(fmt: FormatOpt = None) -> None:
     rows = config.describe()
     problems = [r for r in rows if r["problem"]]
     columns = [("key", "key"), ("value", "value"), ("source", "source"), ("doc", "meaning")] + ([("problem", "problem")] if problems else [])
-    _output.emit(rows, fmt, columns, plain=lambda r: f"{r['key']}\t{_show(r['value'])}\t{r['source']}")
+    _output.emit(rows, fmt, columns, plain=lambda r: f"{r['key']}\t{_show(r['value'])}\t{r['source']}", main="value")
     for r in problems:
         Output().info(f"{r['key']}: {r['problem']}")
 
@@ -215,7 +258,7 @@ def edit(quiet: QuietOpt = False) -> None:
         file.touch()
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:
-        done = subprocess.run([*shlex.split(editor), str(file)])
+        done = subprocess.run([*shlex.split(editor), str(file)], check=False)
     except (FileNotFoundError, PermissionError):
         raise ConfigError(f"cannot run editor {editor!r}", hint="set VISUAL or EDITOR to an editor command") from None
     if done.returncode != 0:

@@ -8,6 +8,7 @@ so tests replace them with fakes and never touch the network.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import hashlib
 import re
@@ -18,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from hymem_cli import config
-from hymem_cli._errors import InputError, NotFoundError, UsageError, WriterError
+from hymem_cli._errors import EXIT_INPUT, InputError, NotFoundError, UsageError, WriterError
 from hymem_cli.writer import llama_binding
 from hymem_cli.writer.gguf import GGUF_MAGIC, inspect_gguf
 
@@ -152,6 +153,13 @@ def list_models() -> list[dict[str, Any]]:
     return rows
 
 
+class UnknownModel(NotFoundError):
+    """No model by that name or path: a missing input (exit 3), not an unknown memory id or revision (4).
+    Still a NotFoundError, so the writer's builder reports it as a writer error."""
+
+    exit_code = EXIT_INPUT
+
+
 def resolve(ref: str) -> Path:
     """A model by path, packaged name, or name in the models directory (with or without .gguf,
     with or without its folder when the file name is unique there)."""
@@ -171,9 +179,11 @@ def resolve(ref: str) -> Path:
     if len(matches) > 1:
         names = ", ".join(p.relative_to(root).as_posix() for p in matches)
         raise UsageError(f"{ref!r} names several models: {names}", hint="give the name with its folder, as `hymem model list` shows it")
-    raise NotFoundError(
+    names = [*PACKAGED_MODELS, *(p.relative_to(root).as_posix() for p in _local_models()), *(p.stem for p in _local_models())]
+    close = difflib.get_close_matches(ref, names, n=1, cutoff=0.6)
+    raise UnknownModel(
         f"no model {ref!r} (not a file, not a packaged model, not in {root})",
-        hint="see `hymem model list`, or download one with `hymem model pull`",
+        hint=(f"did you mean {close[0]}? " if close else "") + "see `hymem model list`, or download one with `hymem model pull`",
     )
 
 
