@@ -201,3 +201,26 @@ def test_importing_the_core_loads_neither_typer_nor_rich():
     loaded = set(json.loads(done.stdout))
     assert not {m for m in loaded if m.split(".")[0] in ("typer", "rich", "click")}
     assert not {m for m in loaded if m.startswith(("hymem_cli.commands", "hymem_cli._output", "hymem_cli.app"))}
+
+
+def test_the_architecture_page_names_every_module_and_only_modules_that_exist():
+    """docs/architecture.md is drawn from the code: a new module must be placed on the map, a removed one taken off."""
+    import re
+
+    page = (PACKAGE.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    listing = page.split("## The packages", 1)[1].split("## ", 1)[0]
+    files = {p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")}
+    named_in_listing = set()
+    folder = ""
+    for line in listing.splitlines():
+        if m := re.match(r"\s{2}(\w+)/\s", line):
+            folder = m.group(1) + "/"
+        elif re.match(r"\s{2}[\w*]+\.py", line):
+            folder = ""
+        named_in_listing |= {(folder + n if folder and f"{folder}{n}" in files else n) for n in re.findall(r"\b([\w]+\.py)\b", line)}
+    named_in_listing |= {f for f in files if f.startswith("embed") and "embed*.py" in listing}
+    one_per_command = {f for f in files if f.startswith("commands/") and not f.split("/")[1].startswith("_")}  # "one module per command"
+    missing = {f for f in files - one_per_command if f not in named_in_listing and f.rsplit("/", 1)[-1] != "__init__.py"}
+    assert missing == set(), f"modules not on the map in docs/architecture.md: {sorted(missing)}"
+    for dotted in set(re.findall(r"`((?:bank|ingest|screen|writer|commands)/\w+\.py)`", page)):
+        assert dotted in files, f"docs/architecture.md names {dotted}, which does not exist"
