@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from typing import Annotated, Optional
 
 import typer
@@ -22,6 +23,7 @@ from hymem_cli.commands._options import (
     UserOpt,
     check_input_format,
 )
+from hymem_cli.domain import reason_kind
 
 
 def add(
@@ -94,10 +96,25 @@ def _say_dry_run(ctx: Context, report, writer: dict | None, fmt) -> None:
     ops = [op.to_json() for _, proposal in report.proposals for op in proposal.operations]
     refused = [r for _, proposal in report.proposals for r in proposal.rejections]
     _output.emit(ops, fmt or _output.Format.jsonl)
-    for r in refused:
-        ctx.out.info(f"rejected {r.operation.op}: {r.reason}")
+    if len(refused) <= SHOWN_REJECTIONS:
+        for r in refused:
+            ctx.out.info(f"rejected {r.operation.op}: {r.reason}")
     ctx.out.info(f"dry run: {len(ops)} operation(s), {len(refused)} rejected, from {len(report.proposals)} new chunk(s); nothing written"
                  + (f"; {_stored_before(report, writer)}" if report.skipped else ""))
+    if len(refused) > SHOWN_REJECTIONS:
+        ctx.out.info(_why_rejected(refused))
+
+
+SHOWN_REJECTIONS = 5  # more than this are summed up by reason in one line
+
+
+def _why_rejected(refused) -> str:
+    """"the guards rejected 24 operation(s), why: 19× a delete must name one of the memories shown …": many rejections
+    in one line, by their most frequent reasons (a small writer's answers fail the same way again and again)."""
+    kinds = Counter(reason_kind(r.reason) for r in refused).most_common()
+    shown = " · ".join(f"{n}× {kind}" for kind, n in kinds[:3])
+    more = f" · {sum(n for _, n in kinds[3:])}× other reasons" if len(kinds) > 3 else ""
+    return f"the guards rejected {len(refused)} operation(s), why: {shown}{more}"
 
 
 def _say_run(ctx: Context, report, writer: dict | None, fmt) -> None:
