@@ -108,18 +108,16 @@ class MemoryService:
 
     def history(self, memory: str) -> dict:
         """Every version of the fact `memory` belongs to, oldest first, with reasons, revisions and sources."""
-        from hymem_cli.bank.history import chain
-
         check_text(memory_id=memory)
-        versions = chain(self.bank(), memory)
+        self.bank()
+        versions = self.memory.history(memory)
         current = next((v["id"] for v in versions if v["status"] == "current"), None)
         return {"chain": versions[0]["chain"], "current": current, "versions": versions}
 
     def log(self, limit: int = 10) -> list[dict]:
         """Revisions, newest first: what each ingest, apply or revert changed and what the writer's guards refused."""
-        from hymem_cli.bank.history import revisions
-
-        entries = revisions(self.bank(), _bounded(limit, "limit"))
+        self.bank()
+        entries = self.memory.log(_bounded(limit, "limit"))
         return [{**{k: e[k] for k in ("revision", "time", "command", "source", "state", "counts")},
                  "writer": (e["writer"] or {}).get("model"), "rejections": e["rejections"]} for e in entries]
 
@@ -172,12 +170,10 @@ class MemoryService:
 
     def revert(self, revision: int) -> dict:
         """Undo a revision as a new revision: what it added is deleted, what it changed comes back."""
-        from hymem_cli.bank.history import diff
-        from hymem_cli.bank.revert import revert as revert_revision
-
-        bank = self.bank(embed=True)
-        draft, plan = revert_revision(bank, revision)
-        return {"revision": draft.id, "reverted": revision, "changes": diff(bank, draft.id - 1, draft.id), "skipped": list(plan.skipped)}
+        self.bank(embed=True)
+        change = self.memory.revert(revision)
+        skipped = list(change.plan.skipped) if change.plan else []
+        return {"revision": change.revision.id, "reverted": revision, "changes": change.entries, "skipped": skipped}
 
     def _apply(self, op: Operation, tool: str) -> dict:
         from hymem_cli.bank.history import diff
