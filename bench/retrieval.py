@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from hymem_cli import config  # noqa: E402
 from hymem_cli.bank.memory_text import MemoryText  # noqa: E402
-from hymem_cli.bank.search import SearchFilter, search  # noqa: E402
+from hymem_cli.bank.search import Ranking, SearchFilter, search  # noqa: E402
 from hymem_cli.bank.store import open_bank  # noqa: E402
 from hymem_cli.eval import load_conversations, load_questions, match_questions, score_question  # noqa: E402
 from hymem_cli.ingest.pipeline import ingest  # noqa: E402
@@ -50,11 +50,13 @@ SETS = [ROOT / "bench/data/eval", ROOT / "bench/data/retrieval"]
 BUILT_IN = {
     "before": "search.fusion=rrf,search.text_weight=1.0,search.vector_weight=0.5,search.newer_first=false,search.speaker_weight=0,"
               "embed.context=0,embed.date=false",
+    "minmax": "search.fusion=minmax,search.vector_weight=0.4,search.text_weight=0.6",  # the ranking of 2026-12-01
     "after": "",
     "bm25": "search.vector_weight=0,search.newer_first=false,search.speaker_weight=0",
     "vector": "search.text_weight=0,search.newer_first=false,search.speaker_weight=0",
 }
 LIMIT = 20
+NOTHING = "nothing.jsonl"  # queries about nothing the conversations hold: the floor should leave them empty
 
 
 def parse_config(spec: str) -> tuple[str, config.Settings]:
@@ -95,23 +97,35 @@ def build_banks(conversations, embedder, recipe: MemoryText, workdir: Path, shar
     return banks
 
 
-def score(conversations, questions, banks, embedder, settings) -> list[dict]:
-    rows = []
-    ranking = settings.search.ranking()
+def score(conversations, questions, banks, embedder, settings, splits: dict[str, str], nothing: list[dict]) -> tuple[list[dict], list[dict]]:
+    """Each question's ranks, scored without the floor (all@k compares orderings), and whether the floor keeps its
+    evidence; then each query about nothing per conversation, and whether the floor leaves it empty."""
+    rows, empty = [], []
+    ranking = Ranking.of(settings.search)
+    unfloored = ranking.changed({"min_score": 0.0})
     for conv in conversations:
         bank = open_bank(banks[conv.name], create=False)
         bank.bind_embedder(embedder)
         session_of, kind = conv.session_of(), kind_of(conv)
         for q in (q for q in questions if q.conversation == conv.name):
-            hits = search(bank, q.question, LIMIT, SearchFilter(), **ranking)
+            hits = search(bank, q.question, LIMIT, SearchFilter(), unfloored)
             s = score_question(q, hits, session_of, [])
-            rows.append({"id": q.id, "category": q.category, "kind": kind, "all": s.all_rank["message"], "any": s.any_rank["message"],
-                         "session": s.any_rank["session"], "updated": s.updated_rank, "stale": s.stale_rank})
+            wanted = set(q.evidence)
+            kept = [h for h in hits[:10] if h["score"] >= ranking.min_score]
+            found = {i for h in hits[:10] for i in h.get("source_ids") or []} & wanted
+            rows.append({"id": q.id, "split": splits.get(q.id, "dev"), "category": q.category, "kind": kind, "all": s.all_rank["message"],
+                         "any": s.any_rank["message"], "session": s.any_rank["session"], "updated": s.updated_rank, "stale": s.stale_rank,
+                         "found": len(found), "kept": len(found & {i for h in kept for i in h.get("source_ids") or []}),
+                         "first": hits[0]["score"] if hits else None})
+        for n in nothing:
+            hits = search(bank, n["question"], LIMIT, SearchFilter(), ranking)
+            empty.append({"split": n.get("split", "dev"), "conversation": conv.name, "question": n["question"], "empty": not hits,
+                          "top": max([h["score"] for h in search(bank, n["question"], 1, SearchFilter(), unfloored)], default=0.0)})
         bank.close()
-    return rows
+    return rows, empty
 
 
-def summary(rows: list[dict]) -> dict:
+def summary(rows: list[dict], empty: list[dict]) -> dict:
     def rate(flags):
         flags = list(flags)
         return round(100 * sum(flags) / len(flags), 1) if flags else None
@@ -126,6 +140,10 @@ def summary(rows: list[dict]) -> dict:
         return r["updated"] is not None and (r["stale"] is None or r["updated"] < r["stale"])
 
     out["update"] = rate(ordered(r) for r in updates)
+    out["update first"] = rate(r["updated"] == 1 for r in updates)
+    out["nothing empty"] = rate(e["empty"] for e in empty)
+    found = sum(r["found"] for r in rows)
+    out["evidence dropped"] = round(100 * (found - sum(r["kept"] for r in rows)) / found, 1) if found else None
     for kind in sorted({r["kind"] for r in updates}):
         out[f"update {kind}"] = rate(ordered(r) for r in updates if r["kind"] == kind)
     for key in ("category", "kind"):
@@ -146,9 +164,14 @@ def main() -> None:
     args = parser.parse_args()
     facts = load_facts(args.writer) if args.writer else None
 
-    conversations, questions = [], []
+    conversations, questions, splits, nothing = [], [], {}, []
     for folder in map(Path, args.sets or SETS):
-        convs = load_conversations(sorted(str(p) for p in folder.glob("*.jsonl") if p.name != "questions.jsonl"))
+        convs = load_conversations(sorted(str(p) for p in folder.glob("*.jsonl") if p.name not in ("questions.jsonl", NOTHING)))
+        for line in (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines():
+            if line.strip() and "split" in (q := json.loads(line)):
+                splits[q["id"]] = q["split"]
+        if (folder / NOTHING).exists():
+            nothing += [json.loads(line) for line in (folder / NOTHING).read_text(encoding="utf-8").splitlines() if line.strip()]
         if facts is not None:  # only the conversations the script covers
             cited = {f["cites"] for f in facts}
             convs = [c for c in convs if any(m.id in cited for m in c.messages)]
@@ -171,16 +194,19 @@ def main() -> None:
             banks = build_banks(conversations, embedders[model], recipe, workdir / model.replace("/", "_"), args.shared, facts)
             built = time.perf_counter() - started
             started = time.perf_counter()
-            rows = score(conversations, questions, banks, embedders[model], settings)
-            results[name] = {"summary": summary(rows), "questions": rows, "model": model,
+            rows, empty = score(conversations, questions, banks, embedders[model], settings, splits, nothing)
+            results[name] = {"summary": {split: summary([r for r in rows if r["split"] == split], [e for e in empty if e["split"] == split])
+                                         for split in ("dev", "held-out")},
+                             "questions": rows, "nothing": empty, "model": model,
                              "seconds": {"ingest": round(built, 2), "queries": round(time.perf_counter() - started, 2)}}
             print(f"{name}: {json.dumps(results[name]['summary'])}", file=sys.stderr)
 
-    columns = list(next(iter(results.values()))["summary"])
-    print("| config | " + " | ".join(columns) + " |")
-    print("|---|" + "---|" * len(columns))
+    columns = list(next(iter(results.values()))["summary"]["dev"])
+    print("| config | split | " + " | ".join(columns) + " |")
+    print("|---|---|" + "---|" * len(columns))
     for name, result in results.items():
-        print(f"| {name} | " + " | ".join(str(result["summary"][c]) for c in columns) + " |")
+        for split, figures in result["summary"].items():
+            print(f"| {name} | {split} | " + " | ".join(str(figures.get(c)) for c in columns) + " |")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
 

@@ -15,7 +15,7 @@ _hymem_options() {
     case "$1" in
         "") echo "--version -h --help" ;;
         "add") echo "--raw -i --input-format --chunk-tokens --dry-run -j --jobs --again -m --model --backend --base-url --pipeline --protocol --user -b --bank -f --format -q --quiet -h --help" ;;
-        "search") echo "-n --limit --all --as-of --source --since --until --origin -b --bank -f --format -q --quiet -h --help" ;;
+        "search") echo "-n --limit --all --as-of --source --since --until --min-score --origin -b --bank -f --format -q --quiet -h --help" ;;
         "serve") echo "-b --bank -h --help" ;;
         "mcp") echo "-m --model --backend --base-url --protocol -b --bank -q --quiet -h --help" ;;
         "apply") echo "-b --bank -f --format -q --quiet -h --help" ;;
@@ -26,7 +26,7 @@ _hymem_options() {
         "export") echo "--current -o --output -b --bank -q --quiet -h --help" ;;
         "import") echo "--trusted -b --bank -q --quiet -h --help" ;;
         "revert") echo "--force -b --bank -f --format -q --quiet -h --help" ;;
-        "forget") echo "-r --reason -b --bank -f --format -q --quiet -h --help" ;;
+        "forget") echo "-r --reason -y --yes -b --bank -f --format -q --quiet -h --help" ;;
         "init") echo "-f --format -q --quiet -h --help" ;;
         "trust") echo "--list --revoke -f --format -q --quiet -h --help" ;;
         "stats") echo "-n --limit -b --bank -f --format -h --help" ;;
@@ -51,7 +51,7 @@ _hymem_options() {
 _hymem_value_options() {
     case "$1" in
         "add") echo "-i --input-format --chunk-tokens -j --jobs -m --model --backend --base-url --pipeline --protocol --user -b --bank -f --format" ;;
-        "search") echo "-n --limit --as-of --source --since --until --origin -b --bank -f --format" ;;
+        "search") echo "-n --limit --as-of --source --since --until --min-score --origin -b --bank -f --format" ;;
         "serve") echo "-b --bank" ;;
         "mcp") echo "-m --model --backend --base-url --protocol -b --bank" ;;
         "apply") echo "-b --bank -f --format" ;;
@@ -87,7 +87,7 @@ _hymem_option_values() {
         "add:--backend") echo "words llama openai scripted" ;;
         "add:--base-url") echo "none" ;;
         "add:--pipeline") echo "words single two-pass" ;;
-        "add:--protocol") echo "none" ;;
+        "add:--protocol") echo "words auto hy-memory hymem" ;;
         "add:--user") echo "none" ;;
         "add:-b"|"add:--bank") echo "files" ;;
         "add:-f"|"add:--format") echo "words table json jsonl plain" ;;
@@ -96,14 +96,15 @@ _hymem_option_values() {
         "search:--source") echo "none" ;;
         "search:--since") echo "none" ;;
         "search:--until") echo "none" ;;
-        "search:--origin") echo "none" ;;
+        "search:--min-score") echo "none" ;;
+        "search:--origin") echo "words said quoted document comment code tool unknown agent" ;;
         "search:-b"|"search:--bank") echo "files" ;;
         "search:-f"|"search:--format") echo "words table json jsonl plain" ;;
         "serve:-b"|"serve:--bank") echo "files" ;;
         "mcp:-m"|"mcp:--model") echo "models" ;;
         "mcp:--backend") echo "words llama openai scripted" ;;
         "mcp:--base-url") echo "none" ;;
-        "mcp:--protocol") echo "none" ;;
+        "mcp:--protocol") echo "words auto hy-memory hymem" ;;
         "mcp:-b"|"mcp:--bank") echo "files" ;;
         "apply:-b"|"apply:--bank") echo "files" ;;
         "apply:-f"|"apply:--format") echo "words table json jsonl plain" ;;
@@ -139,7 +140,7 @@ _hymem_option_values() {
         "eval:--backend") echo "words llama openai scripted" ;;
         "eval:--base-url") echo "none" ;;
         "eval:--pipeline") echo "words single two-pass" ;;
-        "eval:--protocol") echo "none" ;;
+        "eval:--protocol") echo "words auto hy-memory hymem" ;;
         "eval:--user") echo "none" ;;
         "eval:--k") echo "none" ;;
         "eval:--limit-conversations") echo "none" ;;
@@ -164,11 +165,34 @@ _hymem_arguments() {
         "add") echo "files" ;;
         "apply") echo "files" ;;
         "import") echo "files" ;;
-        "config get") echo "words bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
-        "config set") echo "words bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
-        "config unset") echo "words bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
+        "config get") echo "words bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
+        "config set") echo "words bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
+        "config unset") echo "words bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
         "model info") echo "models" ;;
         "model rm") echo "models" ;;
+        *) echo "none" ;;
+    esac
+}
+
+_hymem_config_values() {
+    case "$1" in
+        "embed.onnx") echo "words true false" ;;
+        "embed.date") echo "words true false" ;;
+        "search.fusion") echo "words calibrated minmax rrf" ;;
+        "search.server") echo "words true false" ;;
+        "search.newer_first") echo "words true false" ;;
+        "search.speaker_updates") echo "words true false" ;;
+        "writer.backend") echo "words llama openai scripted" ;;
+        "writer.pipeline") echo "words single two-pass" ;;
+        "writer.protocol") echo "words auto hy-memory hymem" ;;
+        "writer.intentions") echo "words true false" ;;
+        "writer.experts") echo "words auto gpu cpu" ;;
+        "writer.kv_cache") echo "words true false" ;;
+        "screen.instructions") echo "words true false" ;;
+        "screen.secrets") echo "words true false" ;;
+        "writer.model") echo "models" ;;
+        "embed.model") echo "words minilm mpnet" ;;
+        "bank.path") echo "files" ;;
         *) echo "none" ;;
     esac
 }
@@ -188,10 +212,10 @@ _hymem_in() {
 }
 
 _hymem() {
-    local cur="${COMP_WORDS[COMP_CWORD]}" prev="" path="" word i
+    local cur="${COMP_WORDS[COMP_CWORD]}" prev="" path="" word i first="" npos=0
     (( COMP_CWORD > 0 )) && prev="${COMP_WORDS[COMP_CWORD-1]}"
     COMPREPLY=()
-    # Find the (sub)command typed so far, skipping options and the values they take.
+    # Find the (sub)command typed so far, skipping options and the values they take, and count its arguments.
     for (( i = 1; i < COMP_CWORD; i++ )); do
         word="${COMP_WORDS[i]}"
         if [[ "$word" == -* ]]; then
@@ -200,6 +224,9 @@ _hymem() {
         fi
         if _hymem_in "$word" "$(_hymem_subcommands "$path")"; then
             path="${path:+$path }$word"
+        else
+            (( npos == 0 )) && first="$word"
+            npos=$((npos + 1))
         fi
     done
 
@@ -224,6 +251,7 @@ _hymem() {
         return 0
     fi
     spec="$(_hymem_arguments "$path")"
+    [[ "$path" == "config set" ]] && (( npos == 1 )) && spec="$(_hymem_config_values "$first")"  # the value of the key typed
     case "$spec" in
         words\ *) COMPREPLY=( $(compgen -W "${spec#words }" -- "$cur") ) ;;
         files) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") ) ;;

@@ -10,7 +10,7 @@ end
 
 # hymem
 complete -c hymem -n '__fish_use_subcommand' -a 'add' -d 'Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.'
-complete -c hymem -n '__fish_use_subcommand' -a 'search' -d 'Search memories: full-text (BM25) and vector similarity, fused. Current memories only by default.'
+complete -c hymem -n '__fish_use_subcommand' -a 'search' -d 'Search memories by meaning and by words. Current memories only by default.'
 complete -c hymem -n '__fish_use_subcommand' -a 'serve' -d 'Keep the bank, its vector codes and the embedder loaded, and answer searches from them.'
 complete -c hymem -n '__fish_use_subcommand' -a 'mcp' -d 'Serve the bank to an agent over MCP on stdin/stdout: search, add, read, history, update, delete, log, revert.'
 complete -c hymem -n '__fish_use_subcommand' -a 'apply' -d 'Apply operations, one JSON object a line, as one revision: all of them or none.'
@@ -21,7 +21,7 @@ complete -c hymem -n '__fish_use_subcommand' -a 'diff' -d 'Show what changed bet
 complete -c hymem -n '__fish_use_subcommand' -a 'export' -d 'Export the bank as JSON Lines: a header, then every revision, chunk, version, retirement and rejection.'
 complete -c hymem -n '__fish_use_subcommand' -a 'import' -d 'Import an export into an EMPTY bank, keeping every id, in one transaction: all of it or nothing.'
 complete -c hymem -n '__fish_use_subcommand' -a 'revert' -d 'Undo revision REV by adding a new revision ("revert REV"); nothing is erased.'
-complete -c hymem -n '__fish_use_subcommand' -a 'forget' -d 'Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.'
+complete -c hymem -n '__fish_use_subcommand' -a 'forget' -d 'Delete memories yourself, with a reason, one revision each ("forget"); `history` keeps them.'
 complete -c hymem -n '__fish_use_subcommand' -a 'init' -d 'Make a directory a hymem project: .hymem/ with a bank and a project config.'
 complete -c hymem -n '__fish_use_subcommand' -a 'trust' -d 'Trust a project: its .hymem/config.toml may then set every key, and its .hymem/bank.db is used.'
 complete -c hymem -n '__fish_use_subcommand' -a 'stats' -d 'Show what the bank holds and what it costs on disk. Changes nothing.'
@@ -43,7 +43,7 @@ complete -c hymem -n '__fish_seen_subcommand_from add' -s m -l model -r -F -a '(
 complete -c hymem -n '__fish_seen_subcommand_from add' -l backend -x -a 'llama openai scripted' -d 'Writer backend: llama, openai (or scripted, for tests).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l base-url -x -d 'OpenAI-compatible server, e.g. http://localhost:8000/v1.'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l pipeline -x -a 'single two-pass' -d 'single (one writer call per chunk) or two-pass (extract, then reconcile).'
-complete -c hymem -n '__fish_seen_subcommand_from add' -l protocol -x -d 'Writer protocol: hy-memory (the Hy-Memory SDK\'s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).'
+complete -c hymem -n '__fish_seen_subcommand_from add' -l protocol -x -a 'auto hy-memory hymem' -d 'Writer protocol: hy-memory (the Hy-Memory SDK\'s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l user -x -d 'hy-memory protocol: the speaker who is "the user" (default: the first who is not an assistant).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from add' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
@@ -57,7 +57,8 @@ complete -c hymem -n '__fish_seen_subcommand_from search' -l as-of -x -d 'Search
 complete -c hymem -n '__fish_seen_subcommand_from search' -l source -x -d 'Only memories from sources matching this glob or substring.'
 complete -c hymem -n '__fish_seen_subcommand_from search' -l since -x -d 'Only memories whose event time is at or after this.'
 complete -c hymem -n '__fish_seen_subcommand_from search' -l until -x -d 'Only memories whose event time is at or before this.'
-complete -c hymem -n '__fish_seen_subcommand_from search' -l origin -x -d 'Only memories from this origin (repeatable): said (a participant\'s own words), quoted, document, comment, code, tool, unknown (no source message holds it), agent (an agent wrote it).'
+complete -c hymem -n '__fish_seen_subcommand_from search' -l min-score -x -d 'Leave out results scoring below this (default: search.min_score). A score is the chance, fitted on the development set, that a memory is what the query asks for; 0 shows every result.'
+complete -c hymem -n '__fish_seen_subcommand_from search' -l origin -x -a 'said quoted document comment code tool unknown agent' -d 'Only memories from this origin (repeatable): said (a participant\'s own words), quoted, document, comment, code, tool, unknown (no source message holds it), agent (an agent wrote it).'
 complete -c hymem -n '__fish_seen_subcommand_from search' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from search' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from search' -s q -l quiet -d 'No messages on stderr, only records and errors.'
@@ -69,7 +70,7 @@ complete -c hymem -n '__fish_seen_subcommand_from serve' -s b -l bank -r -F -d '
 complete -c hymem -n '__fish_seen_subcommand_from mcp' -s m -l model -r -F -a '(__hymem_models)' -d 'Writer model for add_memory: a GGUF path or name (llama), or a served model name (openai).'
 complete -c hymem -n '__fish_seen_subcommand_from mcp' -l backend -x -a 'llama openai scripted' -d 'Writer backend: llama, openai (or scripted, for tests).'
 complete -c hymem -n '__fish_seen_subcommand_from mcp' -l base-url -x -d 'OpenAI-compatible server, e.g. http://localhost:8000/v1.'
-complete -c hymem -n '__fish_seen_subcommand_from mcp' -l protocol -x -d 'Writer protocol: hy-memory (the Hy-Memory SDK\'s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).'
+complete -c hymem -n '__fish_seen_subcommand_from mcp' -l protocol -x -a 'auto hy-memory hymem' -d 'Writer protocol: hy-memory (the Hy-Memory SDK\'s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).'
 complete -c hymem -n '__fish_seen_subcommand_from mcp' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from mcp' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 
@@ -117,6 +118,7 @@ complete -c hymem -n '__fish_seen_subcommand_from revert' -s q -l quiet -d 'No m
 
 # hymem forget
 complete -c hymem -n '__fish_seen_subcommand_from forget' -s r -l reason -x -d 'Why it should be forgotten (required; kept in the history).'
+complete -c hymem -n '__fish_seen_subcommand_from forget' -s y -l yes -d 'Forget several ids without asking (for scripts).'
 complete -c hymem -n '__fish_seen_subcommand_from forget' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from forget' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from forget' -s q -l quiet -d 'No messages on stderr, only records and errors.'
@@ -155,7 +157,7 @@ complete -c hymem -n '__fish_seen_subcommand_from eval' -s m -l model -r -F -a '
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l backend -x -a 'llama openai scripted' -d 'Writer backend: llama, openai (or scripted, for tests).'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l base-url -x -d 'OpenAI-compatible server, e.g. http://localhost:8000/v1.'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l pipeline -x -a 'single two-pass' -d 'single (one writer call per chunk) or two-pass (extract, then reconcile).'
-complete -c hymem -n '__fish_seen_subcommand_from eval' -l protocol -x -d 'Writer protocol for every --model: hy-memory, hymem or auto; repeat to compare protocols on the same writer.'
+complete -c hymem -n '__fish_seen_subcommand_from eval' -l protocol -x -a 'auto hy-memory hymem' -d 'Writer protocol for every --model: hy-memory, hymem or auto; repeat to compare protocols on the same writer.'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l user -x -d 'hy-memory protocol: the speaker who is "the user" (default: the first who is not an assistant).'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l k -x -d 'Result depths for recall@k, comma-separated.'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -l limit-conversations -x -d 'Evaluate only the first N conversations.'
@@ -175,17 +177,17 @@ complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_su
 
 # hymem config get
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -a 'bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -a 'bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
 
 # hymem config set
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -l project -d 'Change the project\'s config (.hymem/config.toml) instead of the user\'s.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -s q -l quiet -d 'No messages on stderr, only records and errors.'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -a 'bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -a 'bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
 
 # hymem config unset
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -l project -d 'Change the project\'s config (.hymem/config.toml) instead of the user\'s.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -s q -l quiet -d 'No messages on stderr, only records and errors.'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -a 'bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -a 'bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
 
 # hymem config list
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from list' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'

@@ -17,7 +17,7 @@ _hymem() {
     '*:: :->args' && ret=0
   case $state in
     command)
-      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'search:Search memories - full-text (BM25) and vector similarity, fused. Current memories only by default.' 'serve:Keep the bank, its vector codes and the embedder loaded, and answer searches from them.' 'mcp:Serve the bank to an agent over MCP on stdin/stdout - search, add, read, history, update, delete, log, revert.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete a memory yourself, with a reason, as one revision ("forget"); `history` keeps it.' 'init:Make a directory a hymem project - .hymem/ with a bank and a project config.' 'trust:Trust a project - its .hymem/config.toml may then set every key, and its .hymem/bank.db is used.' 'stats:Show what the bank holds and what it costs on disk. Changes nothing.' 'reembed:Rebuild every vector of the bank with another embedding model, and record that model.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'eval:Evaluate writers - each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.' 'config:Read and change settings. Precedence - defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
+      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'search:Search memories by meaning and by words. Current memories only by default.' 'serve:Keep the bank, its vector codes and the embedder loaded, and answer searches from them.' 'mcp:Serve the bank to an agent over MCP on stdin/stdout - search, add, read, history, update, delete, log, revert.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete memories yourself, with a reason, one revision each ("forget"); `history` keeps them.' 'init:Make a directory a hymem project - .hymem/ with a bank and a project config.' 'trust:Trust a project - its .hymem/config.toml may then set every key, and its .hymem/bank.db is used.' 'stats:Show what the bank holds and what it costs on disk. Changes nothing.' 'reembed:Rebuild every vector of the bank with another embedding model, and record that model.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'eval:Evaluate writers - each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.' 'config:Read and change settings. Precedence - defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
       _describe -t commands 'hymem command' commands && ret=0
       ;;
     args)
@@ -63,7 +63,7 @@ _hymem_add() {
     '--backend[Writer backend\: llama, openai (or scripted, for tests).]:backend:(llama openai scripted)' \
     '--base-url[OpenAI-compatible server, e.g. http\://localhost\:8000/v1.]:base_url: ' \
     '--pipeline[single (one writer call per chunk) or two-pass (extract, then reconcile).]:pipeline:(single two-pass)' \
-    '--protocol[Writer protocol\: hy-memory (the Hy-Memory SDK'\''s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).]:protocol: ' \
+    '--protocol[Writer protocol\: hy-memory (the Hy-Memory SDK'\''s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).]:protocol:(auto hy-memory hymem)' \
     '--user[hy-memory protocol\: the speaker who is "the user" (default\: the first who is not an assistant).]:user: ' \
     '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
@@ -83,7 +83,8 @@ _hymem_search() {
     '--source[Only memories from sources matching this glob or substring.]:source: ' \
     '--since[Only memories whose event time is at or after this.]:since: ' \
     '--until[Only memories whose event time is at or before this.]:until: ' \
-    '--origin[Only memories from this origin (repeatable)\: said (a participant'\''s own words), quoted, document, comment, code, tool, unknown (no source message holds it), agent (an agent wrote it).]:origin: ' \
+    '--min-score[Leave out results scoring below this (default\: search.min_score). A score is the chance, fitted on the development set, that a memory is what the query asks for; 0 shows every result.]:min_score: ' \
+    '--origin[Only memories from this origin (repeatable)\: said (a participant'\''s own words), quoted, document, comment, code, tool, unknown (no source message holds it), agent (an agent wrote it).]:origin:(said quoted document comment code tool unknown agent)' \
     '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
@@ -108,7 +109,7 @@ _hymem_mcp() {
     '(-m --model)'{-m,--model}'[Writer model for add_memory\: a GGUF path or name (llama), or a served model name (openai).]:model:_hymem_models' \
     '--backend[Writer backend\: llama, openai (or scripted, for tests).]:backend:(llama openai scripted)' \
     '--base-url[OpenAI-compatible server, e.g. http\://localhost\:8000/v1.]:base_url: ' \
-    '--protocol[Writer protocol\: hy-memory (the Hy-Memory SDK'\''s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).]:protocol: ' \
+    '--protocol[Writer protocol\: hy-memory (the Hy-Memory SDK'\''s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).]:protocol:(auto hy-memory hymem)' \
     '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' && ret=0
@@ -215,11 +216,12 @@ _hymem_forget() {
   typeset -A opt_args
   _arguments -C -s \
     '(-r --reason)'{-r,--reason}'[Why it should be forgotten (required; kept in the history).]:reason: ' \
+    '(-y --yes)'{-y,--yes}'[Forget several ids without asking (for scripts).]' \
     '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':id: ' && ret=0
+    '*:id: ' && ret=0
   return ret
 }
 
@@ -292,7 +294,7 @@ _hymem_eval() {
     '--backend[Writer backend\: llama, openai (or scripted, for tests).]:backend:(llama openai scripted)' \
     '--base-url[OpenAI-compatible server, e.g. http\://localhost\:8000/v1.]:base_url: ' \
     '--pipeline[single (one writer call per chunk) or two-pass (extract, then reconcile).]:pipeline:(single two-pass)' \
-    '--protocol[Writer protocol for every --model\: hy-memory, hymem or auto; repeat to compare protocols on the same writer.]:protocol: ' \
+    '--protocol[Writer protocol for every --model\: hy-memory, hymem or auto; repeat to compare protocols on the same writer.]:protocol:(auto hy-memory hymem)' \
     '--user[hy-memory protocol\: the speaker who is "the user" (default\: the first who is not an assistant).]:user: ' \
     '--k[Result depths for recall@k, comma-separated.]:k: ' \
     '--limit-conversations[Evaluate only the first N conversations.]:limit_conversations: ' \
@@ -338,7 +340,7 @@ _hymem_config_get() {
   _arguments -C -s \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
+    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
   return ret
 }
 
@@ -349,7 +351,7 @@ _hymem_config_set() {
     '--project[Change the project'\''s config (.hymem/config.toml) instead of the user'\''s.]' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' \
+    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' \
     ':value: ' && ret=0
   return ret
 }
@@ -361,7 +363,7 @@ _hymem_config_unset() {
     '--project[Change the project'\''s config (.hymem/config.toml) instead of the user'\''s.]' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
+    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
   return ret
 }
 

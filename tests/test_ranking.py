@@ -14,7 +14,7 @@ from hymem_cli import config
 from hymem_cli._errors import ConfigError
 from hymem_cli.bank import open_bank
 from hymem_cli.bank.memory_text import MemoryText
-from hymem_cli.bank.search import _minmax, search
+from hymem_cli.bank.search import Ranking, _minmax, search
 from hymem_cli.domain import Message, Operation
 from hymem_cli.ingest.pipeline import ingest
 from hymem_cli.ingest.processors import RawProcessor, WriterProcessor
@@ -91,8 +91,12 @@ def test_fusion_and_weights_are_checked_settings(monkeypatch):
         config.load()
     monkeypatch.setenv("HYMEM_SEARCH_FUSION", "rrf")
     monkeypatch.setenv("HYMEM_SEARCH_NEWER_FIRST", "no")
-    assert config.load().search.ranking() == {"vector_weight": 0.4, "text_weight": 0.6, "fusion": "rrf", "newer_first": False,
-                                                 "speaker_updates": True, "sources_weight": 0.0, "speaker_weight": 1.0}
+    assert Ranking.of(config.load().search) == Ranking(fusion="rrf", newer_first=False)
+    assert config.load().search.ranking() == {**Ranking(fusion="rrf", newer_first=False).asdict()} | {"fusion": "rrf"}
+    monkeypatch.setenv("HYMEM_SEARCH_MIN_SCORE", "1.5")
+    with pytest.raises(ConfigError, match="search.min_score"):
+        config.load()
+    monkeypatch.delenv("HYMEM_SEARCH_MIN_SCORE")
     monkeypatch.setenv("HYMEM_SEARCH_SPEAKER_WEIGHT", "-0.5")
     with pytest.raises(ConfigError, match="search.speaker_weight"):
         config.load()
@@ -184,9 +188,9 @@ def test_the_retrieval_set_is_well_formed_and_built_from_its_sources(tmp_path):
     from hymem_cli.eval import load_conversations, load_questions, match_questions
 
     folder = Path(__file__).resolve().parent.parent / "bench" / "data" / "retrieval"
-    convs = load_conversations(sorted(str(p) for p in folder.glob("*.jsonl") if p.name != "questions.jsonl"))
+    convs = load_conversations(sorted(str(p) for p in folder.glob("*.jsonl") if p.name not in ("questions.jsonl", "nothing.jsonl")))
     questions = match_questions(load_questions(folder / "questions.jsonl"), convs)  # every cited id exists
-    assert len(questions) == 65 and {c.name for c in convs} == {q.conversation for q in questions}
+    assert len(questions) == 97 and {c.name for c in convs} == {q.conversation for q in questions}
     time_of = {m.id: m.timestamp for c in convs for m in c.messages}
     for q in questions:
         if q.category == "knowledge-update":
@@ -198,7 +202,7 @@ def test_the_retrieval_set_is_well_formed_and_built_from_its_sources(tmp_path):
         (copy / "src" / p.name).write_text(p.read_text(encoding="utf-8"), encoding="utf-8")
     (copy / "build.py").write_text((folder / "build.py").read_text(encoding="utf-8"), encoding="utf-8")
     subprocess.run([sys.executable, str(copy / "build.py")], check=True, capture_output=True)
-    for p in folder.glob("*.jsonl"):  # the committed JSONL is what the sources build
+    for p in (p for p in folder.glob("*.jsonl") if p.name != "nothing.jsonl"):  # the committed JSONL is what the sources build
         assert [json.loads(line) for line in (copy / p.name).read_text().splitlines()] == [json.loads(line) for line in p.read_text().splitlines()]
 
 
@@ -310,7 +314,8 @@ def test_a_query_naming_a_speaker_ranks_what_they_said_about_it_not_their_shorte
     hits = texts(search(bank, "Where does Nadia live?", 4))
     assert embedder.seen[-1] == "Where does live?"  # the name is left out of the query's vector
     assert hits[0] == MOVED
-    assert hits.index(ASKED) < hits.index(LISBON)  # Tomás's message that names Nadia counts as about her; the other does not
+    about = {h["text"]: h["signals"]["speaker"] for h in search(bank, "Where does Nadia live?", 4, signals=True, min_score=0.0)}
+    assert about[ASKED] == 1.0 and about[LISBON] == 0.0  # Tomás's message that names Nadia counts as about her; the other does not
     assert texts(search(bank, "Where does Nadia live?", 4, fusion="rrf"))[0] == MOVED
 
 
@@ -355,7 +360,7 @@ def test_a_fact_is_found_by_the_words_of_its_source_message_only_with_sources_we
     assert stored["source_ids"] == ["m1"] and stored["text"] == FACT
     bank.apply_operations([Operation("add", text="Lin prefers cats to dogs.")], "apply", "test")  # matches by its own words
     assert texts(search(bank, "greyhound", 5, vector_weight=0.0)) == []
-    assert texts(search(bank, "greyhound", 5, vector_weight=vector_weight, sources_weight=0.3))[0] == FACT
+    assert texts(search(bank, "greyhound", 5, vector_weight=vector_weight, sources_weight=0.3, min_score=0.0))[0] == FACT
     if vector_weight:  # without the lever the fact ties with the distractor on meaning alone, found by no word
         assert search(bank, "greyhound", 5, vector_weight=vector_weight)[0]["score"] == search(bank, "greyhound", 5, vector_weight=vector_weight)[1]["score"]
 

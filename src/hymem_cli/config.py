@@ -19,14 +19,15 @@ KEYS: dict[str, tuple[object, str]] = {
     "embed.context": (0, "characters of the previous turn (a writer's fact: its source messages) embedded with a new memory; 0: none"),
     "embed.date": (False, "embed a new memory with its event date in front of its text"),
     "search.limit": (10, "results per query"),
-    "search.fusion": ("minmax", "how the vector and full-text lists are fused: minmax (each list's scores scaled to 0..1, weighted mean) or rrf (weighted reciprocal rank)"),
-    "search.vector_weight": (0.4, "weight of vector similarity in rank fusion"),
+    "search.fusion": ("calibrated", "how results are ordered: calibrated (by score: meaning, the share of the query's words held, a named speaker, weighed and turned into a probability of relevance), minmax (each list's scores scaled to 0..1 per query, weighted mean) or rrf (weighted reciprocal rank); the score shown and the floor are the calibrated ones in every case"),
+    "search.min_score": (0.04, "leave out results scoring below this (0..1, the chance that a memory is what the query asks for, fitted on the development set); 0 shows everything"),
+    "search.vector_weight": (0.76, "weight of vector similarity in rank fusion"),
     "search.server": (True, "ask a running hymem serve for the bank first (falls back to searching in process)"),
-    "search.text_weight": (0.6, "weight of full-text (BM25) in rank fusion"),
-    "search.newer_first": (True, "within the top 10, put a result above an older one it updates (close in meaning, two query words in common)"),
+    "search.text_weight": (0.24, "weight of full-text (BM25) in rank fusion"),
+    "search.newer_first": (True, "within the top results, put a result above an older one it updates (close in meaning, two query words in common)"),
     "search.sources_weight": (0.0, "weight of a writer's fact's source messages (BM25 over them, facts only) in rank fusion; 0: the fact's own words only"),
-    "search.speaker_updates": (True, "with newer_first, a result also updates an older one by the same speaker that is close to it (cosine > 0.4) and shares two of its words, or closer (cosine > 0.6) when the query names that speaker, or cosine > 0.5 when it holds more of the query's words"),
-    "search.speaker_weight": (1.0, "a query naming a speaker (\"Where does Nadia live?\"): the name is left out of its words and vector, and what that speaker said or what names them gets this weight in rank fusion; 0: off"),
+    "search.speaker_updates": (True, "with newer_first, a result also updates an older one by the same speaker that is close to it in meaning and shares two of its words, or closer still when the query names that speaker or when it holds more of the query's words (thresholds: README, How search ranks)"),
+    "search.speaker_weight": (0.17, "a query naming a speaker (\"Where does Nadia live?\"): the name is left out of its words and vector, and what that speaker said or what names them gets this weight in rank fusion; 0: off"),
     "ingest.chunk_tokens": (CHUNK_TOKENS, "token budget of one transcript chunk"),
     "writer.backend": ("", "llama or openai; empty means no writer is configured"),
     "writer.model": ("", "GGUF path or name in the models directory (llama), or served model name (openai)"),
@@ -95,7 +96,7 @@ def env_name(key: str) -> str:
 # Values a key admits beyond its type: the same rule whether the value comes from a flag, the
 # environment or the file, so a typo is an error everywhere and never a silent default.
 CHOICES: dict[str, tuple[str, ...]] = {
-    "search.fusion": ("minmax", "rrf"),
+    "search.fusion": ("calibrated", "minmax", "rrf"),
     "writer.backend": ("", "llama", "openai", "scripted"),
     "writer.pipeline": ("single", "two-pass"),
     "writer.protocol": ("auto", "hy-memory", "hymem"),
@@ -104,12 +105,13 @@ CHOICES: dict[str, tuple[str, ...]] = {
 MINIMUM: dict[str, float] = {
     "search.limit": 1, "ingest.chunk_tokens": 16, "writer.n_ctx": 256, "writer.n_gpu_layers": -1, "writer.threads": 0,
     "writer.max_tokens": 1, "writer.timeout": 0.001, "writer.related": 0, "bank.busy_timeout": 0,
-    "search.vector_weight": 0, "search.text_weight": 0, "search.sources_weight": 0, "search.speaker_weight": 0, "embed.context": 0,
+    "search.vector_weight": 0, "search.text_weight": 0, "search.sources_weight": 0, "search.speaker_weight": 0, "search.min_score": 0,
+    "embed.context": 0,
 }
 # The most a count may be, wherever it is set: a config file cannot make hymem show the writer a whole bank
 # (writer.related) or wait for hours.
 MAXIMUM: dict[str, float] = {
-    "search.limit": 1_000_000, "ingest.chunk_tokens": 131_072, "writer.n_ctx": 1_048_576, "writer.threads": 1024,
+    "search.limit": 1_000_000, "search.min_score": 1, "ingest.chunk_tokens": 131_072, "writer.n_ctx": 1_048_576, "writer.threads": 1024,
     "writer.max_tokens": 65_536, "writer.timeout": 3600, "writer.related": 64, "bank.busy_timeout": 3600,
     "embed.context": 4096, "writer.n_gpu_layers": 100_000,
 }
@@ -219,12 +221,14 @@ class SearchSettings:
     speaker_updates: bool
     sources_weight: float
     speaker_weight: float
+    min_score: float
 
     def ranking(self) -> dict[str, object]:
-        """How results are ranked, as `bank.search.search` takes it (and `hymem serve` receives it)."""
+        """The ranking settings by name. Search takes them as one value, `bank.search.Ranking.of(settings.search)`;
+        `bank.search.search` still accepts these names as keywords, floor included."""
         return {"vector_weight": self.vector_weight, "text_weight": self.text_weight, "fusion": self.fusion, "newer_first": self.newer_first,
                 "speaker_updates": self.speaker_updates, "sources_weight": self.sources_weight,
-                "speaker_weight": self.speaker_weight}
+                "speaker_weight": self.speaker_weight, "min_score": self.min_score}
 
 
 @dataclass(frozen=True)

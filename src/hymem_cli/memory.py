@@ -190,28 +190,32 @@ class Memory:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def search(self, query: str, limit: int | None = None, flt: SearchFilter | None = None, *, ask_server: bool | None = None) -> list[dict]:
-        """Memories best matching `query` by words and by meaning, ranked as search.* says. A running `hymem serve` for
-        the bank answers first when search.server (or `ask_server`) allows; else the search runs here."""
-        from hymem_cli.bank.search import SearchFilter
+    def search(self, query: str, limit: int | None = None, flt: SearchFilter | None = None, *, ask_server: bool | None = None,
+               min_score: float | None = None) -> list[dict]:
+        """Memories best matching `query` by words and by meaning, ranked as search.* says, none scoring below the
+        floor (search.min_score, or `min_score`). A running `hymem serve` for the bank answers first when
+        search.server (or `ask_server`) allows; else the search runs here."""
+        from hymem_cli.bank.search import Ranking, SearchFilter
         from hymem_cli.bank.search import search as search_bank
 
         bank = self.bank()
         bank.check_embedder(self.settings.embed.model)  # refused here whether a server answers or not
         flt = flt or SearchFilter()
         n = limit or self.settings.search.limit
-        ranking = self.settings.search.ranking()
+        ranking = Ranking.of(self.settings.search)
+        if min_score is not None:
+            ranking = ranking.changed({"min_score": min_score})
         if self.settings.search.server if ask_server is None else ask_server:
             from dataclasses import asdict
 
             from hymem_cli import server
 
-            hits = server.ask(bank.path, {"query": query, "limit": n, "filter": asdict(flt), **ranking})
+            hits = server.ask(bank.path, {"query": query, "limit": n, "filter": asdict(flt), **ranking.asdict()})
             if hits is not None:
                 return hits
         if bank.embedder is None and bank.embed_model is not None:
             self.bind_embedder(bank)
-        return search_bank(bank, query, n, flt, **ranking)
+        return search_bank(bank, query, n, flt, ranking)
 
     def check_revision(self, rev: int) -> int:
         return self.bank().check_revision(rev)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 STEP = timedelta(seconds=90)
+# Conversations written for checking, never for tuning: their questions carry "split": "held-out".
+HELD_OUT = {"wren", "dani-lu"}
 
 
 def build(path: Path) -> tuple[list[dict], list[dict]]:
@@ -33,6 +35,8 @@ def build(path: Path) -> tuple[list[dict], list[dict]]:
             category, question, evidence = parts[:3]
             q = {"id": f"{name}-q{len(questions) + 1:02d}", "conversation": f"{name}.jsonl", "question": question,
                  "category": category, "evidence": evidence.split()}
+            if name in HELD_OUT:
+                q["split"] = "held-out"
             for extra in parts[3:]:
                 key, _, value = extra.partition(":")
                 q[key.strip()] = value.split()

@@ -22,7 +22,8 @@ import json
 import re
 from dataclasses import dataclass
 
-from hymem_cli.bank import codes
+from hymem_cli import config
+from hymem_cli.bank import codes, scoring
 from hymem_cli.bank.store import Bank, version_dict
 from hymem_cli.embed import to_blob
 
@@ -30,8 +31,7 @@ KNN_MAX = 4096  # sqlite-vec's largest k
 SOURCES = "versions_sources_fts"  # writers' facts indexed by their source messages (migration m009); raw messages are not in it
 TEXT_BUDGET = 10_000  # memories BM25 may score per query (a few µs each here); see text_plan
 RRF_K = 60  # the usual reciprocal-rank constant: flattens the difference between ranks 1 and 2
-FUSIONS = ("minmax", "rrf")  # config search.fusion
-POOL = 100  # results per ranker that are normalised and fused (min-max); RRF keeps its old 50
+POOL = 100  # results per ranker that are scored and fused; RRF keeps its old 50
 RECENT_TOP = 10  # the newer-first rule reorders this many best results
 RECENT_COSINE = 0.5  # ... between two results at least this close in meaning
 RECENT_WORDS = 2  # ... that share at least this many of the query's words
@@ -47,6 +47,52 @@ STOPWORDS = frozenset(
 
 
 MAX_RESULTS = 1_000_000  # more than any bank answers usefully; SQLite's integers end at 2**63
+
+
+def _default(name: str):
+    return config.KEYS[f"search.{name}"][0]  # every default is declared once, with its help, in config.KEYS
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """How results are ranked and which are good enough to show: the search.* settings that shape a result list,
+    as one value (`Ranking.of(settings.search)`), passed whole to `search`, to `hymem serve` and to the benches.
+
+    `fusion` "calibrated" orders by the score (bank/scoring.py: a probability of relevance); "minmax" scales each
+    ranker's scores over its own top POOL to [0, 1] and adds them by weight; "rrf" adds weight / (RRF_K + rank).
+    Whatever the order, `score` is the calibrated one, and results scoring below `min_score` are left out.
+    `newer_first` applies the update rule of the module docstring to the top RECENT_TOP; `speaker_updates` adds
+    its same-speaker half. `sources_weight` adds a third list: writers' facts ranked by BM25 over the source messages
+    they cite (raw messages are never in it). `speaker_weight` > 0 turns on the handling of a query that names a
+    speaker (module docstring), with that weight.
+    """
+
+    fusion: str = _default("fusion")
+    vector_weight: float = _default("vector_weight")
+    text_weight: float = _default("text_weight")
+    sources_weight: float = _default("sources_weight")
+    speaker_weight: float = _default("speaker_weight")
+    newer_first: bool = _default("newer_first")
+    speaker_updates: bool = _default("speaker_updates")
+    min_score: float = _default("min_score")
+
+    @classmethod
+    def of(cls, settings) -> Ranking:
+        """From config.SearchSettings (or anything with these attributes)."""
+        return cls(**{f: getattr(settings, f) for f in cls.__dataclass_fields__})
+
+    def changed(self, values: dict) -> Ranking:
+        """A copy with those of `values` that name a field, each cast to that field's type (a request from another
+        hymem may name fewer or more of them)."""
+        import dataclasses
+
+        known = {k: type(getattr(self, k))(v) for k, v in values.items() if k in self.__dataclass_fields__}
+        return dataclasses.replace(self, **known) if known else self
+
+    def asdict(self) -> dict:
+        from dataclasses import asdict
+
+        return asdict(self)
 
 
 @dataclass
@@ -110,18 +156,6 @@ def without_names(query: str, names: set[str]) -> str:
     return " ".join(rest.split()) if any(w not in STOPWORDS for w in re.findall(r"\w+", rest.lower())) else query
 
 
-def _about(bank: Bank, ids, names: set[str]) -> set[int]:
-    """Those of `ids` said by one of the `names` (lowercase) or naming one of them after the speaker's own prefix."""
-    mention = _names_pattern(names)
-    rows = bank.conn.execute("SELECT id, speaker, text FROM versions WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(ids)),))
-    found = set()
-    for vid, speaker, text in rows:
-        said = (speaker or "").lower()
-        if said in names or mention.search(text[len(said) + 1:] if said and text.lower().startswith(said + ":") else text):
-            found.add(vid)
-    return found
-
-
 def _any_of(words: list[str]) -> str | None:
     """An OR of quoted words: FTS5 joins with AND by default, which recalls too little."""
     return " OR ".join(f'"{w}"' for w in words) or None
@@ -182,38 +216,35 @@ def search(
     query: str,
     limit: int = 10,
     flt: SearchFilter | None = None,
-    vector_weight: float = 0.4,
-    text_weight: float = 0.6,
+    ranking: Ranking | None = None,
+    *,
     query_vector: list[float] | None = None,
-    fusion: str = "minmax",
-    newer_first: bool = True,
-    speaker_updates: bool = True,
-    sources_weight: float = 0.0,
-    speaker_weight: float = 1.0,
+    signals: bool = False,
+    **changes,
 ) -> list[dict]:
-    """The best `limit` versions for `query`, each a version dict with `score`.
+    """The best `limit` versions for `query` that score at least `ranking.min_score`, each a version dict with
+    `score` (bank/scoring.py: the same for a memory and a query whatever else the bank holds).
 
-    `fusion` "minmax" scales each ranker's scores over its own top POOL to [0, 1] and adds them by weight
-    (the score is that weighted mean); "rrf" adds weight / (RRF_K + rank) (the score is that sum times RRF_K).
-    `newer_first` applies the update rule of the module docstring to the top RECENT_TOP; `speaker_updates` adds
-    its same-speaker half. `sources_weight` adds a third list: writers' facts ranked by BM25 over the source messages
-    they cite (raw messages are never in it), so a fact is also found by the words it came from. `speaker_weight`
-    > 0 turns on the handling of a query that names a speaker (module docstring), with that weight.
+    `ranking`: the Ranking (default: the shipped one); `changes`: some of its fields changed for this call
+    (`vector_weight=0`), as tests and callers that still pass the fields one by one do. `signals`: each result also
+    carries the signals its score came from (score_signals), for benches and for reading why a result ranks where.
     """
+    ranking = (ranking or Ranking()).changed(changes) if changes else (ranking or Ranking())
     flt = flt or SearchFilter()
     where, args = flt.sql()
     limit = max(1, min(int(limit), MAX_RESULTS))  # a limit from a config file is not bounded by the CLI's option
-    pool = max(limit * 5, POOL if fusion == "minmax" else 50)  # candidates per ranker before fusion
+    pool = max(limit * 5, POOL if ranking.fusion != "rrf" else 50)  # candidates per ranker before fusion
 
     asked = query_words(query)
-    named = named_speakers(bank.conn, asked) if speaker_weight > 0 else set()
-    words = ([w for w in asked if w not in named] or asked) if text_weight > 0 else []
-    by_vector = vector_weight > 0 and bank.embedder is not None  # not bound: the bank had no vectors when opened
+    named = named_speakers(bank.conn, asked) if ranking.speaker_weight > 0 else set()
+    words = ([w for w in asked if w not in named] or asked)
+    by_words = ranking.text_weight > 0
+    by_vector = ranking.vector_weight > 0 and bank.embedder is not None  # not bound: the bank had no vectors when opened
     text_hits: list[tuple[int, float]] = []
     vector_hits: list[int] = []
     vector = _query_vector(bank, without_names(query, named) if named else query, query_vector) if by_vector else None
     large = _large(bank)
-    if words and by_vector and large:
+    if words and by_words and by_vector and large:
         # A large bank: rank the words on a second connection while the vectors are ranked here;
         # SQLite and numpy both let go of the interpreter while they work.
         from concurrent.futures import ThreadPoolExecutor
@@ -223,37 +254,88 @@ def search(
             vector_hits = _knn(bank, vector, where, args, pool, large, exact=limit)
             text_hits = job.result()
     else:
-        text_hits = text_ranked(bank.conn, words, where, args, pool, True) if words else []
+        text_hits = text_ranked(bank.conn, words, where, args, pool, True) if words and by_words else []
         vector_hits = _knn(bank, vector, where, args, pool, large, exact=limit) if by_vector else []
-    source_hits = text_ranked(bank.conn, words, where, args, pool, True, SOURCES) if words and sources_weight > 0 else []
-    if fusion == "rrf":
-        scores = _rrf([([vid for vid, _ in text_hits], text_weight), (vector_hits, vector_weight),
-                       ([vid for vid, _ in source_hits], sources_weight)])
-        if named:  # the memories by or about the named speakers, in the order the other lists gave them
-            about = _about(bank, scores, named)
-            scores = _rrf([([vid for vid in sorted(scores, key=lambda v: (-scores[v], -v)) if vid in about], speaker_weight)], scores)
-    else:
-        similar = _cosines(bank, vector, vector_hits) if vector_hits else {}
-        lists = [({vid: -bm25 for vid, bm25 in text_hits}, text_weight), (similar, vector_weight),
-                 ({vid: -bm25 for vid, bm25 in source_hits}, sources_weight)]
-        if named:  # 1 for a memory by or about a named speaker, 0 for the other candidates
-            candidates = {vid for scored, _ in lists for vid in scored}
-            about = _about(bank, candidates, named)
-            lists.append(({vid: float(vid in about) for vid in candidates}, speaker_weight))
-        scores = _minmax(lists)
+    source_hits = text_ranked(bank.conn, words, where, args, pool, True, SOURCES) if words and ranking.sources_weight > 0 else []
 
-    ranked = [vid for vid, _ in sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))]
+    candidates = list(dict.fromkeys([vid for vid, _ in text_hits] + vector_hits + [vid for vid, _ in source_hits]))
+    found = score_signals(bank, candidates, words if by_words else [], vector, named, dict(source_hits))
+    # The weights are relative: divided by the sum of those of the signals at hand (meaning, words), so that a search by
+    # words alone (no vectors, or vector_weight 0) still reaches a full score when it holds every word of the query.
+    at_hand = (ranking.vector_weight if by_vector else 0.0) + (ranking.text_weight if by_words else 0.0)
+    scale = 1.0 / at_hand if at_hand > 0 else 1.0
+    scores = {vid: scoring.probability(scale * (ranking.vector_weight * s["cosine"] + ranking.text_weight * s["words"]
+                                                + ranking.speaker_weight * s["speaker"] + ranking.sources_weight * s["sources"]))
+              for vid, s in found.items()}
+    # Without vectors the words alone order the results as BM25 does (rarity, length), which the share of words held
+    # cannot match; the scores stay the calibrated ones.
+    fusion = ranking.fusion if by_vector or ranking.fusion != "calibrated" else "minmax"
+    if fusion == "rrf":
+        order = _rrf([([vid for vid, _ in text_hits], ranking.text_weight), (vector_hits, ranking.vector_weight),
+                      ([vid for vid, _ in source_hits], ranking.sources_weight)])
+        if named:  # the memories by or about the named speakers, in the order the other lists gave them
+            order = _rrf([([vid for vid in sorted(order, key=lambda v: (-order[v], -v)) if found[vid]["speaker"]],
+                           ranking.speaker_weight)], order)
+    elif fusion == "minmax":
+        lists = [({vid: -bm25 for vid, bm25 in text_hits}, ranking.text_weight),
+                 ({vid: found[vid]["cosine"] for vid in vector_hits}, ranking.vector_weight),
+                 ({vid: -bm25 for vid, bm25 in source_hits}, ranking.sources_weight)]
+        if named:  # 1 for a memory by or about a named speaker, 0 for the other candidates
+            lists.append(({vid: found[vid]["speaker"] for vid in candidates}, ranking.speaker_weight))
+        order = _minmax(lists)
+    else:
+        order = scores
+
+    ranked = [vid for vid, _ in sorted(order.items(), key=lambda kv: (-kv[1], -kv[0]))]
     rows: dict[int, object] = {}
-    if newer_first and len(ranked) > 1:
+    if ranking.newer_first and len(ranked) > 1:
         head = ranked[:RECENT_TOP]
         rows = {vid: bank.version_row(vid) for vid in head}
-        ranked = newer_first_order(head, rows, _vectors(bank, head), asked, speaker_updates, named) + ranked[RECENT_TOP:]
+        moved = newer_first_order(head, rows, _vectors(bank, head), asked, ranking.speaker_updates, named)
+        # An update taking an older result's place is at least as likely to be what the query asks for.
+        for place, vid in enumerate(moved):
+            if moved[place] != head[place] and scores[head[place]] > scores[vid]:
+                scores[vid] = scores[head[place]]
+        ranked = moved + ranked[RECENT_TOP:]
     results = []
-    for vid in ranked[:limit]:
+    for vid in ranked:
+        if len(results) >= limit:
+            break
+        if scores[vid] < ranking.min_score:
+            continue
         hit = version_dict(rows.get(vid) or bank.version_row(vid), as_of=flt.as_of)
-        hit["score"] = round(scores[vid] * (RRF_K if fusion == "rrf" else 1), 6)  # rrf: 1.0 ≈ ranked first by a ranker of weight 1
+        hit["score"] = round(scores[vid], 6)
+        if signals:
+            hit["signals"] = found[vid]
         results.append(hit)
     return results
+
+
+def score_signals(bank: Bank, ids: list[int], words: list[str], vector, named: set[str],
+                  sources: dict[int, float] | None = None) -> dict[int, dict[str, float]]:
+    """Each candidate's signals (bank/scoring.py), each fixed in scale: `cosine` to the query's vector (0 without one),
+    `words` (the weighted share of `words` it holds), `speaker` (1 when said by or naming one of `named`), `sources`
+    (its source messages' BM25 in `sources`, saturated)."""
+    if not ids:
+        return {}
+    weights: dict[str, float] = {}
+    for w in words:
+        held_by = _count(bank.conn, f'"{w}"', scoring.DF_NONE)
+        s = scoring.stem(w)
+        weights[s] = max(weights.get(s, 0.0), scoring.word_weight(held_by))
+    cosines = _cosines(bank, vector, ids) if vector is not None else {}
+    rows = bank.conn.execute("SELECT id, speaker, text FROM versions WHERE id IN (SELECT value FROM json_each(?))",
+                             (json.dumps(ids),)).fetchall()
+    mention = _names_pattern(named) if named else None
+    sources = sources or {}
+    signals = {}
+    for vid, speaker, text in rows:
+        said = (speaker or "").lower()
+        own = text[len(said) + 1:] if said and text.lower().startswith(said + ":") else text
+        about = bool(named) and (said in named or bool(mention.search(own)))
+        signals[vid] = {"cosine": max(0.0, cosines.get(vid, 0.0)), "words": scoring.words_held(weights, text),
+                        "speaker": float(about), "sources": scoring.saturated(sources[vid]) if vid in sources else 0.0}
+    return signals
 
 
 def _rrf(lists: list[tuple[list[int], float]], scores: dict[int, float] | None = None) -> dict[int, float]:
@@ -302,17 +384,9 @@ def _cosines(bank: Bank, vector, ids: list[int]) -> dict[int, float]:
     return {vid: float(found[vid] @ query / (np.linalg.norm(found[vid]) or 1.0)) for vid in ids if vid in found}
 
 
-def _stem(word: str) -> str:
-    """A crude stem, enough to see that "moved" and "move" or "lives" and "live" are one query word."""
-    for suffix in ("ing", "ed", "es", "s", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
 def _words(text: str, content: bool = False) -> set[str]:
     """A text's stemmed words; `content`: only those that are not stopwords or single letters."""
-    return {_stem(w) for w in re.findall(r"\w+", text.lower()) if not content or (w not in STOPWORDS and len(w) > 1)}
+    return {scoring.stem(w) for w in re.findall(r"\w+", text.lower()) if not content or (w not in STOPWORDS and len(w) > 1)}
 
 
 def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[str], by_speaker: bool = True,
@@ -335,11 +409,11 @@ def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[st
     """
     import numpy as np
 
-    wanted = {_stem(w) for w in words}
+    wanted = {scoring.stem(w) for w in words}
     shared = {vid: wanted & _words(rows[vid]["text"]) for vid in head}
-    names = {_stem(rows[vid]["speaker"].lower()) for vid in head if rows[vid]["speaker"]}
+    names = {scoring.stem(rows[vid]["speaker"].lower()) for vid in head if rows[vid]["speaker"]}
     content = {vid: _words(rows[vid]["text"], content=True) - names for vid in head}
-    held = {vid: shared[vid] - {_stem(n) for n in named} for vid in head}  # the query's words it holds, a named speaker's name aside
+    held = {vid: shared[vid] - {scoring.stem(n) for n in named} for vid in head}  # the query's words it holds, a named speaker's name aside
     unit = {vid: v / (np.linalg.norm(v) or 1.0) for vid, v in vectors.items()}
 
     def newer(a: int, b: int) -> bool:
@@ -372,7 +446,27 @@ def newer_first_order(head: list[int], rows: dict, vectors: dict, words: list[st
 
 
 def _query_vector(bank: Bank, query: str, given):
-    return given if given is not None else bank.embedder.embed([query])[0]
+    if given is not None:
+        return given
+    with one_thread():
+        return bank.embedder.embed([query])[0]
+
+
+_THREADS: list = []  # the threadpoolctl controller, made on first use (it lists the loaded native libraries once)
+
+
+def one_thread():
+    """A context in which numpy's BLAS runs on one thread: one query's forward pass is a few small matrix products,
+    and on a busy machine handing each to a pool of threads costs more than it saves (docs/benchmarks.md)."""
+    import contextlib
+
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # threadpoolctl comes with sentence-transformers; without it, BLAS keeps its own threads
+        return contextlib.nullcontext()
+    if not _THREADS:
+        _THREADS.append(ThreadpoolController())
+    return _THREADS[0].limit(limits=1, user_api="blas")
 
 
 def text_ranked(conn, words: list[str], where: str, args: list, want: int, scores: bool = False, table: str = "versions_fts") -> list:
@@ -449,13 +543,17 @@ def _exact_knn(bank: Bank, blob: bytes, where: str, args: list, want: int) -> li
     return []
 
 
+RELATED = Ranking(min_score=0.0)  # the shipped ranking, without a floor
+
+
 def related(bank: Bank, texts: list[str], limit: int) -> list[dict]:
     """Current memories closest to any of `texts` (hybrid search per text, merged by best score)."""
     if limit <= 0 or bank.embedder is None or not texts:
         return []
     best: dict[str, tuple[float, dict]] = {}
     for text, vector in zip(texts, bank.embedder.embed(list(texts))):
-        for hit in search(bank, text, limit, query_vector=vector):
+        # No floor: the writer must see the fact a chunk changes even when the chunk's words barely touch it.
+        for hit in search(bank, text, limit, None, RELATED, query_vector=vector):
             if hit["id"] not in best or hit["score"] > best[hit["id"]][0]:
                 best[hit["id"]] = (hit["score"], hit)
     return [hit for _, hit in sorted(best.values(), key=lambda sh: -sh[0])[:limit]]

@@ -36,12 +36,16 @@ def search(
     source: Annotated[Optional[str], typer.Option("--source", help="Only memories from sources matching this glob or substring.", show_default=False)] = None,
     since: Annotated[Optional[str], typer.Option("--since", help="Only memories whose event time is at or after this.", show_default=False)] = None,
     until: Annotated[Optional[str], typer.Option("--until", help="Only memories whose event time is at or before this.", show_default=False)] = None,
+    min_score: Annotated[Optional[float], typer.Option("--min-score", min=0.0, max=1.0, help="Leave out results scoring below this (default: search.min_score). A score is the chance, fitted on the development set, that a memory is what the query asks for; 0 shows every result.", show_default=False)] = None,
     origin: Annotated[Optional[list[str]], typer.Option("--origin", help="Only memories from this origin (repeatable): said (a participant's own words), quoted, document, comment, code, tool, unknown (no source message holds it), agent (an agent wrote it).", show_default=False)] = None,
     bank: BankOpt = None,
     fmt: FormatOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Search memories: full-text (BM25) and vector similarity, fused. Current memories only by default.
+    """Search memories by meaning and by words. Current memories only by default.
+
+    A query about nothing the bank holds returns nothing: results scoring below search.min_score (--min-score)
+    are left out, and "no memory matches" goes to stderr (JSON output stays empty; the exit status is 0).
 
     Examples:
 
@@ -51,11 +55,13 @@ def search(
 
       hymem search "deploy policy" --origin said   # leave out what came from pasted text and tool output
 
+      hymem search "Perth" --min-score 0.5 -f jsonl | jq -r .id   # only strong matches
+
       printf 'Alex city\\nSam job\\n' | hymem search - -f jsonl | jq -c '{query, id, text}'
     """
     if not query.strip():
         raise InputError("the query is empty", hint="give words to search for, or - to read queries from stdin")
-    ctx = Context.start(quiet=quiet, bank=bank, search__limit=limit)
+    ctx = Context.start(quiet=quiet, bank=bank, search__limit=limit, search__min_score=min_score)
     memory = ctx.memory
     if origin and (unknown := [o for o in origin if o not in ORIGINS]):
         raise UsageError(f"--origin {unknown[0]!r} is not an origin", hint=f"use one of: {', '.join(ORIGINS)}")
@@ -78,7 +84,7 @@ def search(
         return
     hits = memory.search(query, flt=flt)
     if not hits:
-        ctx.out.info("no matching memories")
+        ctx.out.info("no memory matches")
     _output.emit(hits, fmt, COLUMNS, plain=lambda r: r["text"])
 
 

@@ -24,7 +24,7 @@ def serve(bank: BankOpt = None) -> None:
       hymem search "where does Alex live" -f jsonl
     """
     from hymem_cli import server
-    from hymem_cli.bank.search import SearchFilter, search
+    from hymem_cli.bank.search import Ranking, SearchFilter, search
 
     ctx = Context.start(bank=bank)
     target = ctx.open_bank()
@@ -46,8 +46,8 @@ def serve(bank: BankOpt = None) -> None:
             ctx.bind_embedder(bank)
         # The request's ranking, each of its values as the setting's type; a request from an older hymem names
         # fewer of them, and the settings give the rest.
-        ranking = {key: type(default)(request.get(key, default)) for key, default in ctx.settings.search.ranking().items()}
-        return search(bank, request["query"], int(request["limit"]), SearchFilter(**request["filter"]), **ranking)
+        ranking = Ranking.of(ctx.settings.search).changed(request)
+        return search(bank, request["query"], int(request["limit"]), SearchFilter(**request["filter"]), ranking)
 
     answered = server.serve(target, answer, on_ready=lambda path: ctx.out.info(f"serving {target.path} on {path}; Ctrl-C stops"))
     ctx.out.info(f"answered {answered} searches")
