@@ -45,6 +45,8 @@ def stats(limit: TopOpt = None, bank: BankOpt = None, fmt: FormatOpt = None) -> 
     revisions and the writers used, rejections by reason, the embedder, the oldest and newest event time, and
     the file's size by part (memories, transcripts, full-text index, vectors, vector codes and copies, history,
     free pages); sizes are bytes in json and jsonl. Fast on large banks: well under a second for a million.
+    On a small bank the size is mostly sqlite-vec's fixed overhead (about 1.6 MB of vector tables allocated
+    ahead), so bytes per memory mean something only from some thousands of memories.
 
     Examples:
 
