@@ -20,7 +20,7 @@ KEYS: dict[str, tuple[object, str]] = {
     "embed.date": (False, "embed a new memory with its event date in front of its text"),
     "search.limit": (10, "results per query"),
     "search.fusion": ("calibrated", "how results are ordered: calibrated (by score: meaning, the share of the query's words held, a named speaker, weighed and turned into a probability of relevance), minmax (each list's scores scaled to 0..1 per query, weighted mean) or rrf (weighted reciprocal rank); the score shown and the floor are the calibrated ones in every case"),
-    "search.min_score": (0.04, "leave out results scoring below this (0..1, the chance that a memory is what the query asks for, fitted on the development set); 0 shows everything"),
+    "search.min_score": (0.02, "leave out results scoring below this (0..1, the chance that a memory is what the query asks for, fitted on the development set); 0 shows everything"),
     "search.vector_weight": (0.76, "weight of vector similarity in rank fusion"),
     "search.server": (True, "ask a running hymem serve for the bank first (falls back to searching in process)"),
     "search.text_weight": (0.24, "weight of full-text (BM25) in rank fusion"),
