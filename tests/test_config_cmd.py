@@ -40,7 +40,7 @@ def test_env_overrides_file_and_list_shows_sources(cli, monkeypatch):
     assert set(listed) == set(config.KEYS)
     assert listed["search.limit"]["value"] == 3 and listed["search.limit"]["source"] == "env"
     assert listed["search.text_weight"] == {
-        "key": "search.text_weight", "value": 0.6, "source": "default", "default": 0.6,
+        "key": "search.text_weight", "value": config.KEYS["search.text_weight"][0], "source": "default", "default": config.KEYS["search.text_weight"][0],
         "env": "HYMEM_SEARCH_TEXT_WEIGHT", "doc": config.KEYS["search.text_weight"][1], "problem": None,
     }
 

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import snapshot
 from fakes import FakeServer
+
 from hymem_cli import config, trust
 
 SECRET = "sk-proj-" + "Zq7x" * 12
@@ -244,3 +244,9 @@ def test_a_malicious_clone_is_neither_obeyed_nor_served(cli, clone, server, tmp_
         assert "warning: ignored writer.backend, writer.base_url" in result.stderr
         assert f"hymem trust {clone}" in result.stderr and "its bank is not used" in result.stderr
     assert server.requests == [] and snapshot(planted) == before
+
+
+def test_every_search_key_is_one_a_project_may_set():
+    """Search settings rank and filter what this user's own bank returns: none moves data or weakens a screen."""
+    assert {k for k in config.KEYS if k.startswith("search.")} <= trust.PROJECT_SAFE
+    assert not {k for k in trust.PROJECT_SAFE if k.split(".")[0] in ("writer", "screen", "bank", "model")} and "embed.model" not in trust.PROJECT_SAFE

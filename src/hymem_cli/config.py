@@ -369,6 +369,12 @@ def load(overrides: dict[str, object] | None = None) -> Settings:
     return settings.replace(**overrides) if overrides else settings
 
 
+def defaults() -> Settings:
+    """Every key at its default, reading no file and no variable: for a library caller that sets what it needs
+    with `Settings.replace` (an evaluation, a test)."""
+    return _build({k: d for k, (d, _) in KEYS.items()}, dict.fromkeys(KEYS, "default"))
+
+
 def ignored_notice(settings: Settings) -> str | None:
     """The one line that says which of the project's settings were not applied, and how to apply them."""
     if not settings.ignored or settings.project is None:

@@ -32,14 +32,13 @@ from typing import TYPE_CHECKING
 
 from hymem_cli._errors import InputError
 from hymem_cli.bank.memory_text import MemoryText
-from hymem_cli.bank.search import SearchFilter, search
-from hymem_cli.bank.store import open_bank
 from hymem_cli.domain import CHUNK_TOKENS, Message, reason_kind
 from hymem_cli.embed import Embedder
 from hymem_cli.ingest.sources import Source, open_sources
 
 if TYPE_CHECKING:
     from hymem_cli.ingest.pipeline import ChunkProcessor
+    from hymem_cli.memory import Memory
 
 CATEGORIES = ("single-hop", "multi-hop", "temporal", "knowledge-update", "preference")
 DEFAULT_KS = (5, 10, 20)
@@ -266,53 +265,50 @@ class Progress:
 
 def evaluate_writer(
     label: str,
-    processor: ChunkProcessor,
+    memory: Memory,
+    raw: bool,
     conversations: Sequence[Conversation],
     questions: Sequence[Question],
-    embedder: Embedder,
     *,
     ks: Sequence[int] = DEFAULT_KS,
-    chunk_tokens: int = CHUNK_TOKENS,
-    memory_text: MemoryText | None = None,
     per_question: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
-    **ranking,
 ) -> dict:
-    """Ingest each conversation with `processor` into a fresh temporary bank, ask its questions, score.
+    """Ingest each conversation with `memory`'s writer (or raw) into a fresh temporary bank, ask its questions, score.
 
-    `ranking`: how search ranks (`bank.search.search`'s keywords, as `SearchSettings.ranking()` gives them)."""
+    Chunking, what a vector embeds and how search ranks (its floor included) are `memory.settings`', as for any user."""
     ks = sorted(set(ks))
     limit = max(max(ks), UPDATE_TOP)
     scored: list[Scored] = []
     counts: dict[str, float] = {}
     reasons: dict[str, int] = {}
-    from hymem_cli.ingest.pipeline import ingest  # the ingest machinery loads only when an evaluation runs
+    processor = memory.writer(raw)
+    embedder = memory.embedder()
 
     memories = messages = 0
     ingest_seconds = query_seconds = 0.0
     for conv in conversations:
         asked = [q for q in questions if q.conversation == conv.name]
-        processor.screen.redactor.forget()  # each conversation is its own ingest: no secrets carried over
         with tempfile.TemporaryDirectory(prefix="hymem-eval-") as tmp:
-            bank = open_bank(Path(tmp) / "bank.db")
+            scratch = memory.on_bank(Path(tmp) / "bank.db")  # a screen of its own: no secrets carried over
             try:
-                bank.bind_embedder(embedder, memory_text)
                 started = time.perf_counter()
-                report = ingest(bank, [Source(conv.name, conv.messages)], processor, chunk_tokens=chunk_tokens)
+                report = scratch.add([Source(conv.name, conv.messages)], raw=raw).report
                 took_ingest = time.perf_counter() - started
                 for key, value in report.counts.items():
                     counts[key] = counts.get(key, 0) + value
+                bank = scratch.bank()
                 current = [set(ids) for ids in bank.current_source_ids()]
                 for kind in map(reason_kind, bank.rejection_reasons()):
                     reasons[kind] = reasons.get(kind, 0) + 1
                 session_of = conv.session_of()
                 started = time.perf_counter()
                 for q in asked:
-                    hits = search(bank, q.question, limit, SearchFilter(), **ranking)
+                    hits = scratch.search(q.question, limit, ask_server=False)
                     scored.append(score_question(q, hits, session_of, current))
                 took_query = time.perf_counter() - started
             finally:
-                bank.close()
+                scratch.close()
         memories += len(current)
         messages += len(conv.messages)
         ingest_seconds += took_ingest
@@ -370,11 +366,28 @@ def evaluate(
     conversations: Sequence[Conversation],
     questions: Sequence[Question],
     embedder: Embedder,
-    **options,
+    *,
+    ks: Sequence[int] = DEFAULT_KS,
+    per_question: bool = False,
+    chunk_tokens: int = CHUNK_TOKENS,
+    memory_text: MemoryText | None = None,
+    **ranking,
 ) -> list[dict]:
-    """One record per (label, processor), in order; options as for evaluate_writer."""
+    """One record per (label, processor), in order, as a library call: settings are the defaults but for
+    `chunk_tokens`, `memory_text` and the search.* names in `ranking` (vector_weight=0.0, fusion="rrf", ...)."""
+    from hymem_cli import config
+    from hymem_cli.memory import Memory
+
+    text = memory_text or MemoryText()
+    settings = config.defaults().replace(**{"embed.model": embedder.name, "ingest.chunk_tokens": chunk_tokens, "embed.context": text.context,
+                                            "embed.date": text.date, **{f"search.{k}": v for k, v in ranking.items()}})
     questions = match_questions(questions, conversations)
-    return [evaluate_writer(label, processor, conversations, questions, embedder, **options) for label, processor in writers]
+    records = []
+    for label, processor in writers:
+        raw = processor.mode == "raw"
+        memory = Memory(settings, embedder=embedder, writers={raw: processor})
+        records.append(evaluate_writer(label, memory, raw, conversations, questions, ks=ks, per_question=per_question))
+    return records
 
 
 def deterministic(record: dict) -> dict:

@@ -63,16 +63,23 @@ class Memory:
     """The settings, screen, embedder and bank of one use of hymem, and its operations; see the module's docstring."""
 
     def __init__(self, settings: config.Settings, *, bank: str | None = None, say: Callable[[str], None] | None = None,
-                 upgrade_progress: Callable[[], Any] | None = None):
+                 upgrade_progress: Callable[[], Any] | None = None, embedder=None, writers: dict[bool, ChunkProcessor] | None = None):
         self.settings = settings
         self.bank_opt = bank  # --bank (Typer fills it from HYMEM_BANK too)
         self.say = say or (lambda text: None)
         self._upgrade_progress = upgrade_progress
         self._screen: Screen | None = None
-        self._embedder = None
+        self._embedder = embedder  # given: a caller that holds one already (an evaluation, a test's fake)
         self._bank: Bank | None = None
-        self._writers: dict[bool, ChunkProcessor] = {}  # by raw: built, and a model loaded, once; closed with the memory
+        # By raw: built, and a model loaded, once, and closed with this memory; given ones belong to whoever gave them.
+        self._writers: dict[bool, ChunkProcessor] = dict(writers or {})
+        self._built: set[bool] = set()
 
+    def on_bank(self, path: Path) -> Memory:
+        """The same settings, embedder and writers on another bank file, with a screen of its own (an evaluation's
+        fresh bank per conversation). Closing it closes that bank only."""
+        return Memory(self.settings, bank=str(path), say=self.say, upgrade_progress=self._upgrade_progress, embedder=self.embedder(),
+                      writers=self._writers)
     @classmethod
     def start(cls, overrides: dict[str, object] | None = None, **options: Any) -> Memory:
         """Settings from `overrides` (dotted keys: flags), HYMEM_*, the project's and the user's config, and defaults."""
@@ -166,6 +173,7 @@ class Memory:
 
         if raw not in self._writers:
             self._writers[raw] = build_processor(self.settings, raw=raw, screen=screen or self.screen)
+            self._built.add(raw)
         processor = self._writers[raw]
         processor.screen = screen or self.screen
         return processor
@@ -175,9 +183,9 @@ class Memory:
         return False in self._writers
 
     def close(self) -> None:
-        for processor in self._writers.values():
-            processor.close()
-        self._writers.clear()
+        for raw in self._built:
+            self._writers.pop(raw).close()
+        self._built.clear()
         if self._bank is not None:
             self._bank.close()
             self._bank = None

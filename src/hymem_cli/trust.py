@@ -18,7 +18,7 @@ from pathlib import Path
 # code or switch a screen off.
 PROJECT_SAFE = frozenset({
     "search.limit", "search.fusion", "search.vector_weight", "search.text_weight", "search.newer_first",
-    "search.sources_weight", "search.speaker_updates", "search.speaker_weight", "search.server",
+    "search.sources_weight", "search.speaker_updates", "search.speaker_weight", "search.server", "search.min_score",
     "ingest.chunk_tokens", "embed.onnx", "embed.context", "embed.date",
 })
 

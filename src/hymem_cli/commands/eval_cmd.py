@@ -11,6 +11,7 @@ from hymem_cli import _output
 from hymem_cli._errors import UsageError
 from hymem_cli._output import Format, Output
 from hymem_cli.commands._context import Context
+from hymem_cli.memory import Memory
 from hymem_cli.commands._options import (
     BackendOpt,
     BaseUrlOpt,
@@ -103,35 +104,26 @@ def eval_(
         if not settings.writer.kind:
             raise UsageError("nothing to evaluate", hint="give --raw and/or --model MODEL (repeat --model to compare writers)")
         models = [settings.writer.model]  # the configured writer
-    options = {
-        "ks": ks,
-        "chunk_tokens": settings.ingest.chunk_tokens,
-        **settings.search.ranking(),
-        "memory_text": ctx.memory_text(),
-        "per_question": details,
-        "on_progress": lambda p: _report(ctx.out, p),
-    }
+    options = {"ks": ks, "per_question": details, "on_progress": lambda p: _report(ctx.out, p)}
     ctx.out.info(f"evaluating {len(convs)} conversation(s), {len(asked)} question(s), writers: "
                  + ", ".join((["raw"] if raw else []) + models))
-    from hymem_cli.ingest.processors import build_processor
-
     embedder = ctx.embedder()
     records = []
     if raw:
-        records.append(evaluate_writer("raw", build_processor(settings, raw=True), convs, asked, embedder, **options))
+        records.append(evaluate_writer("raw", ctx.memory, True, convs, asked, **options))
     taken = {"raw"}
     protocols = list(protocol or [settings.writer.protocol])
     for m in models:
         for proto in protocols:
             writer_settings = settings.replace(**{"writer.model": m or None, "writer.protocol": proto})
-            processor = build_processor(writer_settings)  # loads the model once for every conversation
+            memory = Memory(writer_settings, say=ctx.out.info, embedder=embedder)
             label = m or writer_settings.writer.kind
             try:
-                spoken = processor.writer_info().get("protocol", "hymem")
-                records.append(evaluate_writer(_label(f"{label} ({spoken})" if len(protocols) > 1 else label, taken), processor, convs, asked,
-                                               embedder, **options))
+                spoken = memory.writer().writer_info().get("protocol", "hymem")  # loads the model once for every conversation
+                records.append(evaluate_writer(_label(f"{label} ({spoken})" if len(protocols) > 1 else label, taken), memory, False, convs,
+                                               asked, **options))
             finally:
-                processor.close()
+                memory.close()
     render(records, fmt)
 
 
