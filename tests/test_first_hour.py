@@ -100,6 +100,7 @@ def small_bank(tmp_path):
 
 @pytest.mark.slow
 def test_tables_show_memory_text_literally_and_honour_no_color(small_bank):
+    small_bank = {**small_bank, "HYMEM_SEARCH_MIN_SCORE": "0"}  # both memories listed: the test embedder's scores are low
     shown = run_on_terminal(["search", "notes markup"], small_bank)
     assert b"[/INST]" in shown and b"[bold red]markup[/]" in shown and b"[link=https://example.com]" in shown, shown
     assert b"Traceback" not in shown
