@@ -42,6 +42,7 @@ REPLIES = [
 def service_for(tmp_path, monkeypatch, **env: str) -> MemoryService:
     monkeypatch.setenv("HYMEM_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    monkeypatch.setenv("HYMEM_SEARCH_MIN_SCORE", "0")  # the hash embedder's scores mean nothing: no floor (a test sets one)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     return MemoryService(Memory.start())  # the bank is home/bank.db, by the rules every command follows
