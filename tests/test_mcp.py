@@ -260,3 +260,11 @@ def test_without_the_sdk_mcp_says_how_to_install_it(cli, home, monkeypatch):
 
     monkeypatch.delattr(hymem_cli, "mcp_server", raising=False)  # imported by an earlier test: forgotten here
     one_error_line(cli("mcp"), 1, "MCP SDK is not installed", "hymem[mcp]")
+
+
+@pytest.mark.parametrize(("floor", "found"), [("0", 1), ("0.99", 0)])
+def test_search_memory_keeps_the_configured_relevance_floor(tmp_path, monkeypatch, floor, found):
+    service = service_for(tmp_path, monkeypatch, HYMEM_SEARCH_MIN_SCORE=floor)
+    service.add(text="The shop API is deployed on Fly.io.")
+    assert len(service.search("shop API deployed")) == found
+    service.close()
