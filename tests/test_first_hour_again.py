@@ -75,7 +75,8 @@ def test_a_second_init_is_idempotent_and_keeps_trust(cli, tmp_path, monkeypatch,
     assert "already a project" in again.stderr and again.json()["bank"] == str(tmp_path / ".hymem" / "bank.db")
     assert (tmp_path / ".hymem" / "config.toml").read_text() == config_text
     assert config.project_trust(tmp_path / ".hymem").config_trusted
-    assert cli("config", "set", "--project", "search.limit", "5").exit_code == 0  # the README's `hymem init && hymem config set --project ...`
+    assert cli("config", "set", "--project", "search.limit",
+               "5").exit_code == 0  # the README's `hymem init && hymem config set --project ...`
 
 
 def test_init_in_a_project_someone_else_made_does_not_trust_it(cli, tmp_path, monkeypatch, hashed):
@@ -182,7 +183,8 @@ def _png(home: Path) -> None:
 CONTRACT = [
     (1, "diff --exit-code with differences", _bank, ["diff", "0", "--exit-code"]),
     pytest.param(1, "a revert refused: already reverted", _revised, ["revert", "2"],
-                 marks=pytest.mark.xfail(strict=True, reason="bank/revert.py refuses with InputError (3), which the table keeps for input")),
+                 marks=pytest.mark.xfail(strict=True,
+                                         reason="bank/revert.py refuses with InputError (3), which the table keeps for input")),
     (2, "unknown option", None, ["search", "x", "--limt", "3"]),
     (2, "bad config value", None, ["config", "set", "search.fusion", "foo"]),
     (2, "unknown config key", None, ["config", "get", "writer.modle"]),
@@ -222,7 +224,6 @@ def test_each_documented_failure_exits_with_its_code(cli, home, hashed, code, wh
         one_error_line(done, code)
 
 
-@pytest.mark.xfail(strict=True, reason="memory.add opens (creates) the bank before the openai backend first reaches its server")
 def test_an_unreachable_writer_server_leaves_no_bank_behind(cli, home, hashed):
     done = cli("add", "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "-", input="Alex: hi\n")
     one_error_line(done, 6, "unreachable")

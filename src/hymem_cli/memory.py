@@ -161,6 +161,8 @@ class Memory:
         """The bank, opened on first use and kept open; `embed` binds the embedder, as does a bank that has vectors
         once a search needs them."""
         if self._bank is None:
+            if embed and create and not self.bank_path.exists():
+                self.embedder()  # a model that fails to load leaves no new, empty bank behind
             self._bank = self.open_bank(create=create)
         if self._bank.embedder is None and embed:
             self.bind_embedder(self._bank)
@@ -267,11 +269,13 @@ class Memory:
             on_chunk: Callable[[IngestReport], None] | None = None) -> AddResult:
         """Ingest `sources`: through the configured writer, or each message as it is (`raw`), or through `processor` (one
         of `writer()`'s, as a face wraps it). The writer loads before the bank is touched (`on_ready` is called once
-        both are ready); a dry run on a bank that does not exist yet leaves none behind."""
+        both are ready); a dry run on a bank that does not exist yet leaves none behind, and neither does an add that
+        fails before it stored anything (a writer server that cannot be reached)."""
         from hymem_cli.ingest.pipeline import ingest
 
         processor = processor or self.writer(raw)
-        scratch = tempfile.TemporaryDirectory() if dry_run and not self.bank_path.exists() else None
+        new = not self.bank_path.exists()
+        scratch = tempfile.TemporaryDirectory() if dry_run and new else None
         try:
             bank = self.open_bank(embed=True, create=True, path=Path(scratch.name) / "bank.db") if scratch else self.bank(embed=True, create=True)
             if on_ready is not None:
@@ -279,6 +283,10 @@ class Memory:
             try:
                 report = ingest(bank, sources, processor, chunk_tokens=self.settings.ingest.chunk_tokens, dry_run=dry_run, again=again,
                                 jobs=jobs, on_chunk=on_chunk)
+            except BaseException:
+                if new and scratch is None:
+                    self._remove_if_empty()
+                raise
             finally:
                 if scratch is not None:
                     bank.close()
@@ -286,6 +294,15 @@ class Memory:
         finally:
             if scratch is not None:
                 scratch.cleanup()
+
+    def _remove_if_empty(self) -> None:
+        """Take back a bank this memory created that holds no revision: the failed command leaves no file behind."""
+        bank, path = self._bank, self.bank_path
+        if bank is None or bank.latest_revision():
+            return
+        self.close()
+        for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            leftover.unlink(missing_ok=True)
 
     def open_sources(self, names: Iterable[str], input_format: str | None = None) -> list[Source]:
         """Transcripts by file name (- or none: stdin), read and screened with this use's screen."""
