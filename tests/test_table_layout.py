@@ -145,3 +145,6 @@ def test_plain_lines_say_status_and_reason(cli, monkeypatch):
     assert cli("apply", "-", input=json.dumps(op) + "\n").exit_code == 0
     lines = cli("history", "m1", "-f", "plain").stdout.splitlines()
     assert lines == ["m1\tadd\tsuperseded\tAlex: I live in Seattle.\t", "m2\tsupersede\tcurrent\tAlex lives in Sydney.\tmoved"]
+    monkeypatch.setenv("HYMEM_SEARCH_MIN_SCORE", "0")  # the hash embedder's scores mean nothing
+    shown = cli("search", "Alex Seattle Sydney", "--all", "-f", "plain").stdout.splitlines()
+    assert sorted(shown) == ["Alex lives in Sydney.", "Alex: I live in Seattle.\t[superseded]"]

@@ -85,7 +85,7 @@ def search(
     hits = memory.search(query, flt=flt)
     if not hits:
         ctx.out.info("no memory matches")
-    _output.emit(hits, fmt, COLUMNS, plain=lambda r: r["text"])
+    _output.emit(hits, fmt, COLUMNS, plain=_output.plain_hit)
 
 
 def _stdin_lines():
