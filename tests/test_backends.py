@@ -19,12 +19,12 @@ import time
 from pathlib import Path
 
 import pytest
+from fakes import VALID_ANSWER, FakeServer
 
 from hymem_cli._errors import WriterError
 from hymem_cli.writer.backend import WriterInfo, WriterReply
 from hymem_cli.writer.gguf import inspect_gguf, read_gguf_metadata
 from hymem_cli.writer.openai_backend import OpenAIBackend
-from fakes import VALID_ANSWER, FakeServer, find_test_gguf, skip_or_fail_without_gguf
 
 SCHEMA = {
     "type": "object",
@@ -455,19 +455,10 @@ TEST_THREADS = max(1, min(4, (os.cpu_count() or 2) // 2))
 
 
 @pytest.fixture(scope="module")
-def gguf_path() -> str:
-    path = find_test_gguf()
-    if path is None:
-        skip_or_fail_without_gguf()
-    return path
-
-
-@pytest.fixture(scope="module")
-def llama(gguf_path):
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+def llama(packaged_gguf):
     from hymem_cli.writer.llama_backend import LlamaBackend
 
-    backend = LlamaBackend(gguf_path, n_ctx=4096, max_tokens=256, n_threads=TEST_THREADS)
+    backend = LlamaBackend(packaged_gguf, n_ctx=4096, max_tokens=256, n_threads=TEST_THREADS)
     yield backend
     backend.close()
 
@@ -496,10 +487,10 @@ def _check_shape(text: str) -> dict:
 
 
 @pytest.mark.llama
-def test_llama_info_and_template(llama, gguf_path):
+def test_llama_info_and_template(llama, packaged_gguf):
     info = llama.info()
     assert info.backend == "llama"
-    assert info.model == os.path.basename(gguf_path)
+    assert info.model == os.path.basename(packaged_gguf)
     assert info.model_hash.startswith("b2:") and len(info.model_hash) == 3 + 32
     assert info.extra["template"] == "gguf"
     assert info.extra["n_ctx"] == 4096
@@ -585,8 +576,7 @@ def test_llama_prompt_too_long(llama):
 
 
 @pytest.mark.llama
-def test_llama_rejects_non_gguf_and_truncated(tmp_path, gguf_path):
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+def test_llama_rejects_non_gguf_and_truncated(tmp_path, packaged_gguf):
     from hymem_cli.writer.llama_backend import LlamaBackend
 
     text = tmp_path / "notes.gguf"
@@ -596,7 +586,7 @@ def test_llama_rejects_non_gguf_and_truncated(tmp_path, gguf_path):
     assert "not a GGUF" in ei.value.message
 
     head = tmp_path / "head.gguf"
-    with open(gguf_path, "rb") as src:
+    with open(packaged_gguf, "rb") as src:
         head.write_bytes(src.read(1_000_000))
     with pytest.raises(WriterError) as ei:
         LlamaBackend(str(head))
@@ -605,9 +595,8 @@ def test_llama_rejects_non_gguf_and_truncated(tmp_path, gguf_path):
 
 
 @pytest.mark.llama
-def test_llama_load_failure_from_llama_cpp(tmp_path, gguf_path):
+def test_llama_load_failure_from_llama_cpp(tmp_path, packaged_gguf):
     """Files that pass the header check but that llama.cpp refuses: clean WriterErrors."""
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     from hymem_cli.writer.llama_backend import LlamaBackend
 
     alien = tmp_path / "alien.gguf"
@@ -622,8 +611,8 @@ def test_llama_load_failure_from_llama_cpp(tmp_path, gguf_path):
     # Cut off the last 1000 bytes: the header and tensor table are intact and the last
     # tensor still starts inside the file, so only llama.cpp can tell it is incomplete.
     short = tmp_path / "short.gguf"
-    size = os.path.getsize(gguf_path)
-    with open(gguf_path, "rb") as src, open(short, "wb") as dst:
+    size = os.path.getsize(packaged_gguf)
+    with open(packaged_gguf, "rb") as src, open(short, "wb") as dst:
         shutil.copyfileobj(src, dst)
         dst.truncate(size - 1000)
     inspect_gguf(short)  # passes the pure-Python check
@@ -634,23 +623,22 @@ def test_llama_load_failure_from_llama_cpp(tmp_path, gguf_path):
 
 
 @pytest.mark.llama
-def test_inspect_gguf_real_model(gguf_path):
-    info = inspect_gguf(gguf_path)
+def test_inspect_gguf_real_model(packaged_gguf):
+    info = inspect_gguf(packaged_gguf)
     assert info["architecture"] == "llama"
     assert info["has_chat_template"] is True
     assert info["context_length"] == 8192
-    assert info["size_bytes"] == os.path.getsize(gguf_path)
+    assert info["size_bytes"] == os.path.getsize(packaged_gguf)
     assert info["quantization"] == "Q4_1"
 
 
 @pytest.mark.llama
-def test_llama_is_silent_in_a_fresh_process(gguf_path):
+def test_llama_is_silent_in_a_fresh_process(packaged_gguf):
     """A normal load + complete prints nothing: no llama.cpp log spam on stdout or stderr."""
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     code = textwrap.dedent(f"""
         import json
         from hymem_cli.writer.llama_backend import LlamaBackend
-        b = LlamaBackend({gguf_path!r}, n_ctx=2048, max_tokens=128, n_threads={TEST_THREADS})
+        b = LlamaBackend({packaged_gguf!r}, n_ctx=2048, max_tokens=128, n_threads={TEST_THREADS})
         r = b.complete({MESSAGES!r}, {SCHEMA!r})
         json.loads(r.text)
         b.close()

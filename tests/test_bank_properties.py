@@ -18,15 +18,15 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from conftest import snapshot
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from conftest import snapshot
 from hymem_cli._errors import InputError, NotFoundError
 from hymem_cli.bank import open_bank
 from hymem_cli.bank.history import chain, diff, heads_at
-from hymem_cli.domain import Operation
 from hymem_cli.bank.search import SearchFilter, search
+from hymem_cli.domain import Operation
 from hymem_cli.embed import HashEmbedder
 
 WORDS = ["alex", "sam", "priya", "seattle", "sydney", "tea", "coffee", "bakery", "marathon", "peanuts", "guitar", "moved"]

@@ -7,13 +7,13 @@ import json
 
 import pytest
 import sqlean
-from conftest import one_error_line, snapshot
+from conftest import ALEX_JSONL, one_error_line, snapshot
 from test_transfer import HAND_MADE, _jsonl
 
 from hymem_cli.bank import open_bank, schema
 from hymem_cli.bank.migrations import MIGRATIONS
-from hymem_cli.bank.verify import verify_path
 from hymem_cli.bank.transfer import VERSION_ORIGINS
+from hymem_cli.bank.verify import verify_path
 
 KEY = "AKIA" + "QX7MV2LRT5WN8HYP"  # an AWS access key id: found by its form alone
 BIG = str(2**63)
@@ -22,15 +22,6 @@ BIG = str(2**63)
 @pytest.fixture(autouse=True)
 def hashed(home, monkeypatch):
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
-
-
-@pytest.fixture
-def built(cli, home):
-    """Revision 1: raw messages m1..m12; revision 2: an apply that adds m13."""
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
-    done = cli("apply", "-", input=json.dumps({"op": "add", "text": "Alex has a cat.", "event_time": "2024-06-20T09:15:00Z"}) + "\n")
-    assert done.exit_code == 0, done.stderr
-    return home / "bank.db"
 
 
 def plant(path, *statements: str) -> None:
@@ -44,7 +35,8 @@ def plant(path, *statements: str) -> None:
 def current(path) -> list[int]:
     conn = sqlean.connect(str(path))
     try:
-        return [r[0] for r in conn.execute("SELECT id FROM versions v WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id) ORDER BY id")]
+        return [r[0] for r in conn.execute("SELECT id FROM versions v "
+                                           "WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id) ORDER BY id")]
     finally:
         conn.close()
 
@@ -73,38 +65,39 @@ IGNORING_RETIREMENTS = (
     (("CREATE VIEW current_facts AS SELECT id, text FROM versions",), "view current_facts"),
     (("CREATE TABLE notes (body TEXT)",), "table notes"),
     (("CREATE INDEX versions_text ON versions(text)",), "index versions_text on versions"),
-    (("DROP INDEX versions_origin", "CREATE INDEX versions_origin ON versions(text)"), "index versions_origin on versions (defined otherwise"),
+    (("DROP INDEX versions_origin", "CREATE INDEX versions_origin ON versions(text)"),
+     "index versions_origin on versions (defined otherwise"),
     (IGNORING_RETIREMENTS, "table retirements (defined otherwise"),
 ])
-def test_a_bank_holding_what_hymem_did_not_create_is_refused_at_open_and_by_doctor(cli, built, statements, named):
-    plant(built, *statements)
-    before = snapshot(built)
+def test_a_bank_holding_what_hymem_did_not_create_is_refused_at_open_and_by_doctor(cli, bank, statements, named):
+    plant(bank, *statements)
+    before = snapshot(bank)
     for args in (("forget", "m2", "--reason", "not needed"), ("search", "Seattle"), ("log",), ("export",)):
         one_error_line(cli(*args), 5, "holds what hymem did not create", named)
-    assert snapshot(built) == before and 2 in current(built)
+    assert snapshot(bank) == before and 2 in current(bank)
 
     doctor = cli("doctor", "-f", "json")
     assert doctor.exit_code == 1
     found = {c["check"]: c for c in doctor.json()}
     assert found["bank schema"]["status"] == "fail" and named in found["bank schema"]["detail"]
-    assert [f.check for f in verify_path(built) if f.status == "fail"] == ["bank schema"]
-    assert snapshot(built) == before
+    assert [f.check for f in verify_path(bank) if f.status == "fail"] == ["bank schema"]
+    assert snapshot(bank) == before
 
 
-def test_the_trigger_would_have_undone_a_forget(cli, built):
+def test_the_trigger_would_have_undone_a_forget(cli, bank):
     """What the refusal prevents: the same trigger, on a bank SQLite opens without looking, keeps a forgotten memory."""
-    plant(built, UNDO_FORGET)
-    conn = sqlean.connect(str(built), isolation_level=None)
+    plant(bank, UNDO_FORGET)
+    conn = sqlean.connect(str(bank), isolation_level=None)
     conn.execute("INSERT INTO revisions (time, command, counts, state) VALUES ('2024-07-01T00:00:00Z', 'forget', '{}', 'done')")
     conn.execute("INSERT INTO retirements (version, revision, how) VALUES (2, last_insert_rowid(), 'deleted')")
     conn.close()
-    assert 2 in current(built)
+    assert 2 in current(bank)
 
 
-def test_a_bank_as_hymem_makes_it_opens_and_verifies_clean(cli, built):
+def test_a_bank_as_hymem_makes_it_opens_and_verifies_clean(cli, bank):
     assert cli("forget", "m2", "--reason", "not needed").exit_code == 0
-    assert 2 not in current(built)
-    checks = {f.check: f for f in verify_path(built)}
+    assert 2 not in current(bank)
+    checks = {f.check: f for f in verify_path(bank)}
     assert checks["bank schema"].status == "ok"
     assert cli("doctor", "-f", "json").json()  # no schema failure; other checks may warn
     assert [c for c in cli("doctor", "-f", "json").json() if c["check"] == "bank schema"][0]["status"] == "ok"
@@ -118,22 +111,22 @@ def test_an_old_bank_opens_and_is_upgraded(cli, home, tmp_path):
     MIGRATIONS[0](conn)
     conn.execute("INSERT INTO migrations VALUES ('m001_initial', datetime('now'))")
     conn.close()
-    done = cli("add", "--raw", "examples/alex.jsonl", "--bank", str(path))
+    done = cli("add", "--raw", str(ALEX_JSONL), "--bank", str(path))
     assert done.exit_code == 0, done.stderr
     assert "upgrading" in done.stderr
     assert [f.check for f in verify_path(path) if f.status != "ok"] == []
 
 
-def test_a_bank_stopped_before_m008_still_opens(cli, built):
+def test_a_bank_stopped_before_m008_still_opens(cli, bank):
     from test_upgrade import as_before_m008
 
-    as_before_m008(built)
-    found = cli("search", "Seattle", "-f", "jsonl")
+    as_before_m008(bank)
+    found = cli("search", "Sydney", "-f", "jsonl")
     assert found.exit_code == 0 and found.jsonl()
 
 
-def test_a_bank_of_a_newer_hymem_says_so_rather_than_forged(cli, built):
-    plant(built, "CREATE TABLE versions_future (x)", "INSERT INTO migrations VALUES ('m099_future', datetime('now'))")
+def test_a_bank_of_a_newer_hymem_says_so_rather_than_forged(cli, bank):
+    plant(bank, "CREATE TABLE versions_future (x)", "INSERT INTO migrations VALUES ('m099_future', datetime('now'))")
     one_error_line(cli("log"), 5, "made by a newer hymem", "m099_future")
 
 
@@ -150,7 +143,8 @@ def test_the_reference_is_the_migrations_own_schema(tmp_path):
     assert {"versions", "versions_fts_data", "versions_vec", "versions_vec_chunks", "versions_sources_fts_idx"} <= names
     assert ("table", "versions_floats") in schema.reference(384)  # made by m002, dropped by m008: a bank between them passes
     # a trigger with the name and body of nothing hymem made
-    assert [f.describe() for f in schema.foreign_objects(rows + [("trigger", "t", "versions", "CREATE TRIGGER t AFTER INSERT ON versions BEGIN SELECT 1; END")])] == [
+    assert [f.describe() for f in schema.foreign_objects(rows + [("trigger", "t", "versions",
+                                                                  "CREATE TRIGGER t AFTER INSERT ON versions BEGIN SELECT 1; END")])] == [
         "trigger t on versions"]
 
 
@@ -195,7 +189,7 @@ def test_an_import_holding_an_instruction_imports_nothing_unless_trusted(cli, ho
     assert cli("export").stdout == _jsonl(records)  # as it was, byte for byte
 
 
-def test_a_raw_message_is_quoted_speech_and_not_screened_for_instructions(cli, built, tmp_path):
+def test_a_raw_message_is_quoted_speech_and_not_screened_for_instructions(cli, bank, tmp_path):
     records = cli("export").jsonl()
     for r in records:
         if r.get("id") == "m3":
@@ -291,14 +285,15 @@ def test_a_format_1_export_with_an_id_past_2_63_imports_nothing(cli, home):
 def test_a_whole_bank_of_every_command_round_trips_under_the_screens(cli, home, tmp_path):
     """No false alarm: a writer's add with a rejection, raw ingest, apply, forget and revert import as they are."""
     chat = tmp_path / "chat.jsonl"
-    chat.write_text(json.dumps({"id": "a", "speaker": "Alex", "text": "I moved to Oslo in May.", "timestamp": "2024-05-02T10:00:00Z"}) + "\n")
+    chat.write_text(json.dumps({"id": "a", "speaker": "Alex", "text": "I moved to Oslo in May.",
+                                "timestamp": "2024-05-02T10:00:00Z"}) + "\n")
     replies = tmp_path / "replies.jsonl"
     replies.write_text(json.dumps({"operations": [
         {"op": "add", "text": "Alex lives in Oslo.", "evidence": "I moved to Oslo in May"},
         {"op": "delete", "target": 99, "reason": "gone"},  # no memory shown as 99: refused, a rejection
     ]}) + "\n")
     assert cli("add", "--backend", "scripted", "--model", str(replies), str(chat)).exit_code == 0
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     ops = [{"op": "supersede", "target": "m1", "text": "Alex lives in Bergen.", "reason": "Alex moved again.", "event_time": "2024-06-01"}]
     assert cli("apply", "-", input="".join(json.dumps(o) + "\n" for o in ops)).exit_code == 0
     assert cli("forget", "m3", "--reason", "small talk").exit_code == 0
@@ -320,15 +315,15 @@ def test_a_whole_bank_of_every_command_round_trips_under_the_screens(cli, home, 
     ("2024-13-01", ["line 1", "not an ISO 8601 time"]),
     ("20240620T091500Z", ["line 1", "not an ISO 8601 time"]),  # the basic form sorts wrongly among stored times
 ])
-def test_apply_refuses_an_event_time_that_is_no_time_or_in_the_future(cli, built, event_time, needles):
-    before = snapshot(built)
+def test_apply_refuses_an_event_time_that_is_no_time_or_in_the_future(cli, bank, event_time, needles):
+    before = snapshot(bank)
     op = {"op": "add", "text": "Alex has a dog.", "event_time": event_time}
     one_error_line(cli("apply", "-", input=json.dumps(op) + "\n"), 3, *needles)
-    assert snapshot(built) == before
+    assert snapshot(bank) == before
 
 
 @pytest.mark.parametrize("event_time", ["2024-06-20", "2024-06-20T09:15:00+02:00", "2024-06-20 09:15", "2024-06-20T09:15:00.123456Z"])
-def test_apply_takes_iso_times_of_every_common_shape(cli, built, event_time):
+def test_apply_takes_iso_times_of_every_common_shape(cli, bank, event_time):
     op = {"op": "add", "text": "Alex has a dog.", "event_time": event_time}
     done = cli("apply", "-", input=json.dumps(op) + "\n")
     assert done.exit_code == 0, done.stderr
@@ -338,19 +333,19 @@ def test_apply_takes_iso_times_of_every_common_shape(cli, built, event_time):
     ("show", f"m{BIG}"), ("history", BIG), ("forget", f"m{BIG}", "--reason", "x"), ("revert", BIG), ("diff", "1", BIG),
     ("search", "Seattle", "--as-of", BIG), ("show", "m" + "9" * 30),
 ])
-def test_ids_past_2_63_are_unknown_ids(cli, built, args):
-    before = snapshot(built)
+def test_ids_past_2_63_are_unknown_ids(cli, bank, args):
+    before = snapshot(bank)
     one_error_line(cli(*args), 4)
-    assert snapshot(built) == before
+    assert snapshot(bank) == before
 
 
-def test_apply_refuses_a_target_past_2_63(cli, built):
-    before = snapshot(built)
+def test_apply_refuses_a_target_past_2_63(cli, bank):
+    before = snapshot(bank)
     op = {"op": "delete", "target": f"m{BIG}", "reason": "x"}
     one_error_line(cli("apply", "-", input=json.dumps(op) + "\n"), 4, "operation 1", "not a memory id")
-    assert snapshot(built) == before
+    assert snapshot(bank) == before
 
 
-def test_the_largest_id_is_an_id(cli, built):
+def test_the_largest_id_is_an_id(cli, bank):
     one_error_line(cli("show", f"m{2**63 - 1}"), 4, f"no memory m{2**63 - 1}")
 

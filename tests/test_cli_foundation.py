@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from conftest import ALEX_JSONL, snapshot
 
-from conftest import snapshot
 from hymem_cli import __version__
 
 ALEX = "Alex: I live in Seattle.\nSam: Nice, I love Seattle.\n"
@@ -64,7 +64,7 @@ def test_version(cli):
 
 
 def test_add_is_idempotent_and_keeps_provenance(cli, home):
-    src = "examples/alex.jsonl"
+    src = str(ALEX_JSONL)
     first = cli("add", "--raw", src)
     assert first.exit_code == 0, first.stderr
     before = snapshot(home / "bank.db")
@@ -79,8 +79,8 @@ def test_add_is_idempotent_and_keeps_provenance(cli, home):
     assert hit["source"] == src and hit["speaker"] == "Alex"
 
 
-def test_search_filters_and_batch(cli, home):
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+def test_search_filters_and_batch(cli, real_embedder):  # which messages a query finds: search quality
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     late = cli("search", "Seattle Sydney", "--since", "2024-06-01", "--format", "jsonl").jsonl()
     assert late and all(h["event_time"] >= "2024-06-01" for h in late)
     early = cli("search", "Seattle Sydney", "--until", "2024-03-31", "--format", "jsonl").jsonl()

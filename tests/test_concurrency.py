@@ -19,11 +19,13 @@ def test_concurrent_adds_and_searches(tmp_path):
         path = tmp_path / f"chat{w}.jsonl"
         with path.open("w") as f:
             for i in range(120):
-                f.write(json.dumps({"id": f"w{w}-{i}", "session": f"s{i // 10}", "speaker": "Alex", "text": f"writer {w} says fact {i}"}) + "\n")
+                f.write(json.dumps({"id": f"w{w}-{i}", "session": f"s{i // 10}", "speaker": "Alex",
+                                    "text": f"writer {w} says fact {i}"}) + "\n")
         files.append(path)
     hymem = [sys.executable, "-m", "hymem_cli"]
     # Two processes ingest the same file: its chunks must land exactly once between them.
-    jobs = [subprocess.Popen([*hymem, "add", "--raw", "--chunk-tokens", "40", str(p)], env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE)
+    jobs = [subprocess.Popen([*hymem, "add", "--raw", "--chunk-tokens", "40", str(p)], env=env, stderr=subprocess.PIPE,
+                             stdout=subprocess.PIPE)
             for p in files + [files[0]]]
     searches = [subprocess.Popen([*hymem, "search", "fact", "-f", "jsonl"], env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE)
                 for _ in range(3)]

@@ -96,14 +96,18 @@ def check_invariants(path: Path, mode: str, ops_per_reply: int) -> None:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "versions" not in tables:
             return  # killed during the first migration (which is one transaction): an empty file or no tables
-        q = lambda sql, *a: conn.execute(sql, a).fetchall()
+
+        def q(sql, *a):
+            return conn.execute(sql, a).fetchall()
+
         # every chain has at most one current version
         assert q("SELECT chain FROM versions v WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id) "
                  "GROUP BY chain HAVING count(*) > 1") == []
         # every successor continues the chain it retires, and is an update or supersede
         assert q("SELECT r.version FROM retirements r JOIN versions a ON a.id = r.version JOIN versions b ON b.id = r.successor "
                  "WHERE a.chain != b.chain OR b.op NOT IN ('update', 'supersede')") == []
-        assert q("SELECT v.id FROM versions v WHERE v.op != 'add' AND (SELECT count(*) FROM retirements r WHERE r.successor = v.id) != 1") == []
+        assert q("SELECT v.id FROM versions v "
+                 "WHERE v.op != 'add' AND (SELECT count(*) FROM retirements r WHERE r.successor = v.id) != 1") == []
         # the indexes hold exactly the versions
         ids = {r[0] for r in q("SELECT id FROM versions")}
         conn.execute("INSERT INTO versions_fts(versions_fts) VALUES ('integrity-check')")
@@ -191,7 +195,8 @@ def test_sigkill_at_random_moments(tmp_path, mode):
         writer_transcript(chat)
         replies = tmp_path / "replies.jsonl"
         replies.write_text((json.dumps(universal_reply()) + "\n") * 400)
-        args, ops = ["add", "--backend", "scripted", "--model", str(replies), "--chunk-tokens", "40", str(chat)], len(universal_reply()["operations"])
+        args, ops = ["add", "--backend", "scripted", "--model", str(replies), "--chunk-tokens", "40",
+                     str(chat)], len(universal_reply()["operations"])
 
     def env_for(home: Path) -> dict:
         env = {k: v for k, v in os.environ.items() if not k.startswith("HYMEM_")}

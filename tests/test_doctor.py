@@ -6,7 +6,6 @@ import json
 import socket
 
 import pytest
-from fakes import find_test_gguf, skip_or_fail_without_gguf
 
 from hymem_cli import config
 
@@ -14,28 +13,13 @@ BANK_CHECKS = ["bank", "bank integrity", "chains: one current version", "chains:
                "index: full-text", "index: vectors"]
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def env(home, monkeypatch):
-    """The test embedder (fast), and no writer settings leaking in from the environment."""
-    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
+    """No writer settings leaking in from the environment (the bank is conftest's `bank`)."""
     for key in config.KEYS:
         if key.startswith("writer."):
             monkeypatch.delenv(config.env_name(key), raising=False)
     return home
-
-
-@pytest.fixture
-def bank(cli, env):
-    """Revision 1: raw messages (m1..m12); revision 2: supersede m1 (m13), delete m4, add one (m14)."""
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
-    ops = [
-        {"op": "supersede", "target": "m1", "text": "Alex lives in Sydney.", "reason": "Alex moved."},
-        {"op": "delete", "target": "m4", "reason": "not a fact"},
-        {"op": "add", "text": "Alex works at Atlassian."},
-    ]
-    done = cli("apply", "-", input="".join(json.dumps(o) + "\n" for o in ops))
-    assert done.exit_code == 0, done.stderr
-    return env / "bank.db"
 
 
 def _by_check(run) -> dict[str, dict]:
@@ -58,10 +42,8 @@ def _raw_sql(path, *statements: str) -> None:
     conn.close()
 
 
-def test_healthy_bank_passes_every_check(cli, bank, monkeypatch):
-    if find_test_gguf() is None:
-        skip_or_fail_without_gguf()
-    monkeypatch.setenv("HYMEM_WRITER_MODEL", find_test_gguf())
+def test_healthy_bank_passes_every_check(cli, bank, packaged_gguf, monkeypatch):
+    monkeypatch.setenv("HYMEM_WRITER_MODEL", packaged_gguf)
     done = cli("doctor")  # not a terminal: JSON Lines
     assert done.exit_code == 0, done.stdout + done.stderr
     checks = _by_check(done)
@@ -216,10 +198,8 @@ def test_cpu_flags_are_read_from_cpuinfo(tmp_path):
 
 
 @pytest.mark.llama
-def test_load_times_the_writer_model(cli, env, monkeypatch):
-    if find_test_gguf() is None:
-        skip_or_fail_without_gguf()
-    monkeypatch.setenv("HYMEM_WRITER_MODEL", find_test_gguf())
+def test_load_times_the_writer_model(cli, env, packaged_gguf, monkeypatch):
+    monkeypatch.setenv("HYMEM_WRITER_MODEL", packaged_gguf)
     monkeypatch.setenv("HYMEM_WRITER_N_CTX", "2048")
     done = cli("doctor", "--load")
     loaded = _by_check(done)["writer load"]

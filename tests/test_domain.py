@@ -88,7 +88,8 @@ def test_memory_id():
     ("evidence 'abc 12' does not occur in the chunk", "evidence … does not occur in the chunk"),
     ('an update must name one of the memories shown (1–3); it named 7', "an update must name one of the memories shown (…); it named N"),
     ("text of 401 characters is longer than 400", "text of N characters is longer than N"),
-    ('would store an instruction to the agent (override: "ignore it") in its text', "would store an instruction to the agent (…) in its text"),
+    ('would store an instruction to the agent (override: "ignore it") in its text',
+     "would store an instruction to the agent (…) in its text"),
     ("evidence 'it\\'s' is 'x'", "evidence … is …"),
 ])
 def test_reason_kind_blanks_the_particulars(reason, kind):

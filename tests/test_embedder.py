@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ALEX_JSONL
 
 from hymem_cli import config, embed, embed_numpy, embed_onnx
 from hymem_cli.embed import FastEmbedder, SentenceTransformerEmbedder, get_embedder
@@ -43,11 +44,12 @@ def test_a_declined_copy_is_not_retried(monkeypatch, tmp_path):
 
 
 def test_search_process_imports_neither_torch_nor_onnxruntime(cli, home):
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     folders = {p.name.endswith("-numpy"): p for p in (config.cache_dir() / "embedders").iterdir()}
     assert (folders[False] / "model.onnx").exists() and (folders[True] / "weights.bin").exists()
     env = {**os.environ, "HYMEM_HOME": str(home)}
-    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "hymem_cli", "search", "where does Alex live", "-f", "plain", "-n", "1"],
+    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "hymem_cli", "search", "where does Alex live", "-f", "plain", "-n",
+                          "1"],
                          env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "Surry Hills" in run.stdout or "Seattle" in run.stdout
@@ -60,7 +62,8 @@ def test_search_process_imports_neither_torch_nor_onnxruntime(cli, home):
 
 def test_a_model_that_cannot_be_copied_is_declined_once(monkeypatch, tmp_path):
     """A refused export leaves a marker (and the torch model in use); a missing dependency does not."""
-    from hymem_cli import embed_numpy as numpy_copy, embed_onnx as onnx_copy
+    from hymem_cli import embed_numpy as numpy_copy
+    from hymem_cli import embed_onnx as onnx_copy
 
     monkeypatch.setenv("HYMEM_CACHE", str(tmp_path / "fresh"))  # its folders do not exist yet
     monkeypatch.setattr(onnx_copy, "export", lambda *a: None)  # as for a model of another shape

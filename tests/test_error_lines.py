@@ -8,7 +8,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import one_error_line
 
 
@@ -53,7 +52,8 @@ def read_only_bank(cli, home, tmp_path, monkeypatch):
     """A bank on storage this process cannot write: a read-only bind mount when running as root, else permissions."""
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
     src = tmp_path / "src"
-    assert cli("apply", "--bank", str(src / "bank.db"), "-", input=json.dumps({"op": "add", "text": "Alex lives in Oslo."}) + "\n").exit_code == 0
+    assert cli("apply", "--bank", str(src / "bank.db"), "-",
+               input=json.dumps({"op": "add", "text": "Alex lives in Oslo."}) + "\n").exit_code == 0
     if os.geteuid() != 0:
         (src / "bank.db").chmod(0o444)
         src.chmod(0o555)

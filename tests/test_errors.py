@@ -18,10 +18,8 @@ from pathlib import Path
 
 import pytest
 import sqlean
+from conftest import SEED, as_if_typed, one_error_line, snapshot
 
-from conftest import as_if_typed, one_error_line, snapshot
-
-SEED = "Alex: I live in Seattle.\n"
 NEW = "Sam: I work at a bakery in Ballard.\n"  # text the seed does not have, so a stored chunk shows
 
 
@@ -37,16 +35,6 @@ def quiet_env(home, monkeypatch):
     for var in ("HYMEM_WRITER_BACKEND", "HYMEM_WRITER_MODEL", "HYMEM_WRITER_BASE_URL", "HYMEM_WRITER_PIPELINE",
                 "HYMEM_SEARCH_LIMIT", "HYMEM_BANK_BUSY_TIMEOUT"):
         monkeypatch.delenv(var, raising=False)
-
-
-@pytest.fixture
-def bank(cli, home) -> Path:
-    """home/bank.db holding one memory, m1 ("Alex: I live in Seattle.")."""
-    seeded = cli("add", "--raw", "-", input=SEED)
-    assert seeded.exit_code == 0, seeded.stderr
-    path = home / "bank.db"
-    assert snapshot(path)["versions"], "the seed stored nothing"
-    return path
 
 
 def fails(cli, bank: Path, code: int, *args: str, needles=(), input=None):
@@ -96,13 +84,13 @@ BAD_TRANSCRIPTS = [
 
 
 @pytest.mark.parametrize("name,content,needles", [c[1:] for c in BAD_TRANSCRIPTS], ids=[c[0] for c in BAD_TRANSCRIPTS])
-def test_add_bad_transcript(cli, bank, tmp_path, name, content, needles):
+def test_add_bad_transcript(cli, seeded_bank, tmp_path, name, content, needles):
     path = _write(tmp_path, name, content)
-    fails(cli, bank, 3, "add", "--raw", str(path), needles=needles)
+    fails(cli, seeded_bank, 3, "add", "--raw", str(path), needles=needles)
 
 
-def test_add_missing_file(cli, bank, tmp_path):
-    fails(cli, bank, 3, "add", "--raw", str(tmp_path / "nope.txt"), needles=("nope.txt", "no such file"))
+def test_add_missing_file(cli, seeded_bank, tmp_path):
+    fails(cli, seeded_bank, 3, "add", "--raw", str(tmp_path / "nope.txt"), needles=("nope.txt", "no such file"))
 
 
 @pytest.mark.parametrize("name,content,needles", [c[1:] for c in BAD_TRANSCRIPTS], ids=[c[0] for c in BAD_TRANSCRIPTS])
@@ -117,37 +105,37 @@ def test_add_missing_file_on_fresh_home_creates_no_bank(cli, home, tmp_path):
     assert not (home / "bank.db").exists()
 
 
-def test_add_bad_stdin(cli, bank):
-    fails(cli, bank, 3, "add", "--raw", "-", input=b"Alex: ok\nSam: \xff\xfe broken\n", needles=("<stdin>", "line 2", "utf-8"))
-    fails(cli, bank, 3, "add", "--raw", "-", input="", needles=("<stdin>", "empty"))
-    fails(cli, bank, 3, "add", "--raw", "-", "-", input=SEED, needles=("more than once",))
+def test_add_bad_stdin(cli, seeded_bank):
+    fails(cli, seeded_bank, 3, "add", "--raw", "-", input=b"Alex: ok\nSam: \xff\xfe broken\n", needles=("<stdin>", "line 2", "utf-8"))
+    fails(cli, seeded_bank, 3, "add", "--raw", "-", input="", needles=("<stdin>", "empty"))
+    fails(cli, seeded_bank, 3, "add", "--raw", "-", "-", input=SEED, needles=("more than once",))
 
 
 @pytest.mark.parametrize("second", ["missing", "malformed"])
-def test_add_good_file_plus_bad_file_stores_nothing(cli, bank, tmp_path, second):
+def test_add_good_file_plus_bad_file_stores_nothing(cli, seeded_bank, tmp_path, second):
     good = tmp_path / "good.txt"
     good.write_text(NEW)
     bad = tmp_path / "bad.jsonl"
     if second == "malformed":
         bad.write_text('{"role": "user", "content": "hi"}\n{oops\n')
-    fails(cli, bank, 3, "add", "--raw", str(good), str(bad), needles=("bad.jsonl",))
+    fails(cli, seeded_bank, 3, "add", "--raw", str(good), str(bad), needles=("bad.jsonl",))
     # The good file on its own is stored: the failure above really did hold something back.
     alone = cli("add", "--raw", str(good))
     assert alone.exit_code == 0, alone.stderr
     assert "1 added" in alone.stderr
 
 
-def test_add_unknown_input_format(cli, bank):
-    before = snapshot(bank)
+def test_add_unknown_input_format(cli, seeded_bank):
+    before = snapshot(seeded_bank)
     run = cli("add", "--raw", "--input-format", "bogus", "-", input=SEED)
     assert run.exit_code == 2, run.stderr
     assert run.stdout == ""
     assert "bogus" in run.stderr and "--input-format" in run.stderr
-    assert snapshot(bank) == before
+    assert snapshot(seeded_bank) == before
 
 
-def test_add_unknown_input_format_is_one_error_line(cli, bank):
-    fails(cli, bank, 2, "add", "--raw", "--input-format", "bogus", "-", input=SEED, needles=("bogus",))
+def test_add_unknown_input_format_is_one_error_line(cli, seeded_bank):
+    fails(cli, seeded_bank, 2, "add", "--raw", "--input-format", "bogus", "-", input=SEED, needles=("bogus",))
 
 
 def test_add_unknown_input_format_on_fresh_home_creates_no_bank(cli, home):
@@ -156,8 +144,8 @@ def test_add_unknown_input_format_on_fresh_home_creates_no_bank(cli, home):
     assert not (home / "bank.db").exists()
 
 
-def test_add_without_writer(cli, bank):
-    fails(cli, bank, 6, "add", "-", input=NEW, needles=("no memory writer is configured", "--raw"))
+def test_add_without_writer(cli, seeded_bank):
+    fails(cli, seeded_bank, 6, "add", "-", input=NEW, needles=("no memory writer is configured", "--raw"))
 
 
 def test_add_without_writer_on_fresh_home_creates_no_bank(cli, home):
@@ -168,41 +156,41 @@ def test_add_without_writer_on_fresh_home_creates_no_bank(cli, home):
 # ---------------------------------------------------------------------------------------- apply
 
 
-def test_apply_missing_file(cli, bank, tmp_path):
-    fails(cli, bank, 3, "apply", str(tmp_path / "ops.jsonl"), needles=("ops.jsonl", "no such file"))
+def test_apply_missing_file(cli, seeded_bank, tmp_path):
+    fails(cli, seeded_bank, 3, "apply", str(tmp_path / "ops.jsonl"), needles=("ops.jsonl", "no such file"))
 
 
-def test_apply_directory(cli, bank, tmp_path):
-    fails(cli, bank, 3, "apply", str(tmp_path), needles=("is a directory",))
+def test_apply_directory(cli, seeded_bank, tmp_path):
+    fails(cli, seeded_bank, 3, "apply", str(tmp_path), needles=("is a directory",))
 
 
-def test_apply_malformed_json_names_the_line_the_parser_error_and_the_format(cli, bank, tmp_path):
+def test_apply_malformed_json_names_the_line_the_parser_error_and_the_format(cli, seeded_bank, tmp_path):
     ops = tmp_path / "ops.jsonl"
     ops.write_text(ops_text({"op": "add", "text": "Alex likes tea."}) + "\n" + '{"op": "add", "text": \n')
-    fails(cli, bank, 3, "apply", str(ops),
+    fails(cli, seeded_bank, 3, "apply", str(ops),
           needles=("ops.jsonl line 3: invalid json (expecting value)", "(hint: each line must be one json object)"))
 
 
-def test_apply_unknown_key_names_the_line(cli, bank):
+def test_apply_unknown_key_names_the_line(cli, seeded_bank):
     fails(
-        cli, bank, 3, "apply", "-",
+        cli, seeded_bank, 3, "apply", "-",
         input=ops_text({"op": "add", "text": "Alex likes tea."}, {"op": "add", "text": "Alex likes red.", "colour": "red"}),
         needles=("line 2", "unknown key", "colour"),
     )
 
 
-def test_apply_not_an_object_names_the_line(cli, bank):
-    fails(cli, bank, 3, "apply", "-", input='["add", "Alex likes tea."]\n', needles=("line 1", "json object"))
+def test_apply_not_an_object_names_the_line(cli, seeded_bank):
+    fails(cli, seeded_bank, 3, "apply", "-", input='["add", "Alex likes tea."]\n', needles=("line 1", "json object"))
 
 
-def test_apply_unknown_op(cli, bank):
-    fails(cli, bank, 3, "apply", "-", input=ops_text({"op": "merge", "target": "m1", "text": "x"}), needles=("line 1", "merge"))
+def test_apply_unknown_op(cli, seeded_bank):
+    fails(cli, seeded_bank, 3, "apply", "-", input=ops_text({"op": "merge", "target": "m1", "text": "x"}), needles=("line 1", "merge"))
 
 
-def test_apply_unknown_memory_id(cli, bank):
+def test_apply_unknown_memory_id(cli, seeded_bank):
     # One rule for every command: an id that names no memory of the bank exits 4, as `show` does.
     fails(
-        cli, bank, 4, "apply", "-",
+        cli, seeded_bank, 4, "apply", "-",
         input=ops_text({"op": "add", "text": "Alex likes tea."}, {"op": "update", "target": "m99", "text": "Alex lives in Oslo."}),
         needles=("operation 2", "no memory m99", "nothing was applied"),
     )
@@ -213,16 +201,18 @@ def test_apply_unknown_memory_id(cli, bank):
     {"op": "supersede", "target": "m1", "text": "Alex lives in Oslo.", "reason": "moved"},
     {"op": "delete", "target": "m1", "reason": "wrong"},
 ])
-def test_apply_target_retired(cli, bank, op):
+def test_apply_target_retired(cli, seeded_bank, op):
     moved = cli("apply", "-", input=ops_text({"op": "supersede", "target": "m1", "text": "Alex lives in Sydney.", "reason": "moved"}))
     assert moved.exit_code == 0, moved.stderr
-    fails(cli, bank, 3, "apply", "-", input=ops_text(op), needles=("operation 1", "m1 was already superseded", "current version is m2"))
+    fails(cli, seeded_bank, 3, "apply", "-", input=ops_text(op),
+          needles=("operation 1", "m1 was already superseded", "current version is m2"))
 
 
-def test_apply_target_deleted(cli, bank):
+def test_apply_target_deleted(cli, seeded_bank):
     gone = cli("apply", "-", input=ops_text({"op": "delete", "target": "m1", "reason": "small talk"}))
     assert gone.exit_code == 0, gone.stderr
-    fails(cli, bank, 3, "apply", "-", input=ops_text({"op": "update", "target": "m1", "text": "x"}), needles=("m1 was already deleted",))
+    fails(cli, seeded_bank, 3, "apply", "-", input=ops_text({"op": "update", "target": "m1", "text": "x"}),
+          needles=("m1 was already deleted",))
 
 
 @pytest.mark.parametrize("op", [
@@ -230,17 +220,17 @@ def test_apply_target_deleted(cli, bank):
     {"op": "supersede", "target": "m1", "text": "Alex lives in Oslo.", "reason": "   "},
     {"op": "delete", "target": "m1"},
 ])
-def test_apply_supersede_or_delete_without_reason(cli, bank, op):
-    fails(cli, bank, 3, "apply", "-", input=ops_text(op), needles=("line 1", "needs a reason"))
+def test_apply_supersede_or_delete_without_reason(cli, seeded_bank, op):
+    fails(cli, seeded_bank, 3, "apply", "-", input=ops_text(op), needles=("line 1", "needs a reason"))
 
 
 @pytest.mark.parametrize("content", ["", "\n\n   \n"], ids=["empty", "blank-lines"])
-def test_apply_no_operations(cli, bank, tmp_path, content):
-    run = fails(cli, bank, 3, "apply", "-", input=content)
+def test_apply_no_operations(cli, seeded_bank, tmp_path, content):
+    run = fails(cli, seeded_bank, 3, "apply", "-", input=content)
     assert run.stderr == "hymem: error: <stdin> has no operations (hint: give one JSON object per line)\n"
     ops = tmp_path / "ops.jsonl"
     ops.write_text(content)
-    run = fails(cli, bank, 3, "apply", str(ops))
+    run = fails(cli, seeded_bank, 3, "apply", str(ops))
     assert run.stderr == f"hymem: error: {ops} has no operations (hint: give one JSON object per line)\n"
 
 
@@ -265,13 +255,13 @@ MALFORMED_OPERATIONS = [
 
 
 @pytest.mark.parametrize("line,error", [c[1:] for c in MALFORMED_OPERATIONS], ids=[c[0] for c in MALFORMED_OPERATIONS])
-def test_apply_names_the_bad_line_the_problem_and_the_format(cli, bank, line, error):
-    run = fails(cli, bank, 3, "apply", "-", input=ops_text(ADD) + line + "\n")
+def test_apply_names_the_bad_line_the_problem_and_the_format(cli, seeded_bank, line, error):
+    run = fails(cli, seeded_bank, 3, "apply", "-", input=ops_text(ADD) + line + "\n")
     assert run.stderr == f"hymem: error: <stdin> line 2: {error}\n"
 
 
-def test_apply_invalid_utf8_on_stdin_names_stdin_and_the_line(cli, bank):
-    run = fails(cli, bank, 3, "apply", "-", input=ops_text(ADD).encode() + b'{"op": "add", "text": "caf\xe9"}\n')
+def test_apply_invalid_utf8_on_stdin_names_stdin_and_the_line(cli, seeded_bank):
+    run = fails(cli, seeded_bank, 3, "apply", "-", input=ops_text(ADD).encode() + b'{"op": "add", "text": "caf\xe9"}\n')
     assert run.stderr == ("hymem: error: <stdin> line 2: not valid UTF-8 (byte 0xe9)"
                           " (hint: convert it to UTF-8, e.g. iconv -f LATIN1 -t UTF-8 <stdin>)\n")
 
@@ -300,23 +290,23 @@ def test_apply_refused_on_fresh_home_creates_no_bank(cli, home):
 @pytest.mark.parametrize("command", ["history", "show"])
 @pytest.mark.parametrize("ref,needle", [("m99", "no memory m99"), ("99", "no memory m99"), ("xyz", "not a memory id"),
                                         ("m", "not a memory id"), ("m-1", "not a memory id"), ("", "not a memory id")])
-def test_unknown_or_garbage_memory_id(cli, bank, command, ref, needle):
-    fails(cli, bank, 4, command, ref, needles=(needle,))
+def test_unknown_or_garbage_memory_id(cli, seeded_bank, command, ref, needle):
+    fails(cli, seeded_bank, 4, command, ref, needles=(needle,))
 
 
 @pytest.mark.parametrize("command", ["history", "show"])
-def test_superscript_digit_memory_id(cli, bank, command):
-    fails(cli, bank, 4, command, "m²", needles=("not a memory id",))
+def test_superscript_digit_memory_id(cli, seeded_bank, command):
+    fails(cli, seeded_bank, 4, command, "m²", needles=("not a memory id",))
 
 
 @pytest.mark.parametrize("command", ["history", "show"])
-def test_huge_memory_id(cli, bank, command):
-    fails(cli, bank, 4, command, "m99999999999999999999", needles=("m99999999999999999999",))
+def test_huge_memory_id(cli, seeded_bank, command):
+    fails(cli, seeded_bank, 4, command, "m99999999999999999999", needles=("m99999999999999999999",))
 
 
 @pytest.mark.parametrize("target", ["m²", "m99999999999999999999"])
-def test_apply_unparseable_target(cli, bank, target):
-    fails(cli, bank, 4, "apply", "-", input=ops_text({"op": "update", "target": target, "text": "Alex lives in Oslo."}),
+def test_apply_unparseable_target(cli, seeded_bank, target):
+    fails(cli, seeded_bank, 4, "apply", "-", input=ops_text({"op": "update", "target": target, "text": "Alex lives in Oslo."}),
           needles=("operation 1",))
 
 
@@ -326,13 +316,13 @@ def test_apply_unparseable_target(cli, bank, target):
     ("diff", "99", "1"),
     ("search", "Seattle", "--as-of", "99"),
 ], ids=["diff-b", "diff-a-default-b", "diff-a", "search-as-of"])
-def test_unknown_revision(cli, bank, args):
-    fails(cli, bank, 4, *args, needles=("no revision 99",))
+def test_unknown_revision(cli, seeded_bank, args):
+    fails(cli, seeded_bank, 4, *args, needles=("no revision 99",))
 
 
 @pytest.mark.parametrize("args", [("diff", "1", "99999999999999999999"), ("search", "Seattle", "--as-of", "99999999999999999999")])
-def test_huge_revision(cli, bank, args):
-    fails(cli, bank, 4, *args, needles=("no revision",))
+def test_huge_revision(cli, seeded_bank, args):
+    fails(cli, seeded_bank, 4, *args, needles=("no revision",))
 
 
 @pytest.mark.parametrize("args", [
@@ -347,10 +337,10 @@ def test_no_bank(cli, home, args):
 
 
 @pytest.fixture
-def locked(bank, monkeypatch):
+def locked(seeded_bank, monkeypatch):
     """Another process holds the bank's write lock (BEGIN EXCLUSIVE) until the test releases it."""
     monkeypatch.setenv("HYMEM_BANK_BUSY_TIMEOUT", "0.3")
-    conn = sqlean.connect(str(bank), isolation_level=None)
+    conn = sqlean.connect(str(seeded_bank), isolation_level=None)
     conn.execute("BEGIN EXCLUSIVE")
     holder = {"conn": conn}
 
@@ -371,21 +361,21 @@ LOCKED_CASES = [
 
 
 @pytest.mark.parametrize("args,input", LOCKED_CASES, ids=["add", "apply"])
-def test_locked_bank(cli, bank, locked, args, input):
-    before = snapshot(bank)
+def test_locked_bank(cli, seeded_bank, locked, args, input):
+    before = snapshot(seeded_bank)
     one_error_line(cli(*args, input=input), 5, "locked")
     locked()
-    assert snapshot(bank) == before
+    assert snapshot(seeded_bank) == before
     retry = cli(*args, input=input)
     assert retry.exit_code == 0, retry.stderr
-    assert snapshot(bank) != before
+    assert snapshot(seeded_bank) != before
 
 
-def test_locked_bank_message_names_the_bank(cli, bank, locked):
-    one_error_line(cli("add", "--raw", "-", input=NEW), 5, "locked", str(bank))
+def test_locked_bank_message_names_the_bank(cli, seeded_bank, locked):
+    one_error_line(cli("add", "--raw", "-", input=NEW), 5, "locked", str(seeded_bank))
 
 
-def test_locked_bank_still_readable(cli, bank, locked):
+def test_locked_bank_still_readable(cli, seeded_bank, locked):
     hits = cli("search", "Seattle", "--format", "jsonl")
     assert hits.exit_code == 0, hits.stderr
     assert [h["id"] for h in hits.jsonl()] == ["m1"]
@@ -403,11 +393,11 @@ def test_locked_bank_still_readable(cli, bank, locked):
     (("log",), None),
     (("diff",), None),
 ], ids=["search", "add", "apply", "history", "show", "log", "diff"])
-def test_bank_from_newer_hymem(cli, bank, args, input):
-    conn = sqlean.connect(str(bank), isolation_level=None)
+def test_bank_from_newer_hymem(cli, seeded_bank, args, input):
+    conn = sqlean.connect(str(seeded_bank), isolation_level=None)
     conn.execute("INSERT INTO migrations (name, applied_at) VALUES ('m999_future', datetime('now'))")
     conn.close()
-    fails(cli, bank, 5, *args, input=input, needles=("newer hymem", "m999_future"))
+    fails(cli, seeded_bank, 5, *args, input=input, needles=("newer hymem", "m999_future"))
 
 
 @pytest.mark.parametrize("args,input", [
@@ -452,9 +442,9 @@ def test_embedder_mismatch(cli, home, monkeypatch, args, input):
     (("apply", "-"), ops_text({"op": "add", "text": "Alex likes tea."})),
     (("log",), None),
 ], ids=["search", "add", "apply", "log"])
-def test_bad_config_value(cli, bank, monkeypatch, args, input):
+def test_bad_config_value(cli, seeded_bank, monkeypatch, args, input):
     monkeypatch.setenv("HYMEM_SEARCH_LIMIT", "abc")
-    fails(cli, bank, 2, *args, input=input, needles=("search.limit", "abc"))
+    fails(cli, seeded_bank, 2, *args, input=input, needles=("search.limit", "abc"))
 
 
 def test_bad_config_value_on_fresh_home_creates_no_bank(cli, home, monkeypatch):
@@ -467,18 +457,18 @@ def test_bad_config_value_on_fresh_home_creates_no_bank(cli, home, monkeypatch):
     ("[search\nlimit = 3\n", ("config.toml", "not valid toml")),
     ("[search]\nlimmit = 3\n", ("config.toml", "search.limmit")),
 ], ids=["invalid-toml", "unknown-key"])
-def test_bad_config_file(cli, bank, home, content, needles):
+def test_bad_config_file(cli, seeded_bank, home, content, needles):
     (home / "config.toml").write_text(content)
-    fails(cli, bank, 2, "search", "Seattle", needles=needles)
+    fails(cli, seeded_bank, 2, "search", "Seattle", needles=needles)
 
 
 @pytest.mark.parametrize("query", ["", "   "])
-def test_empty_query(cli, bank, query):
-    fails(cli, bank, 3, "search", query, needles=("query is empty",))
+def test_empty_query(cli, seeded_bank, query):
+    fails(cli, seeded_bank, 3, "search", query, needles=("query is empty",))
 
 
-def test_batch_query_invalid_utf8(cli, bank):
-    fails(cli, bank, 3, "search", "-", input=b"\xff\xfeSeattle\n", needles=("<stdin> line 1", "utf-8"))
+def test_batch_query_invalid_utf8(cli, seeded_bank):
+    fails(cli, seeded_bank, 3, "search", "-", input=b"\xff\xfeSeattle\n", needles=("<stdin> line 1", "utf-8"))
 
 
 # ------------------------------------------------------------------------------------------ Ctrl-C

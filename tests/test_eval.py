@@ -40,12 +40,14 @@ BEA = [
     ("bea-3", "bea-s2", "Bea", "2024-03-01T08:01:00Z", "Kiwi the parrot says hello every morning."),
 ]
 QUESTIONS = [
-    {"id": "q1", "conversation": "alex.jsonl", "question": "What is the name of Alex's dog?", "category": "single-hop", "evidence": ["alex-4"]},
+    {"id": "q1", "conversation": "alex.jsonl", "question": "What is the name of Alex's dog?", "category": "single-hop",
+     "evidence": ["alex-4"]},
     {"id": "q2", "conversation": "alex.jsonl", "question": "Where does Alex live now after moving?", "category": "knowledge-update",
      "evidence": ["alex-3"], "stale": ["alex-1"], "updated": ["alex-3"], "stale_value": "Seattle", "updated_value": "Sydney"},
     {"id": "q3", "conversation": "bea.jsonl", "question": "Which pet did Bea adopt, and what does it say?", "category": "multi-hop",
      "evidence": ["bea-2", "bea-3"]},
-    {"id": "q4", "conversation": "bea.jsonl", "question": "What medicine is Bea allergic to?", "category": "single-hop", "evidence": ["bea-1"]},
+    {"id": "q4", "conversation": "bea.jsonl", "question": "What medicine is Bea allergic to?", "category": "single-hop",
+     "evidence": ["bea-1"]},
 ]
 
 
@@ -138,8 +140,12 @@ def test_scripted_writer_supersedes_what_raw_keeps_current(fixture_set):
 
 
 def test_same_input_same_figures(fixture_set):
-    first = run(fixture_set, [("raw", RawProcessor(Screen())), ("scripted", WriterProcessor(ScriptedBackend([scripted_writer] * 4), Screen()))], ks=(1, 2, 3))
-    again = run(fixture_set, [("raw", RawProcessor(Screen())), ("scripted", WriterProcessor(ScriptedBackend([scripted_writer] * 4), Screen()))], ks=(1, 2, 3))
+    first = run(fixture_set,
+                [("raw", RawProcessor(Screen())), ("scripted", WriterProcessor(ScriptedBackend([scripted_writer] * 4), Screen()))],
+                ks=(1, 2, 3))
+    again = run(fixture_set,
+                [("raw", RawProcessor(Screen())), ("scripted", WriterProcessor(ScriptedBackend([scripted_writer] * 4), Screen()))],
+                ks=(1, 2, 3))
     assert [deterministic(r) for r in first] == [deterministic(r) for r in again]
 
 
@@ -149,7 +155,8 @@ def test_cli_json_has_the_documented_keys(cli, fixture_set, monkeypatch, tmp_pat
     # Static replies, one per chunk; the second chunk shows one memory (alias 1): Seattle.
     replies = write_jsonl(tmp_path / "replies.jsonl", [
         {"operations": [{"op": "add", "text": "Alex lives in Seattle.", "evidence": "I live in Seattle"}]},
-        {"operations": [{"op": "supersede", "target": 1, "text": "Alex lives in Sydney.", "reason": "moved", "evidence": "I moved to Sydney"},
+        {"operations": [{"op": "supersede", "target": 1, "text": "Alex lives in Sydney.", "reason": "moved",
+                         "evidence": "I moved to Sydney"},
                         {"op": "update", "target": 7, "text": "nothing", "evidence": "Rex"}]},
     ])
     done = cli("eval", *paths, qpath, "--questions", qpath, "--raw", "--backend", "scripted", "--model", str(replies), "--format", "json")
@@ -265,7 +272,8 @@ def native_writer(messages: list[dict]):
     ops = []
     for m in new:
         if m["content"] == "Alex lives in Sydney." and seattle:
-            ops.append({"op": "SUPERSEDE", "memory_id": seattle, "content": m["content"], "supersede_reason": "Alex moved from Seattle to Sydney.",
+            ops.append({"op": "SUPERSEDE", "memory_id": seattle, "content": m["content"],
+                        "supersede_reason": "Alex moved from Seattle to Sydney.",
                         "owner": "user", "tags": ["life"]})
         else:
             ops.append({"op": "ADD", "content": m["content"], "owner": "user", "tags": ["life"]})

@@ -13,7 +13,8 @@ def _ops(*ops: dict) -> str:
 
 def test_apply_redacts_secrets(cli, home, monkeypatch):
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
-    done = cli("apply", "-", input=_ops({"op": "add", "text": "The NAS login is admin / Mar1gold&Sky.", "evidence": "PGPASSWORD=Ferr0us-Lantern-9"}))
+    done = cli("apply", "-",
+               input=_ops({"op": "add", "text": "The NAS login is admin / Mar1gold&Sky.", "evidence": "PGPASSWORD=Ferr0us-Lantern-9"}))
     assert done.exit_code == 0, done.stderr
     assert "redacted 2 secret(s)" in done.stderr
     stored = b"".join(p.read_bytes() for p in home.glob("bank.db*"))

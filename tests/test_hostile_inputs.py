@@ -41,7 +41,6 @@ from hymem_cli.screen import Screen
 from hymem_cli.writer.schema import MAX_FACT_CHARS
 from hymem_cli.writer.scripted import ScriptedBackend
 
-SEED = "Alex: I live in Seattle.\n"
 MB = 1 << 20
 
 
@@ -51,13 +50,6 @@ def quiet_env(home, monkeypatch):
     for var in ("HYMEM_WRITER_BACKEND", "HYMEM_WRITER_MODEL", "HYMEM_WRITER_BASE_URL", "HYMEM_WRITER_PIPELINE",
                 "HYMEM_WRITER_TIMEOUT", "HYMEM_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(var, raising=False)
-
-
-@pytest.fixture
-def bank(cli, home) -> Path:
-    seeded = cli("add", "--raw", "-", input=SEED)
-    assert seeded.exit_code == 0, seeded.stderr
-    return home / "bank.db"
 
 
 def unchanged(cli, bank: Path, code: int, *args: str, needles=(), input=None):
@@ -170,13 +162,13 @@ def test_screen_time_grows_linearly():
 # ------------------------------------------------------------------------------ broken models
 
 
-def test_model_that_is_not_a_gguf(cli, bank, tmp_path):
+def test_model_that_is_not_a_gguf(cli, seeded_bank, tmp_path):
     fake = tmp_path / "model.gguf"
     fake.write_bytes(b"PK\x03\x04 a zip file, not a model\n" * 100)
-    unchanged(cli, bank, 6, "add", "--model", str(fake), "-", input="Sam: hi\n", needles=("model.gguf", "not a GGUF"))
+    unchanged(cli, seeded_bank, 6, "add", "--model", str(fake), "-", input="Sam: hi\n", needles=("model.gguf", "not a GGUF"))
 
 
-def test_truncated_gguf(cli, bank, tmp_path):
+def test_truncated_gguf(cli, seeded_bank, tmp_path):
     real = find_test_gguf()
     data = Path(real).read_bytes()[: 3 * MB] if real else build_gguf(
         [("general.architecture", 8, "llama")], tensors=[("w", [64, 64], 0, 0)], data=b"\0" * 16384)[:-4096]
@@ -184,30 +176,29 @@ def test_truncated_gguf(cli, bank, tmp_path):
     cut.write_bytes(data)
     # The meaning, not a sentence: whether hymem's own check or llama.cpp notices first (and llama.cpp's
     # wording differs between builds), a cut model is a writer error that names the file.
-    unchanged(cli, bank, 6, "add", "--model", str(cut), "-", input="Sam: hi\n", needles=("cut.gguf",))
+    unchanged(cli, seeded_bank, 6, "add", "--model", str(cut), "-", input="Sam: hi\n", needles=("cut.gguf",))
 
 
-def test_empty_model_file(cli, bank, tmp_path):
+def test_empty_model_file(cli, seeded_bank, tmp_path):
     empty = tmp_path / "empty.gguf"
     empty.write_bytes(b"")
-    unchanged(cli, bank, 6, "add", "--model", str(empty), "-", input="Sam: hi\n", needles=("empty.gguf",))
+    unchanged(cli, seeded_bank, 6, "add", "--model", str(empty), "-", input="Sam: hi\n", needles=("empty.gguf",))
 
 
 @pytest.mark.parametrize("kvs,needle", [
     ([("general.architecture", 8, "fancyarch9000"), ("general.name", 8, "toy")], "unknown model architecture"),
     ([("general.architecture", 8, "llama"), ("general.name", 8, "hollow")], "failed to load"),  # known, but no tensors it needs
 ], ids=["unknown-architecture", "llama-without-tensors"])
-def test_architecture_llama_cpp_cannot_load(cli, bank, tmp_path, kvs, needle):
-    pytest.importorskip("llama_cpp")
+def test_architecture_llama_cpp_cannot_load(cli, seeded_bank, tmp_path, kvs, needle, llama_cpp):
     path = tmp_path / "odd.gguf"
     path.write_bytes(build_gguf(kvs, tensors=[("w", [4, 4], 0, 0)], data=b"\0" * 64))
-    unchanged(cli, bank, 6, "add", "--model", str(path), "-", input="Sam: hi\n", needles=("odd.gguf", needle))
+    unchanged(cli, seeded_bank, 6, "add", "--model", str(path), "-", input="Sam: hi\n", needles=("odd.gguf", needle))
 
 
 # ------------------------------------------------------------------------------ writer server
 
 
-def test_writer_server_times_out(cli, bank, monkeypatch):
+def test_writer_server_times_out(cli, seeded_bank, monkeypatch):
     """HYMEM_WRITER_TIMEOUT=0.5 and a server that sleeps: exit 6 naming the timeout, bank unchanged.
     (A server that is down: tests/test_writer_cli.py::test_writer_server_down_changes_nothing.)"""
     server = FakeServer().start()
@@ -215,7 +206,7 @@ def test_writer_server_times_out(cli, bank, monkeypatch):
         server.behaviours = [("sleep", 2.0)] * 6
         monkeypatch.setenv("HYMEM_WRITER_TIMEOUT", "0.5")
         started = time.monotonic()
-        unchanged(cli, bank, 6, "add", "--backend", "openai", "--base-url", server.base_url, "-",
+        unchanged(cli, seeded_bank, 6, "add", "--backend", "openai", "--base-url", server.base_url, "-",
                   input="Sam: I moved to Oslo.\n", needles=("timed out",))
         assert time.monotonic() - started < 15
         assert 1 <= len(server.requests) <= 3  # retried, then given up
@@ -227,7 +218,10 @@ def test_writer_server_times_out_mid_ingest_keeps_whole_chunks(cli, home, monkey
     chat = tmp_path / "chat.jsonl"
     chat.write_text("".join(json.dumps({"id": f"c{i}", "session": f"s{i}", "speaker": "Sam", "text": f"I adopted cat number {i}."}) + "\n"
                             for i in range(3)))
-    ok = lambda i: ("ok", json.dumps({"operations": [{"op": "add", "text": f"Sam adopted cat number {i}.", "evidence": f"cat number {i}"}]}))
+
+    def ok(i):
+        return "ok", json.dumps({"operations": [{"op": "add", "text": f"Sam adopted cat number {i}.", "evidence": f"cat number {i}"}]})
+
     server = FakeServer().start()
     try:
         monkeypatch.setenv("HYMEM_WRITER_TIMEOUT", "0.5")
@@ -294,7 +288,8 @@ def test_garbage_writer_is_recorded_and_nothing_malformed_is_stored(cli, home, t
     assert c["proposed"] == c["applied"] + c["rejected"]
     reasons = [r["reason"] for r in entry["rejections"]]
     assert reasons.count("writer answer is not the JSON object asked for") == 4  # prose, wrong shape, a list, too deep
-    for needle in ("not an object: the writer sent a number", "unknown operation 'merge'", "must name one of the memories shown (1); it named 99",
+    for needle in ("not an object: the writer sent a number", "unknown operation 'merge'",
+                   "must name one of the memories shown (1); it named 99",
                    "it named '1'", "it named True", "it named 1.0", "an add needs the text to store; it gave none", "longer than 400",
                    "does not occur in the chunk", "duplicate", "not valid Unicode"):
         assert any(needle in why for why in reasons), (needle, reasons)
@@ -340,23 +335,25 @@ def test_operation_on_a_memory_retired_meanwhile(tmp_path):
 # ------------------------------------------------------------------------------ odd JSON and Unicode
 
 
-def test_apply_lone_surrogate_is_an_input_error(cli, bank):
-    unchanged(cli, bank, 3, "apply", "-", input='{"op": "add", "text": "bad \\ud800 text"}\n', needles=("line 1", "not valid Unicode"))
+def test_apply_lone_surrogate_is_an_input_error(cli, seeded_bank):
+    unchanged(cli, seeded_bank, 3, "apply", "-", input='{"op": "add", "text": "bad \\ud800 text"}\n',
+              needles=("line 1", "not valid Unicode"))
 
 
-def test_apply_nested_too_deeply_is_an_input_error(cli, bank):
-    unchanged(cli, bank, 3, "apply", "-", input="[" * 100000 + "]" * 100000 + "\n", needles=("line 1", "nested too deeply"))
+def test_apply_nested_too_deeply_is_an_input_error(cli, seeded_bank):
+    unchanged(cli, seeded_bank, 3, "apply", "-", input="[" * 100000 + "]" * 100000 + "\n", needles=("line 1", "nested too deeply"))
 
 
-def test_import_nested_too_deeply_is_an_input_error(cli, bank, tmp_path):
+def test_import_nested_too_deeply_is_an_input_error(cli, seeded_bank, tmp_path):
     deep = tmp_path / "deep.jsonl"
     deep.write_text("[" * 100000 + "]" * 100000 + "\n")
-    unchanged(cli, bank, 3, "import", str(deep), needles=("line 1", "nested too deeply"))
+    unchanged(cli, seeded_bank, 3, "import", str(deep), needles=("line 1", "nested too deeply"))
 
 
-def test_error_line_stays_one_line_with_newlines_in_names(cli, bank, tmp_path):
-    unchanged(cli, bank, 3, "apply", "-", input=json.dumps({"op": "add", "text": "x", "bad\nkey\r\n": 1}) + "\n", needles=("unknown key",))
-    unchanged(cli, bank, 3, "add", "--raw", str(tmp_path / "two\nlines.txt"), needles=("no such file",))
+def test_error_line_stays_one_line_with_newlines_in_names(cli, seeded_bank, tmp_path):
+    unchanged(cli, seeded_bank, 3, "apply", "-", input=json.dumps({"op": "add", "text": "x", "bad\nkey\r\n": 1}) + "\n",
+              needles=("unknown key",))
+    unchanged(cli, seeded_bank, 3, "add", "--raw", str(tmp_path / "two\nlines.txt"), needles=("no such file",))
 
 
 def test_transcript_with_lone_surrogates_and_nul_is_stored_cleanly(cli, home, tmp_path):

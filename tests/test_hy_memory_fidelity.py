@@ -105,11 +105,13 @@ def test_history_lines_follow_the_sdk_rules():
 def _sdk_blocks(new: list[dict], memory_at: str | None, existing: list[dict]) -> tuple[str, str]:
     """The two JSON blocks as MemoryReconciler.reconcile builds them (new_memories_with_meta given; tags only when set)."""
     minute = lambda v: datetime.fromisoformat(v).strftime("%Y-%m-%d %H:%M") if v else None  # noqa: E731
-    new_block = [{"content": m["content"], "owner": m.get("owner") or "user", "memory_at": minute(memory_at), "tags": list(m.get("tags") or [])}
+    new_block = [{"content": m["content"], "owner": m.get("owner") or "user", "memory_at": minute(memory_at),
+                  "tags": list(m.get("tags") or [])}
                  for m in new]
     existing_block = []
     for m in existing:
-        item = {"memory_id": m["memory_id"], "content": m["content"], "owner": m.get("owner") or "user", "memory_at": minute(m.get("memory_at"))}
+        item = {"memory_id": m["memory_id"], "content": m["content"], "owner": m.get("owner") or "user",
+                "memory_at": minute(m.get("memory_at"))}
         if m.get("tags"):
             item["tags"] = m["tags"]
         existing_block.append(item)
@@ -119,11 +121,14 @@ def _sdk_blocks(new: list[dict], memory_at: str | None, existing: list[dict]) ->
 RECONCILES = {
     "several versions, head only": (
         [{"content": "The user lives in Sydney.", "owner": "user", "tags": ["location"]}],
-        [{"memory_id": "9b2f6c1a-0000-5000-8000-00000000000a", "content": "The user lives in Seattle, in Fremont.", "memory_at": "2024-03-02T18:04:00Z"},
-         {"memory_id": "9b2f6c1a-0000-5000-8000-00000000000b", "content": "The user runs along Lake Union.", "memory_at": None, "tags": ["running"]}],
+        [{"memory_id": "9b2f6c1a-0000-5000-8000-00000000000a", "content": "The user lives in Seattle, in Fremont.",
+          "memory_at": "2024-03-02T18:04:00Z"},
+         {"memory_id": "9b2f6c1a-0000-5000-8000-00000000000b", "content": "The user runs along Lake Union.", "memory_at": None,
+          "tags": ["running"]}],
     ),
     "chinese": ([{"content": "用户搬到了悉尼。", "owner": "user", "tags": ["居住地"]}],
-                [{"memory_id": "9b2f6c1a-0000-5000-8000-00000000000c", "content": "用户住在西雅图。", "memory_at": "2024-03-02T18:04:00Z"}]),
+                [{"memory_id": "9b2f6c1a-0000-5000-8000-00000000000c", "content": "用户住在西雅图。",
+                  "memory_at": "2024-03-02T18:04:00Z"}]),
 }
 
 

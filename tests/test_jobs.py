@@ -8,7 +8,6 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-
 from fakes import alias_of
 
 PEOPLE = [("Alex", "Seattle", "Sydney"), ("Bea", "Lima", "Oslo"), ("Chen", "Cairo", "Perth")]
@@ -56,7 +55,8 @@ class SlowWriter:
             if f"I live in {old}" in chunk:
                 return {"operations": [{"op": "add", "text": f"{name} lives in {old}.", "evidence": f"I live in {old}"}]}
             if f"I moved to {new}" in chunk:
-                return {"operations": [{"op": "supersede", "target": alias_of(messages, f"{name} lives in"), "text": f"{name} lives in {new}.",
+                return {"operations": [{"op": "supersede", "target": alias_of(messages, f"{name} lives in"),
+                                        "text": f"{name} lives in {new}.",
                                         "reason": f"{name} moved to {new}.", "evidence": f"I moved to {new}"}]}
         return {"operations": []}
 

@@ -11,7 +11,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from fakes import find_test_gguf, skip_or_fail_without_gguf
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from test_backends import build_gguf
@@ -134,21 +133,13 @@ def test_an_unknown_architecture_fails_with_llama_cpps_reason(llama_cpp, tmp_pat
 # -- the real thing, on the packaged GGUF -----------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def gguf_path(llama_cpp) -> str:
-    path = find_test_gguf()
-    if path is None:
-        skip_or_fail_without_gguf()
-    return path
-
-
-def _load(gguf_path, **params):
-    return llama_binding.load_model(params, model_path=gguf_path, n_ctx=512, n_threads=1, n_threads_batch=1, verbose=False)
+def _load(packaged_gguf, **params):
+    return llama_binding.load_model(params, model_path=packaged_gguf, n_ctx=512, n_threads=1, n_threads_batch=1, verbose=False)
 
 
 @pytest.mark.llama
-def test_a_loaded_model_has_what_the_adapter_reads(llama_cpp, gguf_path):
-    llm = _load(gguf_path)
+def test_a_loaded_model_has_what_the_adapter_reads(llama_cpp, packaged_gguf):
+    llm = _load(packaged_gguf)
     try:
         for name in ("_ctx", "input_ids", "n_tokens", "_requires_eval"):
             assert hasattr(llm, name), _broken(llama_cpp, f"a loaded Llama has no .{name}", "the KV cache bookkeeping")
@@ -158,8 +149,8 @@ def test_a_loaded_model_has_what_the_adapter_reads(llama_cpp, gguf_path):
 
 
 @pytest.mark.llama
-def test_the_params_override_reaches_the_load_and_is_undone(llama_cpp, gguf_path):
-    llm = _load(gguf_path, use_extra_bufts=False)
+def test_the_params_override_reaches_the_load_and_is_undone(llama_cpp, packaged_gguf):
+    llm = _load(packaged_gguf, use_extra_bufts=False)
     try:
         assert llm.model_params.use_extra_bufts is False, _broken(
             llama_cpp, "use_extra_bufts=False did not reach the loaded model's params", "turning weight repacking off"
@@ -170,9 +161,9 @@ def test_the_params_override_reaches_the_load_and_is_undone(llama_cpp, gguf_path
 
 
 @pytest.mark.llama
-def test_the_kv_state_survives_a_save_and_restore(llama_cpp, gguf_path):
-    first = _load(gguf_path)
-    second = _load(gguf_path)
+def test_the_kv_state_survives_a_save_and_restore(llama_cpp, packaged_gguf):
+    first = _load(packaged_gguf)
+    second = _load(packaged_gguf)
     try:
         prompt = first.tokenize(b"Remember: the build uses ruff and pytest.", add_bos=True, special=True)
         first.eval(prompt)

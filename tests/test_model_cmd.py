@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import one_error_line
-from fakes import find_test_gguf, skip_or_fail_without_gguf
+from fakes import find_test_gguf
 
 from hymem_cli._errors import UsageError
 from hymem_cli.writer import models
@@ -111,10 +111,8 @@ def test_info_skips_the_load_check_when_asked(cli, models_dir):
     assert info["loadable"] is None and info["load_detail"] == "not checked"
 
 
-def test_info_on_the_packaged_smollm2_says_it_loads(cli, home):
-    if find_test_gguf() is None:
-        skip_or_fail_without_gguf()
-    done = cli("model", "info", find_test_gguf(), "-f", "json")
+def test_info_on_the_packaged_smollm2_says_it_loads(cli, home, packaged_gguf):
+    done = cli("model", "info", packaged_gguf, "-f", "json")
     assert done.exit_code == 0, done.stderr
     info = done.json()
     assert info["architecture"] == "llama" and info["quantization"] == "Q4_1" and info["has_chat_template"] is True

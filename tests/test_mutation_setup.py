@@ -33,8 +33,10 @@ def test_every_core_module_exists(mutate):
     (['conn.execute("PRAGMA journal_mode = WAL")'], ['conn.execute("pragma journal_mode = wal")'], True),  # a pragma and its value
     (['if op.op != "delete":'], ['if op.op != "DELETE":'], False),  # a value that is also an SQL word
     (['"r.revision AS retired_by FROM versions v "'], ['"r.revision as retired_by from versions v "'], True),
-    (['"r.revision AS retired_by FROM versions v "'], ['"R.REVISION AS RETIRED_BY FROM VERSIONS V "'], False),  # dict(row) keeps an alias's case
-    (['hint="give --bank a path in a writable folder, or set HYMEM_HOME")'], ['hint="give --bank a path in a writable folder, or set hymem_home")'], False),
+    # dict(row) keeps an alias's case
+    (['"r.revision AS retired_by FROM versions v "'], ['"R.REVISION AS RETIRED_BY FROM VERSIONS V "'], False),
+    (['hint="give --bank a path in a writable folder, or set HYMEM_HOME")'],
+     ['hint="give --bank a path in a writable folder, or set hymem_home")'], False),
     (['return os.path.join(locations[0], "vec0")'], ['return os.path.join(locations[0], "VEC0")'], False),  # join outside any string
     (['rows = conn.execute("SELECT id FROM versions WHERE text = ?", (text.lower(),))'],
      ['rows = conn.execute("SELECT id FROM versions WHERE text = ?", (text.upper(),))'], False),  # code beside the SQL

@@ -11,7 +11,6 @@ from hymem_cli.ingest.native import default_user, role_of, sdk_id
 from hymem_cli.writer import hy_memory
 
 
-
 def write_replies(path: Path, *replies) -> Path:
     path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in replies), encoding="utf-8")
     return path
@@ -48,7 +47,8 @@ def test_a_supersede_in_the_native_protocol_shows_in_history(cli, home, monkeypa
 
     seattle = sdk_id("m1")
     two = write_replies(tmp_path / "two.jsonl", extraction("The user moved to Sydney."), [
-        {"op": "SUPERSEDE", "memory_id": seattle, "content": "The user lives in Sydney.", "supersede_reason": "The user moved from Seattle to Sydney.",
+        {"op": "SUPERSEDE", "memory_id": seattle, "content": "The user lives in Sydney.",
+         "supersede_reason": "The user moved from Seattle to Sydney.",
          "owner": "user", "tags": ["location"]},
     ])
     done = add(cli, two, second)
@@ -56,7 +56,8 @@ def test_a_supersede_in_the_native_protocol_shows_in_history(cli, home, monkeypa
     history = cli("history", "m1", "-f", "json").json()
     assert [v["status"] for v in history] == ["superseded", "current"]
     assert history[0]["retired_reason"] == "The user moved from Seattle to Sydney."
-    assert history[1]["text"] == "The user lives in Sydney." and history[1]["source_ids"] == ["LINE:1"] and history[1]["tags"] == ["location"]
+    assert history[1]["text"] == "The user lives in Sydney."
+    assert history[1]["source_ids"] == ["LINE:1"] and history[1]["tags"] == ["location"]
     assert history[1]["owner"] == "user" and history[1]["source"] == str(second)
     assert cli("log", "-f", "json").json()[0]["counts"]["writer_calls"] == 2
 
@@ -94,17 +95,21 @@ def test_what_the_model_is_shown(cli, home, monkeypatch, tmp_path, chats):
 def test_bad_native_output_is_recorded_never_dropped(cli, home, monkeypatch, tmp_path, chats):
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
     first, second = chats
-    assert add(cli, write_replies(tmp_path / "one.jsonl", extraction("The user lives in Seattle.", "The user runs every morning.")), first).exit_code == 0
+    assert add(cli, write_replies(tmp_path / "one.jsonl", extraction("The user lives in Seattle.", "The user runs every morning.")),
+               first).exit_code == 0
     retire = {"op": "supersede", "target": "m2", "text": "The user runs every evening.", "reason": "changed routine"}
     assert cli("apply", "-", input=json.dumps(retire) + "\n").exit_code == 0  # m2 is retired: only chain heads are ever shown
     cases = [
         ("prose", ["Sure! The user moved to Sydney."], "is not the fenced JSON asked for"),
         ("truncated fence", ['```json\n{"memory": [{"content": "The user moved'], "is not the fenced JSON asked for"),
-        ("an id not shown", [extraction("The user moved to Sydney."), [{"op": "SUPERSEDE", "memory_id": "0b7d8a1e-0000-4000-8000-000000000000",
-                                                                       "content": "The user lives in Sydney.", "supersede_reason": "moved"}]],
+        ("an id not shown",
+         [extraction("The user moved to Sydney."), [{"op": "SUPERSEDE", "memory_id": "0b7d8a1e-0000-4000-8000-000000000000",
+                                                                       "content": "The user lives in Sydney.",
+                                                     "supersede_reason": "moved"}]],
          "must name one of the memories shown"),
         ("a fold naming a retired version", [extraction("The user moved to Sydney."), [
-            {"op": "SUPERSEDE", "memory_ids": [sdk_id("m2"), sdk_id("m1")], "content": "The user lives in Sydney.", "supersede_reason": "moved"}]],
+            {"op": "SUPERSEDE", "memory_ids": [sdk_id("m2"), sdk_id("m1")], "content": "The user lives in Sydney.",
+             "supersede_reason": "moved"}]],
          "a fold must name memories that were shown"),
         ("prose to the reconciliation", [extraction("The user moved to Sydney."), "I would supersede the Seattle memory."],
          "reconciliation is not the fenced JSON"),
@@ -153,7 +158,8 @@ def test_auto_picks_the_native_protocol_for_a_hy_memory_model():
 
     assert protocol_for("auto", WriterInfo("llama", "Hy-Memory-30B-A3B-Q4_K_M.gguf")) == "hy-memory"
     assert protocol_for("auto", WriterInfo("llama", "model.gguf", extra={"architecture": "hy_v3"})) == "hy-memory"
-    assert protocol_for("auto", WriterInfo("llama", "x.gguf", extra={"gguf_name": "Hy Memory 30B A3B", "architecture": "qwen3moe"})) == "hymem"
+    assert protocol_for("auto",
+                        WriterInfo("llama", "x.gguf", extra={"gguf_name": "Hy Memory 30B A3B", "architecture": "qwen3moe"})) == "hymem"
     assert protocol_for("auto", WriterInfo("openai", "hy-memory")) == "hy-memory"
     assert protocol_for("auto", WriterInfo("llama", "SmolLM2-135M-Instruct.Q4_1.gguf")) == "hymem"
     assert protocol_for("hymem", WriterInfo("openai", "hy-memory")) == "hymem"
@@ -175,13 +181,14 @@ def test_a_missing_sdk_is_a_writer_error_with_the_install_line(cli, monkeypatch,
 
     monkeypatch.setattr(metadata, "distribution", missing)
     try:
-        one_error_line(add(cli, write_replies(tmp_path / "r.jsonl", extraction("x")), chats[0]), 6, "Hy-Memory SDK", "pip install --no-deps hy-memory")
+        one_error_line(add(cli, write_replies(tmp_path / "r.jsonl", extraction("x")), chats[0]), 6, "Hy-Memory SDK",
+                       "pip install --no-deps hy-memory")
     finally:
         hy_memory.load_prompts.cache_clear()
 
 
 @pytest.mark.llama
-def test_a_hy_v3_model_speaks_the_native_protocol_without_a_flag(cli, home, monkeypatch, tmp_path):
+def test_a_hy_v3_model_speaks_the_native_protocol_without_a_flag(cli, home, monkeypatch, tmp_path, llama_cpp):
     """The synthetic hy_v3 GGUF through `hymem add --model`: recognised as Hy-Memory, loaded by llama.cpp, the template
     told no_think, decoding held to the fenced grammar, and the run recorded (a random model's answer parses or is a rejection)."""
     from hy_v3_gguf import build_hy_v3_gguf

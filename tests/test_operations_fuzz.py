@@ -32,7 +32,8 @@ from hymem_cli.ingest.guards import Shown, check, normalize
 from hymem_cli.screen import Screen
 from hymem_cli.writer.schema import MAX_FACT_CHARS
 
-FUZZ = settings(max_examples=int(os.environ.get("HYMEM_FUZZ_EXAMPLES", "250")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+FUZZ = settings(max_examples=int(os.environ.get("HYMEM_FUZZ_EXAMPLES", "250")), deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 # Text that reaches the interesting branches: ops, ids, secrets, instructions, odd Unicode.
 FRAGMENTS = [
@@ -248,7 +249,8 @@ def test_one_operation_per_target_and_no_duplicate_adds():
     @FUZZ
     @given(st.data(), st.dictionaries(st.integers(1, 4), facts, min_size=1, max_size=4))
     def run(data, texts_by_alias):
-        shown = {a: Shown(a, f"m{10 + a}", t, data.draw(st.sampled_from([None, "2024-04-01T00:00:00Z"]))) for a, t in texts_by_alias.items()}
+        shown = {a: Shown(a, f"m{10 + a}", t, data.draw(st.sampled_from([None, "2024-04-01T00:00:00Z"]))) for a,
+                 t in texts_by_alias.items()}
         raws = data.draw(st.lists(sound_proposal(sorted(shown)), min_size=2, max_size=8), label="proposals")
         targeted: set[int] = set()
         added: set[str] = set()
@@ -417,8 +419,10 @@ GENERATED = {
     "basic-auth": _one("basic-auth", "Authorization: Basic ", st.tuples(_run(ALNUM, 3, 12), _run(ALNUM + "!#$%&*", 4, 20)).map(
         lambda p: _b64(f"{p[0]}:{p[1]}".encode()))),
     "url-credentials": _one("url-credentials", "", st.tuples(st.sampled_from(["postgres", "https", "redis", "mysql"]), words,
-                                                            _run(ALNUM + "!$%&*", 4, 20)).map(lambda p: f"{p[0]}://{p[1]}:{p[2]}@db.example.com/app")),
-    "password": _one("password", "the wifi password is ", st.tuples(_run(string.ascii_letters, 3, 10), _run(string.digits, 1, 4)).map("".join)),
+                                                            _run(ALNUM + "!$%&*", 4,
+                                                                 20)).map(lambda p: f"{p[0]}://{p[1]}:{p[2]}@db.example.com/app")),
+    "password": _one("password", "the wifi password is ",
+                     st.tuples(_run(string.ascii_letters, 3, 10), _run(string.digits, 1, 4)).map("".join)),
     "passphrase": _one("passphrase", "Passphrase: ", st.lists(words, min_size=3, max_size=5).map(" ".join), "."),
     "pin": _one("pin", "my PIN is ", _run(string.digits, 4, 8)),
     "ssn": _one("ssn", "SSN ", st.tuples(st.integers(1, 665), st.integers(1, 99), st.integers(1, 9999)).map(
@@ -436,7 +440,8 @@ GENERATED = {
     "card-cvv": _one("card-cvv", "CVV ", _run(string.digits, 3)),
     "card-context": _one("card-context", "my visa ", st.randoms(use_true_random=True).map(
         lambda r: "453" + "".join(r.choice(string.digits) for _ in range(13)))),
-    "seed-phrase": _one("seed-phrase", "my seed phrase is ", st.lists(_run(string.ascii_lowercase, 5, 8), min_size=12, max_size=12).map(" ".join), "."),
+    "seed-phrase": _one("seed-phrase", "my seed phrase is ",
+                        st.lists(_run(string.ascii_lowercase, 5, 8), min_size=12, max_size=12).map(" ".join), "."),
     "login-pair": _one("login-pair", "router login: admin / ", _pw),
     "security-answer": _one("security-answer", "my security answer is ", _run(string.ascii_letters, 5, 12).map(lambda w: w + "-Ridge")),
     "url-secret": _one("url-secret", "https://nas.example.com/login?user=alex&token=", _pw),

@@ -251,7 +251,8 @@ def test_doctor_shows_the_gpu_and_where_the_model_would_go(cli, clean_env, llama
         assert placement["status"] == "ok"
     else:
         assert gpu["status"] == "ok" and gpu["detail"].startswith("no GPU device")
-        assert placement == {"check": "writer placement", "status": "ok", "detail": "CPU only (this llama.cpp build has no GPU offload)", "hint": None}
+        assert placement == {"check": "writer placement", "status": "ok", "detail": "CPU only (this llama.cpp build has no GPU offload)",
+                             "hint": None}
     clean_env.setenv("HYMEM_WRITER_N_GPU_LAYERS", "0")  # the older key: still obeyed, and named as deprecated
     records = {r["check"]: r for r in cli("doctor", "-f", "jsonl").jsonl()}
     assert records["writer placement"]["status"] == "warn" and "writer.gpu_layers 0" in records["writer placement"]["hint"]

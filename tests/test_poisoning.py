@@ -147,7 +147,8 @@ def test_a_reason_never_repeats_a_secret():
 # ------------------------------------------------------------------------- visible in the log
 
 
-@pytest.mark.parametrize("case_id,kinds", [("sec-openai", {"redacted.openai-key"}), ("sec-aws", {"redacted.aws-access-key", "redacted.aws-secret-key"})])
+@pytest.mark.parametrize("case_id,kinds",
+                         [("sec-openai", {"redacted.openai-key"}), ("sec-aws", {"redacted.aws-access-key", "redacted.aws-secret-key"})])
 def test_raw_redactions_are_counted_by_kind(cli, home, monkeypatch, case_id, kinds):
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
     case = next(c for c in poisoning.load_cases() if c.id == case_id)

@@ -6,6 +6,8 @@ import json
 import socket
 import stat
 
+from conftest import ALEX_JSONL
+
 
 def _mode(path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
@@ -28,7 +30,7 @@ def test_no_network_without_a_writer_server(cli, home, monkeypatch):
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     assert cli("search", "where does Alex live", "-f", "jsonl").exit_code == 0
     assert cli("history", "m1", "-f", "json").exit_code == 0
     assert cli("diff", "0", "-f", "json").exit_code == 0

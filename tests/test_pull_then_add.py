@@ -5,18 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from fakes import find_test_gguf, skip_or_fail_without_gguf
-from hymem_cli.writer import models
 from test_model_cmd import FakeHub
+
+from hymem_cli.writer import models
 
 pytestmark = pytest.mark.llama
 
 
-def test_a_pulled_model_writes_by_every_name_model_list_shows(cli, home, monkeypatch, tmp_path):
-    gguf = find_test_gguf()
-    if gguf is None:
-        skip_or_fail_without_gguf()
+def test_a_pulled_model_writes_by_every_name_model_list_shows(cli, home, monkeypatch, tmp_path, packaged_gguf):
+    gguf = packaged_gguf
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
     FakeHub({"Writer-Q4_1.gguf": Path(gguf).read_bytes()}).install(monkeypatch)
     pulled = cli("model", "pull", "-f", "json")

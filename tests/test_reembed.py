@@ -4,8 +4,8 @@ run resumed, the refusals; and all-mpnet-base-v2 where its packages are installe
 from __future__ import annotations
 
 import pytest
-
 from conftest import one_error_line, snapshot
+
 from hymem_cli._errors import BankError
 from hymem_cli.bank import codes, open_bank
 from hymem_cli.bank.memory_text import MemoryText
@@ -154,11 +154,12 @@ def test_model_aliases():
 # -- the command, with the real all-MiniLM-L6-v2 --------------------------------------------------------------------------
 
 
-def test_hash_bank_reembedded_to_minilm_then_searched(cli, home, monkeypatch):
+def test_hash_bank_reembedded_to_minilm_then_searched(cli, real_embedder, home, monkeypatch):
     path = home / "bank.db"
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
     assert cli("apply", "-", input=OPS).exit_code == 0
-    assert cli("apply", "-", input='{"op": "supersede", "target": "m1", "text": "Alex lives in Sydney.", "reason": "moved"}\n').exit_code == 0
+    assert cli("apply", "-",
+               input='{"op": "supersede", "target": "m1", "text": "Alex lives in Sydney.", "reason": "moved"}\n').exit_code == 0
     shown = cli("history", "m1", "-f", "jsonl").stdout, cli("diff", "0", "2", "-f", "jsonl").stdout, cli("log", "-f", "jsonl").stdout
     before = history(path)
     monkeypatch.delenv("HYMEM_EMBED_MODEL")
@@ -166,10 +167,12 @@ def test_hash_bank_reembedded_to_minilm_then_searched(cli, home, monkeypatch):
 
     run = cli("reembed", "-f", "json")
     assert run.exit_code == 0, run.stderr
-    assert run.json() == {"previous_model": "hash", "previous_dim": 384, "model": "all-MiniLM-L6-v2", "dim": 384, "versions": 4, "resumed": 0}
+    assert run.json() == {"previous_model": "hash", "previous_dim": 384, "model": "all-MiniLM-L6-v2", "dim": 384, "versions": 4,
+                          "resumed": 0}
     assert "re-embedded 4 versions: hash (384-d) -> all-MiniLM-L6-v2 (384-d)" in run.stderr
     assert history(path) == before
-    assert (cli("history", "m1", "-f", "jsonl").stdout, cli("diff", "0", "2", "-f", "jsonl").stdout, cli("log", "-f", "jsonl").stdout) == shown
+    assert (cli("history", "m1", "-f", "jsonl").stdout, cli("diff", "0", "2", "-f", "jsonl").stdout,
+            cli("log", "-f", "jsonl").stdout) == shown
     hits = cli("search", "nut allergy", "-f", "jsonl")
     assert hits.exit_code == 0 and hits.jsonl()[0]["text"] == "Priya is allergic to peanuts."  # no shared word: the vectors found it
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")

@@ -4,31 +4,16 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from conftest import one_error_line, snapshot
+from conftest import ALEX_JSONL, SYDNEY, one_error_line, snapshot
 
 from hymem_cli.bank import open_bank
 
 SEATTLE = "Alex: Hi! I just got back from a run along Lake Union. I live in Seattle, in Fremont."
-SYDNEY = "Alex lives in Sydney, in Surry Hills."
 QUERY = ("search", "where does Alex live", "-f", "jsonl", "-n", "20")
 
 
 def ops(*items: dict) -> str:
     return "".join(json.dumps(o) + "\n" for o in items)
-
-
-@pytest.fixture
-def bank(cli, home):
-    """Revision 1: add --raw of examples/alex.jsonl (m1..m12). Revision 2: supersede m1, delete m4, add one (m13, m14)."""
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
-    applied = cli("apply", "-", input=ops(
-        {"op": "supersede", "target": "m1", "text": SYDNEY, "reason": "Alex moved to Sydney.", "source_ids": ["s2-1"]},
-        {"op": "delete", "target": "m4", "reason": "not a fact"},
-        {"op": "add", "text": "Alex works at Atlassian."},
-    ))
-    assert applied.exit_code == 0, applied.stderr
-    return home / "bank.db"
 
 
 def _rows(path, sql, *args):
@@ -64,7 +49,7 @@ def test_revert_restores_the_state_before_the_revision(cli, home, bank, monkeypa
     copy = chain[2]
     assert copy["text"] == SEATTLE and copy["reason"] == "revert of revision 2" and copy["revision"] == 3
     assert copy["source_ids"] == ["s1-1"] and copy["speaker"] == "Alex" and copy["event_time"] == "2024-03-02T18:04:00Z"
-    assert copy["source"] == "examples/alex.jsonl"  # provenance is the old version's, so --source still finds it
+    assert copy["source"] == str(ALEX_JSONL)  # provenance is the old version's, so --source still finds it
     assert [(v["id"], v["status"]) for v in cli("history", "m4", "-f", "json").json()] == [("m4", "deleted"), ("m16", "current")]
     assert cli("show", "m14", "-f", "json").json()["status"] == "deleted"
 
@@ -231,5 +216,5 @@ def test_the_log_gives_each_revision_its_time_and_source(cli, bank):
     import re
 
     entries = {e["revision"]: e for e in cli("log", "-f", "json").json()}
-    assert entries[1]["source"] == "examples/alex.jsonl" and entries[2]["source"] is not None
+    assert entries[1]["source"] == str(ALEX_JSONL) and entries[2]["source"] is not None
     assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", e["time"]) for e in entries.values())

@@ -73,7 +73,8 @@ def test_a_writer_never_sees_a_secret_split_into_a_speaker(cli, home, monkeypatc
     path = tmp_path / "chat.txt"
     path.write_text("Alex: here's the NAS login\nPassword: Velvet-Harbor-61\n")
     replies = tmp_path / "replies.jsonl"
-    replies.write_text(json.dumps({"operations": [{"op": "add", "text": "The NAS password is Velvet-Harbor-61.", "evidence": "Velvet-Harbor-61"}]}) + "\n")
+    replies.write_text(json.dumps({"operations": [{"op": "add", "text": "The NAS password is Velvet-Harbor-61.",
+                                                   "evidence": "Velvet-Harbor-61"}]}) + "\n")
     run = cli("add", "--backend", "scripted", "--model", str(replies), str(path))
     assert run.exit_code == 0, run.stderr
     assert b"Velvet-Harbor" not in _bank_bytes(home / "bank.db")

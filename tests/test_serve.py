@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from conftest import one_error_line
+from conftest import ALEX_JSONL, one_error_line
 
 from hymem_cli import server
 
@@ -54,7 +54,7 @@ QUERIES = [("where does Alex live",), ("Alex", "--all"), ("moved", "--source", "
 
 
 def test_search_asks_the_server_and_gets_what_it_would_find_itself(cli, env, start_server, monkeypatch):
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     proc = start_server()
     served = [cli("search", *q, "-f", "jsonl") for q in QUERIES]
     batch = cli("search", "-", "-f", "jsonl", input="Alex city\nSam job\n")
@@ -70,7 +70,7 @@ def test_search_asks_the_server_and_gets_what_it_would_find_itself(cli, env, sta
 
 
 def test_the_server_sees_memories_added_while_it_runs(cli, env, start_server):
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     proc = start_server()
     ops = json.dumps({"op": "add", "text": "Alex adopted a tortoise named Ziggy."})
     assert cli("apply", "-", input=ops + "\n").exit_code == 0
@@ -80,7 +80,7 @@ def test_the_server_sees_memories_added_while_it_runs(cli, env, start_server):
 
 
 def test_a_dead_server_is_no_obstacle(cli, env, start_server):
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     proc = start_server()
     proc.kill()  # no chance to remove its socket
     proc.wait()
@@ -93,9 +93,9 @@ def test_a_dead_server_is_no_obstacle(cli, env, start_server):
 
 
 def test_a_server_answers_for_its_own_bank_only(cli, env, start_server, monkeypatch):
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     other = env / "other.db"
-    assert cli("add", "--raw", "examples/alex.jsonl", "--bank", str(other)).exit_code == 0
+    assert cli("add", "--raw", str(ALEX_JSONL), "--bank", str(other)).exit_code == 0
     proc = start_server()
     mine = server.socket_path(env / "bank.db")
     assert server.ask(other, {"query": "Alex", "limit": 3, "filter": {}, "vector_weight": 0.5, "text_weight": 1.0}) is None
@@ -107,7 +107,7 @@ def test_a_server_answers_for_its_own_bank_only(cli, env, start_server, monkeypa
 
 
 def test_a_second_server_for_the_same_bank_is_refused(cli, env, start_server):
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     proc = start_server()
     second = cli("serve")
     one_error_line(second, 5, "already answering")
@@ -115,19 +115,19 @@ def test_a_second_server_for_the_same_bank_is_refused(cli, env, start_server):
 
 
 def test_the_socket_is_private(cli, env, start_server):
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     proc = start_server()
     path = server.socket_path(env / "bank.db")
     assert path.stat().st_mode & 0o777 == 0o600 and path.parent.stat().st_mode & 0o777 == 0o700
     stop(proc)
 
 
-REQUEST = {"limit": 5, "filter": {}, "vector_weight": 0.5, "text_weight": 1.0}
+REQUEST = {"limit": 5, "filter": {}, "vector_weight": 0.5, "text_weight": 1.0, "min_score": 0.0}  # no floor: the hash embedder scores low
 
 
 def test_a_replaced_bank_file_is_read_anew(cli, env, start_server, tmp_path):
     """export | import into a new file, then mv over the old one: the server answers from the new file."""
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     proc = start_server()
     bank = env / "bank.db"
     assert server.ask(bank, {"query": "tortoise Ziggy", **REQUEST}) is not None
@@ -146,7 +146,7 @@ def test_a_client_that_stalls_holds_up_no_one(cli, env, start_server):
     """One client sends half a request and waits: every other search is still answered at once."""
     import socket
 
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     proc = start_server()
     bank = env / "bank.db"
     stalled = []
@@ -178,7 +178,7 @@ def tmpdir_here(tmp_path, monkeypatch):
 
 
 def test_serve_makes_its_socket_directory_private(cli, env, tmpdir_here):
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     socket_dir = server.socket_path(env / "bank.db").parent
     old = os.umask(0)  # a permissive umask changes nothing: the directory is made 0700
     try:
@@ -197,7 +197,7 @@ def test_serve_makes_its_socket_directory_private(cli, env, tmpdir_here):
 ])
 def test_serve_refuses_a_socket_directory_it_cannot_trust(cli, env, tmpdir_here, tmp_path, planted, needle):
     """Someone who made the directory first, or may write to it, could stand in for the server: refused, in one line."""
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     socket_dir = server.socket_path(env / "bank.db").parent
     if planted == "link":
         (tmp_path / "elsewhere").mkdir(mode=0o700)

@@ -157,7 +157,8 @@ def test_the_writer_sees_only_what_is_new_in_a_grown_session(bank, tmp_path):
     (CLAUDE, "Alex prefers pytest over unittest.", "I prefer pytest over unittest", "a0000000-0000-4000-8000-00000000000b"),
     (CODEX, "The staging database is Postgres 16 on port 5433.", "Postgres 16 on port 5433", "LINE:4"),
 ], ids=["claude-code", "codex"])
-def test_session_logs_become_memories_with_provenance_and_no_tool_output(cli, home, tmp_path, monkeypatch, log, fact, evidence, stored_from):
+def test_session_logs_become_memories_with_provenance_and_no_tool_output(cli, home, tmp_path, monkeypatch, log, fact, evidence,
+                                                                         stored_from):
     """Through `hymem add` and a scripted writer: the fact said by the user is stored with its message id, time and
     session file; a fact quoted from tool output is refused, since its evidence is not in what the writer was shown."""
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
@@ -193,7 +194,8 @@ def test_raw_session_log_keeps_speakers_and_no_tool_output(cli, home, monkeypatc
 def test_prefix_hashes_equal_the_hash_of_each_beginning():
     from hymem_cli.domain import Chunk, Message
 
-    messages = [Message("1", "Alex", "I live in Zürich \"quoted\"", "2025-01-01T00:00:00Z", "s1", 1), Message("LINE:2", None, "ünïcödé ✓ \u2028"),
+    messages = [Message("1", "Alex", "I live in Zürich \"quoted\"", "2025-01-01T00:00:00Z", "s1", 1),
+                Message("LINE:2", None, "ünïcödé ✓ \u2028"),
                 Message("u3", "assistant", "", None, None, 3)]
     chunk = Chunk("a.jsonl", messages)
     for mode in ("raw", "writer"):

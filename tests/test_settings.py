@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 from conftest import one_error_line, snapshot
+
 from hymem_cli import config
 from hymem_cli._errors import ConfigError
 

@@ -111,7 +111,8 @@ def test_paths_are_checked_before_anything_is_read(tmp_path):
     good.write_text("Alex: hi\n")
     with pytest.raises(InputError) as missing:
         open_sources([str(good), str(tmp_path / "nope.txt")])
-    assert (missing.value.message, missing.value.hint) == (f"{tmp_path / 'nope.txt'}: no such file", "check the path, or use - to read stdin")
+    assert (missing.value.message,
+            missing.value.hint) == (f"{tmp_path / 'nope.txt'}: no such file", "check the path, or use - to read stdin")
     with pytest.raises(InputError) as folder:
         open_sources([str(tmp_path)])
     assert (folder.value.message, folder.value.hint) == (f"{tmp_path} is a directory", "give transcript files, e.g. hymem add DIR/*.jsonl")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import one_error_line
+
 from hymem_cli.bank import open_bank
 from hymem_cli.bank.stats import OTHERS, part_of, size_by_part
 from hymem_cli.bank.store import RevisionDraft
@@ -156,7 +156,8 @@ def test_parts_not_walked_agree_with_dbstat(tmp_path):
 def test_lists_hold_ten_entries_unless_told_otherwise(home):
     bank = open_bank(home / "bank.db")
     bank.bind_embedder(HashEmbedder())
-    bank.apply_operations([Operation("add", text=f"Fact number {i} about topic{i}.", speaker=f"Person{i:02}") for i in range(12)], "apply", "a.jsonl")
+    bank.apply_operations([Operation("add", text=f"Fact number {i} about topic{i}.", speaker=f"Person{i:02}") for i in range(12)], "apply",
+                          "a.jsonl")
     report = bank.stats()
     bank.close()
     assert len(report["speakers"]) == 11 and report["speakers"][OTHERS] == 2  # ten named, two summed

@@ -315,7 +315,9 @@ def test_a_revisions_counts_add_up_over_its_chunks(bank):
     draft = RevisionDraft("add", "chat.txt")
     one = ChunkRecord(hash="c1", source="chat.txt", message_ids=["1", "2"], text="Alex: I moved to Sydney.\nSam: Nice.")
     two = ChunkRecord(hash="c2", source="chat.txt", message_ids=["3"], text="Alex: I have a dog.")
-    assert bank.commit_chunk(draft, one, Proposal([Operation("add", text="Alex lives in Sydney.")], proposed=5, stats={"writer_calls": 1, "writer_seconds": 0.1234}), 2)
+    assert bank.commit_chunk(draft, one,
+                             Proposal([Operation("add", text="Alex lives in Sydney.")], proposed=5,
+                                      stats={"writer_calls": 1, "writer_seconds": 0.1234}), 2)
     guarded = [Rejection(Operation("add", text="Alex has a dog named Rex."), 'evidence "Rex" does not occur in the chunk')]
     update = Operation("update", target="m9", text="Alex has a dog.", reason="new")
     assert bank.commit_chunk(draft, two, Proposal([update], guarded, stats={"writer_calls": 2, "writer_seconds": 0.2}), 3)

@@ -6,8 +6,8 @@ import pytest
 
 from hymem_cli.bank import open_bank
 from hymem_cli.bank import search as search_module
-from hymem_cli.domain import Operation
 from hymem_cli.bank.search import query_words, search, text_plan
+from hymem_cli.domain import Operation
 from hymem_cli.embed import HashEmbedder
 
 
@@ -85,7 +85,8 @@ def test_planned_ranking_scores_like_plain_bm25(bank, budget):
     for text in ("Alex moved to Lisbon", "coffee in Kyoto", "Alex likes tea and coffee", "moves Kyoto Lisbon tea"):
         words = query_words(text)
         full = " OR ".join(f'"{w}"' for w in words)
-        best = [r[0] for r in bank.conn.execute("SELECT bm25(versions_fts) FROM versions_fts WHERE versions_fts MATCH ? ORDER BY 1 LIMIT 3", (full,))]
+        best = [r[0] for r in bank.conn.execute("SELECT bm25(versions_fts) FROM versions_fts WHERE versions_fts MATCH ? ORDER BY 1 LIMIT 3",
+                                                (full,))]
         hits = [int(h["id"][1:]) for h in search(bank, text, 3, vector_weight=0)]
         score = dict(bank.conn.execute(
             "SELECT rowid, bm25(versions_fts) FROM versions_fts WHERE versions_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",

@@ -10,20 +10,6 @@ from conftest import one_error_line, snapshot
 from hymem_cli.bank import open_bank
 
 ROWS = ("revisions", "chunks", "versions", "retirements", "rejections")
-SUPERSEDE_AND_DELETE = (
-    json.dumps({"op": "supersede", "target": "m1", "text": "Alex lives in Sydney, in Surry Hills.", "reason": "Alex moved to Sydney.",
-                "evidence": "I moved to Sydney", "source_ids": ["s2-1"], "event_time": "2024-06-20T09:15:00Z"}) + "\n"
-    + json.dumps({"op": "delete", "target": "m2", "reason": "small talk"}) + "\n"
-)
-
-
-@pytest.fixture
-def built(cli, home):
-    """A bank with history: add --raw of examples/alex.jsonl, then an apply with a supersede and a delete."""
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
-    applied = cli("apply", "-", input=SUPERSEDE_AND_DELETE)
-    assert applied.exit_code == 0, applied.stderr
-    return home / "bank.db"
 
 
 def _tables(path):
@@ -31,21 +17,21 @@ def _tables(path):
     return {t: shot[t] for t in ROWS}
 
 
-def test_export_import_export_is_byte_identical(cli, built, tmp_path):
+def test_export_import_export_is_byte_identical(cli, bank, tmp_path):
     first = cli("export")
     assert first.exit_code == 0, first.stderr
     assert "exported 2 revision(s)" in first.stderr
     records = first.jsonl()
     header = records[0]
-    assert header == {"type": "hymem-export", "format": 2, "embed_model": "all-MiniLM-L6-v2", "embed_dim": 384}
+    assert header == {"type": "hymem-export", "format": 2, "embed_model": "hash", "embed_dim": 384}
     kinds = [r["type"] for r in records[1:]]
     assert kinds == sorted(kinds, key=["revision", "chunk", "version", "retirement", "rejection"].index)
-    assert kinds.count("revision") == 2 and kinds.count("version") == 13 and kinds.count("retirement") == 2
+    assert kinds.count("revision") == 2 and kinds.count("version") == 14 and kinds.count("retirement") == 2
     version = next(r for r in records if r["type"] == "version" and r["id"] == "m13")  # ids as every command shows them
     assert version["chain"] == "m1" and version["op"] == "supersede" and version["source_ids"] == ["s2-1"]
     assert set(version) == {"type", "id", "chain", "op", "text", "speaker", "reason", "evidence", "revision", "chunk",
                             "source", "source_ids", "event_time", "created_at"}
-    assert {r["version"]: r["how"] for r in records if r["type"] == "retirement"} == {"m1": "superseded", "m2": "deleted"}
+    assert {r["version"]: r["how"] for r in records if r["type"] == "retirement"} == {"m1": "superseded", "m4": "deleted"}
 
     dump = tmp_path / "bank.jsonl"
     dump.write_text(first.stdout, encoding="utf-8")
@@ -56,14 +42,14 @@ def test_export_import_export_is_byte_identical(cli, built, tmp_path):
 
     again = cli("export", "--bank", str(other))
     assert again.stdout == first.stdout
-    assert _tables(other) == _tables(built)  # the very same rows, ids and JSON text included
+    assert _tables(other) == _tables(bank)  # the very same rows, ids and JSON text included
 
     # New writes continue after the imported ids.
     cli("apply", "--bank", str(other), "-", input=json.dumps({"op": "add", "text": "Alex has a cat."}) + "\n")
-    assert cli("show", "m14", "--bank", str(other), "-f", "json").json()["revision"] == 3
+    assert cli("show", "m15", "--bank", str(other), "-f", "json").json()["revision"] == 3
 
 
-def test_export_to_a_file_matches_stdout(cli, built, tmp_path):
+def test_export_to_a_file_matches_stdout(cli, bank, tmp_path):
     out = tmp_path / "backup.jsonl"
     done = cli("export", "-o", str(out))
     assert done.exit_code == 0 and done.stdout == ""
@@ -71,7 +57,7 @@ def test_export_to_a_file_matches_stdout(cli, built, tmp_path):
     assert not (tmp_path / "backup.jsonl.tmp").exists()
 
 
-def test_search_and_history_work_after_import(cli, built, tmp_path, monkeypatch):
+def test_search_and_history_work_after_import(cli, real_embedder, bank, tmp_path, monkeypatch):
     dump = tmp_path / "bank.jsonl"
     cli("export", "-o", str(dump))
     other = tmp_path / "other.db"
@@ -85,15 +71,15 @@ def test_search_and_history_work_after_import(cli, built, tmp_path, monkeypatch)
     monkeypatch.setenv("HYMEM_SEARCH_TEXT_WEIGHT", "0")
     by_vector = cli("search", "Which city is Alex's home?", "--bank", str(other), "-f", "jsonl", "-n", "3").jsonl()
     assert "Alex lives in Sydney, in Surry Hills." in [h["text"] for h in by_vector]
-    bank = open_bank(other)
-    assert bank.conn.execute("SELECT count(*) FROM versions_vec").fetchone()[0] == 13
-    assert bank.conn.execute("SELECT count(*) FROM versions_fts WHERE versions_fts MATCH 'Surry'").fetchone()[0] == 2
-    bank.conn.close()
+    imported = open_bank(other)
+    assert imported.conn.execute("SELECT count(*) FROM versions_vec").fetchone()[0] == 14
+    assert imported.conn.execute("SELECT count(*) FROM versions_fts WHERE versions_fts MATCH 'Surry'").fetchone()[0] == 2
+    imported.conn.close()
     history = cli("history", "m13", "--bank", str(other), "-f", "json").json()
     assert [(v["id"], v["status"]) for v in history] == [("m1", "superseded"), ("m13", "current")]
 
 
-def test_import_recomputes_vectors_with_the_banks_embedder(cli, built, tmp_path, monkeypatch):
+def test_import_recomputes_vectors_with_the_banks_embedder(cli, real_embedder, bank, tmp_path, monkeypatch):
     dump = tmp_path / "bank.jsonl"
     cli("export", "-o", str(dump))
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
@@ -107,11 +93,11 @@ def test_import_recomputes_vectors_with_the_banks_embedder(cli, built, tmp_path,
     assert cli("search", "Priya peanuts", "--bank", str(other), "-f", "jsonl").jsonl()[0]["text"].startswith("Alex: My sister Priya")
 
 
-def test_current_export_imports_without_history(cli, built, tmp_path):
+def test_current_export_imports_without_history(cli, bank, tmp_path):
     current = cli("export", "--current")
     records = current.jsonl()
     versions = [r for r in records if r["type"] == "version"]
-    assert len(versions) == 11 and {r["type"] for r in records} == {"hymem-export", "revision", "chunk", "version"}
+    assert len(versions) == 12 and {r["type"] for r in records} == {"hymem-export", "revision", "chunk", "version"}
     assert "m1" not in [v["id"] for v in versions] and "m13" in [v["id"] for v in versions]
 
     other = tmp_path / "current.db"
@@ -123,19 +109,20 @@ def test_current_export_imports_without_history(cli, built, tmp_path):
     assert "m13" in [h["id"] for h in hits[:2]] and all(h["status"] == "current" for h in hits)
 
 
-def test_import_needs_an_empty_bank(cli, built, tmp_path):
+def test_import_needs_an_empty_bank(cli, bank, tmp_path):
     dump = tmp_path / "bank.jsonl"
     cli("export", "-o", str(dump))
-    before = snapshot(built)
+    before = snapshot(bank)
     one_error_line(cli("import", str(dump)), 5, "import needs an empty bank")
-    assert snapshot(built) == before
+    assert snapshot(bank) == before
 
 
 # A small export written by hand: every record type, a writer, a rejection, unicode and nulls.
 HAND_MADE = [
     {"type": "hymem-export", "format": 2, "embed_model": "hash", "embed_dim": 384},
     {"type": "revision", "id": 1, "time": "2024-07-01T10:00:00.000000Z", "command": "add", "source": "chat.jsonl",
-     "writer": {"backend": "llama", "model": "qwen.gguf", "prompt_version": 3}, "counts": {"chunks": 1, "added": 2, "seconds": 1.25}, "state": "done"},
+     "writer": {"backend": "llama", "model": "qwen.gguf", "prompt_version": 3}, "counts": {"chunks": 1, "added": 2, "seconds": 1.25},
+     "state": "done"},
     {"type": "revision", "id": 3, "time": "2024-07-02T10:00:00.000000Z", "command": "apply", "source": "<stdin>",
      "writer": None, "counts": {"updated": 1}, "state": "done"},
     {"type": "chunk", "id": 5, "hash": "b2:abc", "revision": 1, "source": "chat.jsonl", "message_ids": ["c1", "c2"],
@@ -143,14 +130,17 @@ HAND_MADE = [
     {"type": "version", "id": "m7", "chain": "m7", "op": "add", "text": "Zoë lives in Köln.", "speaker": "Zoë", "reason": None,
      "evidence": "Ich wohne in Köln", "revision": 1, "chunk": 5, "source": "chat.jsonl", "source_ids": ["c1"],
      "event_time": "2024-07-01T09:00:00Z", "created_at": "2024-07-01T10:00:00.000000Z"},
-    {"type": "version", "id": "m8", "chain": "m8", "op": "add", "text": "Zoë likes \"quoted\" things\tand tabs.", "speaker": None, "reason": None,
+    {"type": "version", "id": "m8", "chain": "m8", "op": "add", "text": "Zoë likes \"quoted\" things\tand tabs.", "speaker": None,
+     "reason": None,
      "evidence": None, "revision": 1, "chunk": 5, "source": "chat.jsonl", "source_ids": [], "event_time": None,
      "created_at": "2024-07-01T10:00:00.000000Z"},
-    {"type": "version", "id": "m9", "chain": "m7", "op": "update", "text": "Zoë lives in Köln-Ehrenfeld.", "speaker": "Zoë", "reason": "more precise",
+    {"type": "version", "id": "m9", "chain": "m7", "op": "update", "text": "Zoë lives in Köln-Ehrenfeld.", "speaker": "Zoë",
+     "reason": "more precise",
      "evidence": None, "revision": 3, "chunk": None, "source": "<stdin>", "source_ids": ["c9"], "event_time": None,
      "created_at": "2024-07-02T10:00:00.000000Z"},
     {"type": "retirement", "version": "m7", "revision": 3, "how": "updated", "successor": "m9", "reason": "more precise"},
-    {"type": "rejection", "id": 2, "revision": 1, "chunk": 5, "operation": {"op": "delete", "target": "m99", "reason": "ü"}, "reason": "no memory m99"},
+    {"type": "rejection", "id": 2, "revision": 1, "chunk": 5, "operation": {"op": "delete", "target": "m99", "reason": "ü"},
+     "reason": "no memory m99"},
 ]
 
 
@@ -272,11 +262,13 @@ def test_chunks_keep_their_lines_and_times_through_ingest_and_export(cli, home, 
     (lambda recs: recs + [{"type": "retirement", "version": "m9", "revision": 3, "how": "superseded", "successor": None, "reason": "gone"}],
      ["line 10", "chain m7 has no current version"]),
     # a 50,000-character fact with a NUL in it, from `apply` (not raw ingest)
-    (lambda recs: [r if r.get("id") != "m9" else {**r, "text": "x" * 50_000} for r in recs], ["line 7", "50000 characters", "limit is 2000"]),
+    (lambda recs: [r if r.get("id") != "m9" else {**r, "text": "x" * 50_000} for r in recs],
+     ["line 7", "50000 characters", "limit is 2000"]),
     (lambda recs: [r if r.get("id") != "m8" else {**r, "text": "Zoë\x00likes NULs"} for r in recs], ["line 6", "NUL"]),
     # a later version of m7's chain that says it is an add, and a chain that starts with an update
     (lambda recs: [r if r.get("id") != "m9" else {**r, "op": "add"} for r in recs], ["line 7", "m9", "says op 'add'", "not the first"]),
-    (lambda recs: [r if r.get("id") != "m8" else {**r, "op": "update"} for r in recs], ["line 6", "m8", "says op 'update'", "starts a chain"]),
+    (lambda recs: [r if r.get("id") != "m8" else {**r, "op": "update"} for r in recs],
+     ["line 6", "m8", "says op 'update'", "starts a chain"]),
 ])
 def test_an_export_breaking_the_chain_rules_imports_nothing(cli, home, monkeypatch, change, needles):
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import ALEX_JSONL
+from test_vector_codes import make_bank
 
 from hymem_cli.bank import codes, db, open_bank
 from hymem_cli.bank.search import search
-from test_vector_codes import make_bank
 
 
 def as_before_m008(path) -> None:
@@ -116,7 +117,7 @@ def test_float16_rescoring_keeps_the_exact_order_of_distinct_neighbours(tmp_path
 
 def test_the_cli_tells_each_phase_on_a_pipe(cli, home, monkeypatch):
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     as_before_m008(home / "bank.db")
     found = cli("search", "Sydney", "-f", "jsonl")
     assert found.exit_code == 0 and found.jsonl()

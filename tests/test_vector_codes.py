@@ -6,10 +6,11 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import ALEX_JSONL
 
 from hymem_cli.bank import codes, open_bank
-from hymem_cli.domain import Operation
 from hymem_cli.bank.search import SearchFilter, _exact_knn, _knn, search
+from hymem_cli.domain import Operation
 from hymem_cli.embed import HashEmbedder, to_blob
 
 WORDS = ("alex sam priya jordan mei seattle sydney lisbon kyoto tea coffee bakery marathon peanuts guitar pottery "
@@ -139,7 +140,8 @@ def test_a_bank_from_before_the_codes_gets_them(tmp_path):
     bank.conn.execute("DELETE FROM migrations WHERE name IN ('m002_vector_codes', 'm008_half_vectors')")
     bank.conn.close()
     again = open_bank(path)
-    assert [tuple(r) for r in again.conn.execute("SELECT * FROM versions_codes JOIN versions_f16 USING (version) ORDER BY version")] == [tuple(r) for r in expected]
+    rows = again.conn.execute("SELECT * FROM versions_codes JOIN versions_f16 USING (version) ORDER BY version")
+    assert [tuple(r) for r in rows] == [tuple(r) for r in expected]
     assert not again.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'versions_floats'").fetchone()
     again.conn.close()
 
@@ -201,7 +203,7 @@ def test_large_banks_rank_words_on_a_second_connection_alongside_vectors(big_ban
 
 def test_an_upgraded_bank_says_so_once(cli, home, monkeypatch):
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
-    first = cli("add", "--raw", "examples/alex.jsonl")
+    first = cli("add", "--raw", str(ALEX_JSONL))
     assert first.exit_code == 0 and "upgrading" not in first.stderr  # a new bank is made, not upgraded
     bank = open_bank(home / "bank.db")
     for table in ("versions_codes", "versions_f16", "versions_code_blocks"):

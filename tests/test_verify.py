@@ -2,28 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from hymem_cli.bank import open_bank
 from hymem_cli.bank.db import open_read_only
 from hymem_cli.bank.verify import Finding, stored_embed_model, verify, verify_path
-
-
-@pytest.fixture
-def bank_path(cli, home, monkeypatch):
-    """Revision 1: raw messages (m1..m12); revision 2: supersede m1 (m13), delete m4, add one (m14)."""
-    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
-    assert cli("add", "--raw", "examples/alex.jsonl").exit_code == 0
-    ops = [
-        {"op": "supersede", "target": "m1", "text": "Alex lives in Sydney.", "reason": "Alex moved."},
-        {"op": "delete", "target": "m4", "reason": "not a fact"},
-        {"op": "add", "text": "Alex works at Atlassian."},
-    ]
-    done = cli("apply", "-", input="".join(json.dumps(o) + "\n" for o in ops))
-    assert done.exit_code == 0, done.stderr
-    return home / "bank.db"
 
 
 def _verified(path) -> dict[str, Finding]:
@@ -52,9 +35,9 @@ def _raw_sql(path, *statements: str) -> None:
     conn.close()
 
 
-def test_a_healthy_bank_verifies_clean(bank_path):
-    checks = _verified(bank_path)
-    assert _failed(bank_path) == {}
+def test_a_healthy_bank_verifies_clean(bank):
+    checks = _verified(bank)
+    assert _failed(bank) == {}
     assert list(checks) == ["bank", "bank schema", "bank integrity", "chains: one current version", "chains: successors",
                             "chains: a current version or a deletion", "chains: retirements after their versions",
                             "chains: successors newer, no cycles", "chains: roots",
@@ -64,56 +47,56 @@ def test_a_healthy_bank_verifies_clean(bank_path):
     assert all(f.hint is None for f in checks.values())
 
 
-def test_two_current_versions_in_a_chain_are_named(bank_path):
-    _raw_sql(bank_path, "DELETE FROM retirements WHERE version = 1")  # m1 was superseded by m13
-    failed = _failed(bank_path)
+def test_two_current_versions_in_a_chain_are_named(bank):
+    _raw_sql(bank, "DELETE FROM retirements WHERE version = 1")  # m1 was superseded by m13
+    failed = _failed(bank)
     assert list(failed) == ["chains: one current version"]
     assert "m1 (2)" in failed["chains: one current version"].detail
     assert "hymem export" in failed["chains: one current version"].hint
 
 
-def test_a_dangling_successor_is_named(bank_path):
-    _raw_sql(bank_path, "PRAGMA foreign_keys = OFF", "UPDATE retirements SET successor = 999 WHERE version = 1")
-    failed = _failed(bank_path)
+def test_a_dangling_successor_is_named(bank):
+    _raw_sql(bank, "PRAGMA foreign_keys = OFF", "UPDATE retirements SET successor = 999 WHERE version = 1")
+    failed = _failed(bank)
     assert list(failed) == ["chains: successors"]
     assert "m1 -> m999" in failed["chains: successors"].detail
 
 
-def test_a_retirement_cycle_leaves_a_headless_chain_and_is_named(bank_path):
+def test_a_retirement_cycle_leaves_a_headless_chain_and_is_named(bank):
     """m1 was superseded by m13; retiring m13 with m1 as its successor closes a loop and leaves the fact without a head."""
-    _raw_sql(bank_path, "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (13, 2, 'superseded', 1, 'loop')")
-    failed = _failed(bank_path)
+    _raw_sql(bank, "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (13, 2, 'superseded', 1, 'loop')")
+    failed = _failed(bank)
     assert list(failed) == ["chains: a current version or a deletion", "chains: successors newer, no cycles"]
     assert "m1" in failed["chains: a current version or a deletion"].detail
     assert "m1" in failed["chains: successors newer, no cycles"].detail and "m13" in failed["chains: successors newer, no cycles"].detail
 
 
-def test_a_retirement_older_than_its_version_is_named(bank_path):
-    _raw_sql(bank_path, "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (14, 1, 'deleted', NULL, 'early')")
-    failed = _failed(bank_path)
+def test_a_retirement_older_than_its_version_is_named(bank):
+    _raw_sql(bank, "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (14, 1, 'deleted', NULL, 'early')")
+    failed = _failed(bank)
     assert list(failed) == ["chains: retirements after their versions"]
     assert "m14 (made in 2, retired in 1)" in failed["chains: retirements after their versions"].detail
 
 
-def test_a_missing_full_text_row_is_named(bank_path):
-    _raw_sql(bank_path, "INSERT INTO versions_fts (versions_fts, rowid, text) SELECT 'delete', id, text FROM versions WHERE id = 5")
-    failed = _failed(bank_path)
+def test_a_missing_full_text_row_is_named(bank):
+    _raw_sql(bank, "INSERT INTO versions_fts (versions_fts, rowid, text) SELECT 'delete', id, text FROM versions WHERE id = 5")
+    failed = _failed(bank)
     assert list(failed) == ["index: full-text"]
     assert failed["index: full-text"].detail == "13 index rows for 14 versions"
 
 
-def test_verify_on_a_read_only_connection_changes_nothing(bank_path):
-    before = bank_path.read_bytes()
-    conn = open_read_only(bank_path)
+def test_verify_on_a_read_only_connection_changes_nothing(bank):
+    before = bank.read_bytes()
+    conn = open_read_only(bank)
     try:
-        findings = verify(conn, bank_path)
+        findings = verify(conn, bank)
         with pytest.raises(Exception, match="readonly"):
             conn.execute("DELETE FROM retirements")
     finally:
         conn.close()
     assert [f.status for f in findings] == ["ok"] * len(findings)
-    assert bank_path.read_bytes() == before
-    assert stored_embed_model(bank_path) == "hash"
+    assert bank.read_bytes() == before
+    assert stored_embed_model(bank) == "hash"
 
 
 def test_no_bank_is_a_warning_and_nothing_is_created(tmp_path):

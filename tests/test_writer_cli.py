@@ -6,7 +6,7 @@ import json
 
 import pytest
 from conftest import one_error_line, snapshot
-from fakes import FakeServer, find_test_gguf, skip_or_fail_without_gguf
+from fakes import FakeServer
 
 CHAT = "Alex: I live in Seattle.\nSam: Nice, I love Seattle.\n"
 
@@ -69,16 +69,14 @@ def test_writer_server_down_changes_nothing(cli, home):
 
 
 @pytest.mark.llama
-def test_real_llama_pipeline_survives_the_small_model(cli, home, monkeypatch):
+def test_real_llama_pipeline_survives_the_small_model(cli, home, monkeypatch, packaged_gguf):
     """SmolLM2-135M through llama.cpp: loads, renders its template, answers grammar-valid JSON; the
     guards take whatever it says, and nothing malformed lands in the bank."""
-    if find_test_gguf() is None:
-        skip_or_fail_without_gguf()
     monkeypatch.setenv("HYMEM_WRITER_MAX_TOKENS", "160")
     monkeypatch.setenv("HYMEM_WRITER_N_CTX", "4096")
     monkeypatch.setenv("HYMEM_WRITER_THREADS", "1")
     chat = "Alex: I live in Seattle and I work as a nurse.\nSam: Nice, I love Seattle.\n"
-    run = cli("add", "--model", find_test_gguf(), "-", input=chat)
+    run = cli("add", "--model", packaged_gguf, "-", input=chat)
     assert run.exit_code == 0, run.stderr
     entry = cli("log", "-f", "json").json()[0]
     writer = entry["writer"]
@@ -96,5 +94,5 @@ def test_real_llama_pipeline_survives_the_small_model(cli, home, monkeypatch):
         assert set(hit["source_ids"]) <= {"LINE:1", "LINE:2"}
     # Re-running the same input changes nothing, without calling the model again.
     before = snapshot(home / "bank.db")
-    again = cli("add", "--model", find_test_gguf(), "-", input=chat)
+    again = cli("add", "--model", packaged_gguf, "-", input=chat)
     assert again.exit_code == 0 and snapshot(home / "bank.db") == before

@@ -25,7 +25,7 @@ SYDNEY = "Alex: Big news, I moved to Sydney last month.\nSam: Wow, congratulatio
 @pytest.fixture
 def bank(tmp_path):
     b = open_bank(tmp_path / "bank.db")
-    b.bind_embedder(get_embedder())
+    b.bind_embedder(get_embedder("hash"))  # the writer path, not the model, is under test
     return b
 
 
@@ -107,7 +107,8 @@ def test_unparseable_answer_is_recorded_not_dropped(bank, tmp_path):
 def test_older_evidence_cannot_supersede_newer_fact(bank, tmp_path):
     new = json.dumps({"id": "n1", "speaker": "Alex", "text": "I live in Sydney now.", "timestamp": "2024-06-01T10:00:00Z"}) + "\n"
     old = json.dumps({"id": "o1", "speaker": "Alex", "text": "I live in Seattle.", "timestamp": "2023-01-01T10:00:00Z"}) + "\n"
-    run(bank, tmp_path, "new.jsonl", new, [{"operations": [{"op": "add", "text": "Alex lives in Sydney.", "evidence": "I live in Sydney"}]}])
+    run(bank, tmp_path, "new.jsonl", new,
+        [{"operations": [{"op": "add", "text": "Alex lives in Sydney.", "evidence": "I live in Sydney"}]}])
 
     def stale(messages):
         return {"operations": [{"op": "supersede", "target": alias_of(messages, "Sydney"), "text": "Alex lives in Seattle.",
@@ -605,7 +606,8 @@ def test_a_fact_from_a_tools_output_alone_is_marked_as_the_tools(hashed, tmp_pat
                     '{"text": "a note on the build"}\n')
     ingest(hashed, open_sources([str(path)]), Given())
     assert dict(hashed.conn.execute("SELECT text, origin FROM versions")) == {
-        "The build passed.": "tool", "The build passed, Alex says.": None, "A note about the build.": None, "The tool quoted Alex.": "quoted"}
+        "The build passed.": "tool", "The build passed, Alex says.": None, "A note about the build.": None,
+                                                                              "The tool quoted Alex.": "quoted"}
 
 
 def test_one_ingest_is_one_revision_named_after_its_sources_and_its_mode(hashed, tmp_path):
@@ -731,7 +733,8 @@ def test_secrets_redacted_while_reading_add_to_those_the_processor_counted(hashe
     path.write_text("Alex: My password is hunter2hunter2, remember it.\n")
     processor = Counting()
     report = ingest(hashed, open_sources([str(path)], screen=processor.screen), processor)
-    assert {k: v for k, v in report.counts.items() if k.startswith("redacted")} == {"redacted": 2, "redacted.api-key": 1, "redacted.password": 1}
+    assert {k: v for k,
+            v in report.counts.items() if k.startswith("redacted")} == {"redacted": 2, "redacted.api-key": 1, "redacted.password": 1}
 
 
 def test_transcripts_that_grew_have_only_their_new_messages_stored(hashed, tmp_path):
