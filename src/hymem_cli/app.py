@@ -30,6 +30,7 @@ from hymem_cli.commands import (
     transfer,
     trust,
 )
+from hymem_cli.commands._context import closing_memories
 from hymem_cli.commands._style import HymemCommand, HymemGroup
 
 
@@ -68,7 +69,8 @@ def guarded(fn):
     @functools.wraps(fn)
     def run(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
+            with closing_memories():
+                return fn(*args, **kwargs)
         except HymemError as exc:
             if os.environ.get("HYMEM_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):  # HYMEM_DEBUG=0 is off
                 raise

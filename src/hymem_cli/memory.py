@@ -184,6 +184,12 @@ class Memory:
     def writer_loaded(self) -> bool:
         return False in self._writers
 
+    def reopen(self) -> None:
+        """Let go of the open bank, so the next operation opens the file the path names now (one moved over it)."""
+        if self._bank is not None:
+            self._bank.close()
+            self._bank = None
+
     def close(self) -> None:
         for raw in self._built:
             self._writers.pop(raw).close()
@@ -201,10 +207,11 @@ class Memory:
     # -- reading ------------------------------------------------------------------------------
 
     def search(self, query: str, limit: int | None = None, flt: SearchFilter | None = None, *, ask_server: bool | None = None,
-               min_score: float | None = None) -> list[dict]:
-        """Memories best matching `query` by words and by meaning, ranked as search.* says, none scoring below the
-        floor (search.min_score, or `min_score`). A running `hymem serve` for the bank answers first when
-        search.server (or `ask_server`) allows; else the search runs here."""
+               min_score: float | None = None, ranking: dict | None = None) -> list[dict]:
+        """Memories best matching `query` by words and by meaning, ranked as search.* says (changed by `ranking`, a
+        client's as `hymem serve` receives it), none scoring below the floor (search.min_score, or `min_score`). A
+        running `hymem serve` for the bank answers first when search.server (or `ask_server`) allows; else the search
+        runs here."""
         from hymem_cli.bank.search import Ranking, SearchFilter
         from hymem_cli.bank.search import search as search_bank
 
@@ -212,20 +219,20 @@ class Memory:
         bank.check_embedder(self.settings.embed.model)  # refused here whether a server answers or not
         flt = flt or SearchFilter()
         n = limit or self.settings.search.limit
-        ranking = Ranking.of(self.settings.search)
+        how = Ranking.of(self.settings.search).changed(ranking or {})
         if min_score is not None:
-            ranking = ranking.changed({"min_score": min_score})
+            how = how.changed({"min_score": min_score})
         if self.settings.search.server if ask_server is None else ask_server:
             from dataclasses import asdict
 
             from hymem_cli import server
 
-            hits = server.ask(bank.path, {"query": query, "limit": n, "filter": asdict(flt), **ranking.asdict()})
+            hits = server.ask(bank.path, {"query": query, "limit": n, "filter": asdict(flt), **how.asdict()})
             if hits is not None:
                 return hits
         if bank.embedder is None and bank.embed_model is not None:
             self.bind_embedder(bank)
-        return search_bank(bank, query, n, flt, ranking)
+        return search_bank(bank, query, n, flt, how)
 
     def check_revision(self, rev: int) -> int:
         return self.bank().check_revision(rev)

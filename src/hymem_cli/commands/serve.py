@@ -24,30 +24,25 @@ def serve(bank: BankOpt = None) -> None:
       hymem search "where does Alex live" -f jsonl
     """
     from hymem_cli import server
-    from hymem_cli.bank.search import Ranking, SearchFilter, search
+    from hymem_cli.bank.search import SearchFilter
 
     ctx = Context.start(bank=bank)
-    target = ctx.open_bank()
+    memory = ctx.memory
+    target = memory.bank()
     server.make_socket_dir(server.socket_path(target.path).parent)  # refused before the embedder loads, not after
     if target.embed_model is not None:
-        ctx.bind_embedder(target)
-        search(target, "warm up", 1)  # loads the vector codes of a large bank now, not on the first request
-
-    opened = {"bank": target, "file": _identity(target.path)}
+        memory.search("warm up", 1, ask_server=False)  # loads the embedder and a large bank's vector codes now
+    opened = {"file": _identity(target.path)}
 
     def answer(request: dict) -> list[dict]:
         now = _identity(target.path)
         if now is not None and now != opened["file"]:  # another file now has the name: read that one
-            old, opened["bank"], opened["file"] = opened["bank"], ctx.open_bank(), now
-            old.close()
+            memory.reopen()
+            opened["file"] = now
             ctx.out.info(f"{target.path} was replaced; opened the new file")
-        bank = opened["bank"]
-        if bank.embedder is None and bank.embed_model is not None:  # the bank got its first vectors since
-            ctx.bind_embedder(bank)
-        # The request's ranking, each of its values as the setting's type; a request from an older hymem names
-        # fewer of them, and the settings give the rest.
-        ranking = Ranking.of(ctx.settings.search).changed(request)
-        return search(bank, request["query"], int(request["limit"]), SearchFilter(**request["filter"]), ranking)
+        # The request's ranking, each value as the setting's type; a request from an older hymem names fewer of them,
+        # and the settings give the rest.
+        return memory.search(request["query"], int(request["limit"]), SearchFilter(**request["filter"]), ask_server=False, ranking=request)
 
     answered = server.serve(target, answer, on_ready=lambda path: ctx.out.info(f"serving {target.path} on {path}; Ctrl-C stops"))
     ctx.out.info(f"answered {answered} searches")
