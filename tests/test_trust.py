@@ -250,3 +250,11 @@ def test_every_search_key_is_one_a_project_may_set():
     """Search settings rank and filter what this user's own bank returns: none moves data or weakens a screen."""
     assert {k for k in config.KEYS if k.startswith("search.")} <= trust.PROJECT_SAFE
     assert not {k for k in trust.PROJECT_SAFE if k.split(".")[0] in ("writer", "screen", "bank", "model")} and "embed.model" not in trust.PROJECT_SAFE
+
+
+def test_a_path_is_shown_as_memory_text_is(cli, tmp_path, monkeypatch):
+    """A folder name with an escape sequence in it cannot drive the terminal through `hymem config path`."""
+    hostile = tmp_path / "x\x1b]0;owned\x07y"
+    monkeypatch.setenv("HYMEM_HOME", str(hostile))
+    shown = cli("config", "path", "--bank")
+    assert shown.exit_code == 0 and "\x1b" not in shown.stdout + shown.stderr and "\\x1b" in shown.stdout

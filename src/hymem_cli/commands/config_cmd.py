@@ -230,9 +230,9 @@ def path(
         if project_file is None:
             out.info("not in a hymem project: no .hymem/ here or above (`hymem init` makes one)")
             raise typer.Exit(1)
-        sys.stdout.write(f"{project_file}\n")
+        sys.stdout.write(_output.visible(str(project_file), breaks=False) + "\n")  # a path is shown as memory text is
         return
-    sys.stdout.write(f"{choice.path if bank else config.config_path()}\n")
+    sys.stdout.write(_output.visible(str(choice.path if bank else config.config_path()), breaks=False) + "\n")
     if project_file is not None and not bank:
         out.info(f"project config: {project_file} (overrides it)")
     out.info(f"bank: {choice.path} ({choice.detail})")
