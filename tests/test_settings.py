@@ -11,8 +11,10 @@ from hymem_cli import config
 from hymem_cli._errors import ConfigError
 
 
-def test_every_key_has_a_typed_field_of_its_default_type(home):
+def test_every_key_has_a_typed_field_of_its_default_type(home, monkeypatch):
+    monkeypatch.delenv("HYMEM_EMBED_MODEL")  # the fixture's test embedder: the defaults are under test here
     settings = config.load()
+    assert settings == config.defaults()
     for key, (default, _) in config.KEYS.items():
         value = settings.get(key)
         assert value == default and type(value) is type(default), key
