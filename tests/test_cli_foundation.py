@@ -89,10 +89,13 @@ def test_search_filters_and_batch(cli, real_embedder):  # which messages a query
     assert none.exit_code == 0 and none.jsonl() == []
 
     batch = cli("search", "-", "--limit", "2", "--format", "jsonl", input="sister peanuts\nhalf marathon time\n\n")
-    results = batch.jsonl()
-    assert [r["query"] for r in results] == ["sister peanuts"] * 2 + ["half marathon time"] * 2
-    assert "Priya" in results[0]["text"]
-    assert "1:52" in results[2]["text"] or "1:52" in results[3]["text"]
+    by_query: dict[str, list[str]] = {}
+    for r in batch.jsonl():
+        by_query.setdefault(r["query"], []).append(r["text"])
+    assert list(by_query) == ["sister peanuts", "half marathon time"]  # in order; the blank line asks nothing
+    assert all(1 <= len(texts) <= 2 for texts in by_query.values())  # --limit per query; the floor may keep fewer
+    assert "Priya" in by_query["sister peanuts"][0]
+    assert any("1:52" in text for text in by_query["half marathon time"])
 
 
 def test_formats_plain_and_json(cli, home):
