@@ -19,6 +19,7 @@ from hymem_cli.commands import (
     doctor,
     eval_cmd,
     history,
+    hook,
     init,
     mcp,
     model,
@@ -121,6 +122,7 @@ for name, fn in [
     ("reembed", reembed.reembed),
     ("doctor", doctor.doctor),
     ("eval", eval_cmd.eval_),
+    ("hook", hook.hook),
 ]:
     app.command(name, cls=Command)(guarded(fn))
 

@@ -49,6 +49,8 @@ KEYS: dict[str, tuple[object, str]] = {
     "screen.secrets": (True, "redact secrets (API keys, tokens, passwords, card numbers) before storing or sending text to the writer"),
     "bank.busy_timeout": (30.0, "seconds to wait for another hymem writing the same bank"),
     "model.repo": ("tencent/Hy-Memory-30B-A3B-GGUF", "Hugging Face repository `hymem model pull` uses by default"),
+    "hooks.briefing_tokens": (1500, "most tokens of memories an agent hook hands an agent when its session starts (hymem hook); 0: no briefing"),
+    "hooks.recall_tokens": (600, "most tokens of memories an agent hook adds to a prompt, those relevant to it above search.min_score; 0: none"),
 }
 
 
@@ -106,14 +108,14 @@ MINIMUM: dict[str, float] = {
     "search.limit": 1, "ingest.chunk_tokens": 16, "writer.n_ctx": 256, "writer.n_gpu_layers": -1, "writer.threads": 0,
     "writer.max_tokens": 1, "writer.timeout": 0.001, "writer.related": 0, "bank.busy_timeout": 0,
     "search.vector_weight": 0, "search.text_weight": 0, "search.sources_weight": 0, "search.speaker_weight": 0, "search.min_score": 0,
-    "embed.context": 0,
+    "embed.context": 0, "hooks.briefing_tokens": 0, "hooks.recall_tokens": 0,
 }
 # The most a count may be, wherever it is set: a config file cannot make hymem show the writer a whole bank
 # (writer.related) or wait for hours.
 MAXIMUM: dict[str, float] = {
     "search.limit": 1_000_000, "search.min_score": 1, "ingest.chunk_tokens": 131_072, "writer.n_ctx": 1_048_576, "writer.threads": 1024,
     "writer.max_tokens": 65_536, "writer.timeout": 3600, "writer.related": 64, "bank.busy_timeout": 3600,
-    "embed.context": 4096, "writer.n_gpu_layers": 100_000,
+    "embed.context": 4096, "writer.n_gpu_layers": 100_000, "hooks.briefing_tokens": 50_000, "hooks.recall_tokens": 50_000,
 }
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -287,8 +289,15 @@ class ModelSettings:
     repo: str
 
 
+@dataclass(frozen=True)
+class HooksSettings:
+    briefing_tokens: int
+    recall_tokens: int
+
+
 SECTIONS = {"bank": BankSettings, "embed": EmbedSettings, "search": SearchSettings, "ingest": IngestSettings,
-            "writer": WriterSettings, "screen": ScreenSettings, "model": ModelSettings}
+            "writer": WriterSettings, "screen": ScreenSettings, "model": ModelSettings,
+            "hooks": HooksSettings}
 
 
 @dataclass(frozen=True)
@@ -302,6 +311,7 @@ class Settings:
     writer: WriterSettings
     screen: ScreenSettings
     model: ModelSettings
+    hooks: HooksSettings
     sources: dict[str, str] = field(default_factory=dict)  # key -> default, file, project, env or flag
     ignored: tuple[str, ...] = ()  # keys the project's config sets that were not applied (untrusted)
     project: Path | None = None  # the nearest .hymem/, if any

@@ -398,3 +398,32 @@ class Memory:
         bank = self.bank()
         draft = forget(bank, memory, reason)
         return Change(draft, diff(bank, draft.id - 1, draft.id))
+
+    # -- for agents, unasked (hooks) ---------------------------------------------------------
+
+    def briefing(self, budget: int, *, pool: int = 500) -> tuple[str, list[dict]]:
+        """What an agent is told when its session starts: the bank's current memories, a person's own words first (their
+        profile and standing preferences), then the rest, each group newest first, none of a tool's output, framed as
+        data within `budget` tokens. The text and the memories it holds; ("", []) when there is no bank or nothing fits."""
+        from hymem_cli.framing import framed, own_words
+
+        if budget <= 0 or not self.bank_path.exists():
+            return "", []
+        current = [m for m in self.bank().current(pool) if m["origin"] != "tool"]
+        ranked = sorted(current, key=lambda m: not own_words(m))  # stable: newest first within each group
+        return framed("Memories hymem holds for this project (current versions only, newest first):", ranked, budget)
+
+    def recall(self, prompt: str, budget: int) -> tuple[str, list[dict]]:
+        """The current memories relevant to `prompt` (search, its relevance floor search.min_score applied), best first,
+        framed as data within `budget` tokens; ("", []) for a prompt nothing relevant answers, or no bank."""
+        from hymem_cli.framing import framed
+
+        if budget <= 0 or not prompt.strip() or not self.bank_path.exists():
+            return "", []
+        hits = [m for m in self.search(prompt) if m.get("status", "current") == "current"]
+        return framed("Memories hymem holds that may bear on this prompt (best match first):", hits, budget)
+
+    def capture(self, transcript: str, input_format: str | None = None) -> AddResult:
+        """Store an agent's session log as it is (raw messages, no writer): a log that grew since it was last stored
+        adds only its new messages."""
+        return self.add(self.open_sources([transcript], input_format), raw=True)

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 
 from hymem_cli._errors import InputError, UsageError
 from hymem_cli.domain import Message, Operation, Proposal, Rejection, memory_id
+from hymem_cli.framing import own_words, voice  # noqa: F401 - own_words: re-exported, the service's public word
 from hymem_cli.screen import Redactor, Screen
-from hymem_cli.screen.provenance import AGENT, ASSISTANT_NAMES, TOOL_SPEAKERS
+from hymem_cli.screen.provenance import AGENT
 
 if TYPE_CHECKING:
     from hymem_cli.bank import Bank
@@ -189,24 +190,6 @@ class MemoryService:
             raise InputError(f"refused: the text reads as an instruction to the agent ({hit.kind}), not a fact",
                              hint="state a fact about the user or the project, in the third person")
         return screen.redact(text)[0]
-
-
-def voice(speaker: str | None) -> str | None:
-    """Whose words a message is, as an origin: None for a person's own (a named speaker, the user), "agent" for the
-    agent's (no speaker at all, or an assistant role), "tool" for a tool's or the system's."""
-    name = (speaker or "").strip().casefold()
-    if name in TOOL_SPEAKERS:  # "system" too, as ingest marks it
-        return "tool"
-    if not name or name in ASSISTANT_NAMES:
-        return AGENT
-    return None
-
-
-def own_words(memory: dict) -> bool:
-    """True when a memory is what a person said in their own words: origin "said" and a speaker who is not the agent
-    or a tool. Everything else (an agent's text, a tool's output, a quote, a document, a fact of several speakers) is not
-    the user's word and never a rule the user set."""
-    return memory.get("origin") in (None, "said") and voice(memory.get("speaker")) is None
 
 
 class Attributed:

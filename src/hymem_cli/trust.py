@@ -20,6 +20,7 @@ PROJECT_SAFE = frozenset({
     "search.limit", "search.fusion", "search.vector_weight", "search.text_weight", "search.newer_first",
     "search.sources_weight", "search.speaker_updates", "search.speaker_weight", "search.server", "search.min_score",
     "ingest.chunk_tokens", "embed.onnx", "embed.context", "embed.date",
+    "hooks.briefing_tokens", "hooks.recall_tokens",  # how much context, within config.MAXIMUM: moves no data, weakens no screen
 })
 
 # embed.model from a project, even a trusted one, is one of the packaged models by name: never a path, which

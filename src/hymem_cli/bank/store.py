@@ -146,6 +146,11 @@ class Bank:
         ).fetchone()
         return row[0] if row else None
 
+    def current(self, limit: int) -> list[dict]:
+        """Up to `limit` current versions, the latest revision's first (an agent's briefing picks from them)."""
+        rows = self.conn.execute(VERSION_SELECT + " WHERE r.version IS NULL ORDER BY v.revision DESC, v.id DESC LIMIT ?", (limit,))
+        return [version_dict(row) for row in rows]
+
     def code_index(self) -> codes.BinaryCodes:
         """The in-memory codes of this bank's vectors (bank/codes.py), made on first use and kept with the bank."""
         if self.codes is None:
