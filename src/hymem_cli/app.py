@@ -21,6 +21,7 @@ from hymem_cli.commands import (
     history,
     hook,
     init,
+    install,
     mcp,
     model,
     reembed,
@@ -123,6 +124,7 @@ for name, fn in [
     ("doctor", doctor.doctor),
     ("eval", eval_cmd.eval_),
     ("hook", hook.hook),
+    ("install", install.install),
 ]:
     app.command(name, cls=Command)(guarded(fn))
 

@@ -1,0 +1,43 @@
+"""`hymem install claude-code`: wire hymem's MCP server and hooks into Claude Code's settings (user or project scope)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hymem_cli import _output, install as installer
+from hymem_cli.commands._options import FormatOpt
+
+COLUMNS = [("file", "file"), ("change", "change")]
+
+
+def install(
+    agent: Annotated[str, typer.Argument(help="The agent to wire hymem into: claude-code.", show_default=False)],
+    project: Annotated[bool, typer.Option("--project", help="This project's files (.claude/settings.json, .mcp.json) instead of your user's (~/.claude/settings.json, ~/.claude.json).")] = False,
+    uninstall: Annotated[bool, typer.Option("--uninstall", help="Take out exactly what install added.")] = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """Wire `hymem mcp` and the `hymem hook` hooks into Claude Code's settings, and print each file's change.
+
+    Adds a SessionStart hook (a briefing of the project's memories), a UserPromptSubmit hook (the memories
+    relevant to each prompt), Stop, PreCompact and SessionEnd hooks that store the session log in the
+    background, and an MCP server named hymem. User scope: ~/.claude/settings.json and ~/.claude.json;
+    --project: .claude/settings.json and .mcp.json in the working directory. A second run changes nothing;
+    everything else in the files is kept; an MCP server named hymem that you made is left as it is.
+    --uninstall takes out what install added, and a file nobody else changed since gets its first bytes
+    back. CLAUDE.md is never touched.
+
+    Examples:
+
+      hymem install claude-code --project && git diff .claude/settings.json
+
+      hymem install claude-code -f jsonl | jq -r 'select(.change != "unchanged") | .file'
+
+      hymem install claude-code --uninstall
+    """
+    root = Path.cwd() if project else None
+    changes = installer.uninstall(agent, root) if uninstall else installer.install(agent, root)
+    records = [{"file": str(c.path), "change": c.what or "unchanged"} for c in changes]
+    _output.emit(records, fmt, COLUMNS, plain=lambda r: f"{r['file']}: {r['change']}")
