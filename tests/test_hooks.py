@@ -1,0 +1,153 @@
+"""`hymem hook claude-code|codex`, run as the agent runs it: a process with the hook's JSON on stdin.
+
+The payloads follow Claude Code's hooks reference (code.claude.com/docs/en/hooks, the Claude Code 2.x format: common
+fields session_id, transcript_path, cwd, permission_mode, hook_event_name; `source` and `model` for SessionStart, `prompt`
+for UserPromptSubmit, `stop_hook_active` for Stop, `trigger` for PreCompact, `reason` for SessionEnd); the answer is the
+documented `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ALEX_JSONL, SYDNEY, snapshot
+from hymem_cli import hooks
+from hymem_cli.framing import NOTICE
+
+SESSION_LOG = Path(__file__).parent / "data" / "claude-code-session.jsonl"
+LOOSE_BUDGET_S = 30  # a loaded CI machine; bench/hook_latency.py measures the real figures
+
+
+def payload(event: str, cwd: Path, transcript: Path | None = None, **extra: object) -> dict:
+    base = {"session_id": "7c1f2e9a-4b3d-4e8f-9a21-5d6c7b8e9f01", "transcript_path": str(transcript or cwd / "session.jsonl"),
+            "cwd": str(cwd), "permission_mode": "default", "hook_event_name": event}
+    fields = {"SessionStart": {"source": "startup", "model": "claude-sonnet-4-5"}, "Stop": {"stop_hook_active": False},
+              "PreCompact": {"trigger": "auto", "custom_instructions": ""}, "SessionEnd": {"reason": "prompt_input_exit"}}
+    return {**base, **fields.get(event, {}), **extra}
+
+
+def run_hook(data: dict | str, agent: str = "claude-code", env: dict | None = None) -> tuple[subprocess.CompletedProcess, float]:
+    text = data if isinstance(data, str) else json.dumps(data)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "hymem_cli", "hook", agent], input=text.encode("utf-8"), capture_output=True,
+                          timeout=120, env={**os.environ, **(env or {})}, cwd=Path(__file__).parent)
+    return done, time.perf_counter() - start
+
+
+def context_of(done: subprocess.CompletedProcess, event: str) -> str:
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert set(answer) == {"hookSpecificOutput"}
+    assert set(answer["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}
+    assert answer["hookSpecificOutput"]["hookEventName"] == event
+    return answer["hookSpecificOutput"]["additionalContext"]
+
+
+def log_lines(home: Path) -> list[str]:
+    path = home / hooks.LOG_NAME
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+def test_session_start_briefs_the_current_memories_and_none_superseded(bank, home, tmp_path):
+    done, elapsed = run_hook(payload("SessionStart", tmp_path))
+    context = context_of(done, "SessionStart")
+    assert elapsed < LOOSE_BUDGET_S
+    assert NOTICE in context  # framed as data, as MCP frames it
+    assert SYDNEY in context and "[m13]" in context and "Alex works at Atlassian." in context
+    assert "I live in Seattle" not in context and "[m1]" not in context  # m1 was superseded by m13
+    assert "[m4]" not in context  # deleted
+    lines = [line for line in context.splitlines() if line.startswith("- [m")]
+    assert lines and all("own_words=" in line and "origin=" in line and "speaker=" in line for line in lines)
+    own = [("own_words=true" in line) for line in lines]
+    assert own == sorted(own, reverse=True)  # a person's own words first
+    assert log_lines(home) == []
+
+
+def test_the_briefing_keeps_to_its_token_budget(bank, home, tmp_path):
+    full = context_of(run_hook(payload("SessionStart", tmp_path))[0], "SessionStart")
+    small = context_of(run_hook(payload("SessionStart", tmp_path), env={"HYMEM_HOOKS_BRIEFING_TOKENS": "220"})[0], "SessionStart")
+    assert len(small) < len(full)
+    assert len(small) <= 220 * 4 and "- [m" in small
+    done, _ = run_hook(payload("SessionStart", tmp_path), env={"HYMEM_HOOKS_BRIEFING_TOKENS": "0"})
+    assert done.returncode == 0 and done.stdout == b""
+
+
+def test_a_prompt_about_a_stored_fact_gets_it_back_and_an_unrelated_one_gets_nothing(bank, home, tmp_path):
+    done, elapsed = run_hook(payload("UserPromptSubmit", tmp_path, prompt="Is Alex pescatarian? Any recipe ideas?"))
+    context = context_of(done, "UserPromptSubmit")
+    assert elapsed < LOOSE_BUDGET_S
+    assert "pescatarian" in context and NOTICE in context
+    unrelated, _ = run_hook(payload("UserPromptSubmit", tmp_path, prompt="Refactor the quaternion interpolation kernel"))
+    assert unrelated.returncode == 0 and unrelated.stdout == b""  # no context at all, not an empty briefing
+    assert log_lines(home) == []
+
+
+def test_stop_stores_the_session_logs_messages_without_a_writer_and_only_new_ones_again(home, tmp_path):
+    log = tmp_path / "session.jsonl"
+    lines = SESSION_LOG.read_text(encoding="utf-8").splitlines(keepends=True)
+    log.write_text("".join(lines[:3]), encoding="utf-8")
+    done, elapsed = run_hook(payload("Stop", tmp_path, log))
+    assert done.returncode == 0 and done.stdout == b"", done.stderr
+    assert elapsed < LOOSE_BUDGET_S
+    stored = snapshot(home / "bank.db")["versions"]
+    assert any("Fly.io" in str(row) for row in stored)
+    first = len(stored)
+
+    run_hook(payload("PreCompact", tmp_path, log))  # the same log again: nothing new
+    assert len(snapshot(home / "bank.db")["versions"]) == first
+    log.write_text("".join(lines), encoding="utf-8")  # the session went on
+    done, _ = run_hook(payload("SessionEnd", tmp_path, log))
+    assert done.returncode == 0 and done.stdout == b""
+    assert len(snapshot(home / "bank.db")["versions"]) > first
+    assert log_lines(home) == []
+
+
+def test_stop_never_waits_for_a_configured_writer(home, tmp_path):
+    """A writer is configured (one that is not there): capture stores the raw messages and never calls it."""
+    log = tmp_path / "session.jsonl"
+    shutil.copy(SESSION_LOG, log)
+    writer = {"HYMEM_WRITER_BACKEND": "openai", "HYMEM_WRITER_BASE_URL": "http://127.0.0.1:9/v1", "HYMEM_WRITER_MODEL": "hy-memory"}
+    done, _ = run_hook(payload("Stop", tmp_path, log), env=writer)
+    assert done.returncode == 0 and done.stdout == b""
+    assert snapshot(home / "bank.db")["versions"]
+    assert log_lines(home) == []
+
+
+def test_codex_payloads_are_answered_the_same_way(bank, home, tmp_path):
+    context = context_of(run_hook(payload("SessionStart", tmp_path), agent="codex")[0], "SessionStart")
+    assert SYDNEY in context
+
+
+@pytest.mark.parametrize("case", ["not json", "untrusted project", "broken bank", "missing log", "unknown agent"])
+def test_a_failure_answers_nothing_exits_0_and_logs_one_line(case, home, tmp_path, cli):
+    data: dict | str = payload("SessionStart", tmp_path)
+    agent = "claude-code"
+    if case == "not json":
+        data = "{not json"
+    elif case == "untrusted project":
+        clone = tmp_path / "clone"
+        (clone / ".hymem").mkdir(parents=True)
+        assert cli("add", "--raw", "--bank", str(clone / ".hymem" / "bank.db"), str(ALEX_JSONL)).exit_code == 0
+        data = payload("UserPromptSubmit", clone, prompt="Where does Alex live?")
+    elif case == "broken bank":
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "bank.db").write_bytes(b"this is not a SQLite file" * 100)
+    elif case == "missing log":
+        data = payload("Stop", tmp_path, tmp_path / "gone.jsonl")
+    else:
+        agent = "cursor"
+    done, _ = run_hook(data, agent=agent)
+    assert done.returncode == 0
+    assert done.stdout == b""
+    logged = log_lines(home)
+    assert len(logged) == 1, logged
+    if case == "untrusted project":
+        assert "not trusted" in logged[0]
