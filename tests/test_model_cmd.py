@@ -120,8 +120,8 @@ def test_info_on_the_packaged_smollm2_says_it_loads(cli, home, packaged_gguf):
     assert done.stderr == ""  # llama.cpp's log stays off the terminal
 
 
-def test_info_of_an_unknown_model_is_not_found(cli, models_dir):
-    one_error_line(cli("model", "info", "nothing-here"), 4, "no model", "nothing-here")
+def test_info_of_an_unknown_model_is_an_input_error(cli, models_dir):
+    one_error_line(cli("model", "info", "nothing-here"), 3, "no model", "nothing-here")  # 4 is for memory ids and revisions
 
 
 def test_info_of_a_truncated_file_is_a_writer_error(cli, models_dir):
@@ -170,7 +170,7 @@ def test_rm_refuses_packaged_models_and_files_outside_the_models_dir(cli, models
     outside.write_bytes(toy_gguf())
     one_error_line(cli("model", "rm", str(outside), "--yes"), 2, "not in the models directory")
     assert outside.exists()
-    one_error_line(cli("model", "rm", "absent.gguf", "--yes"), 4, "no model")
+    one_error_line(cli("model", "rm", "absent.gguf", "--yes"), 3, "no model")
 
 
 # -- pull through a fake hub --------------------------------------------------------------------------

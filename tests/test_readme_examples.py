@@ -24,7 +24,6 @@ CANNOT_RUN = {
     "tail -f": "never ends by design (tests/test_first_hour.py stops one with Ctrl-C)",
     "hymem serve &": "starts a server (tests/test_serve.py)",
     "config edit": "opens an editor",
-    "ssh host": "needs another machine",
     "doctor --load --bank work.db": "loads a configured local writer",
     "model pull": "downloads from the Hugging Face Hub",
     "model rm Hy-Memory": "needs a pulled model",
