@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import ALEX_JSONL, SYDNEY, snapshot
+
 from hymem_cli import hooks
 from hymem_cli.framing import NOTICE
 
@@ -34,10 +34,13 @@ def payload(event: str, cwd: Path, transcript: Path | None = None, **extra: obje
     return {**base, **fields.get(event, {}), **extra}
 
 
-def run_hook(data: dict | str, agent: str = "claude-code", env: dict | None = None) -> tuple[subprocess.CompletedProcess, float]:
+def run_hook(data: dict | str, agent: str = "claude-code", env: dict | None = None,
+             module: str = "hymem_cli") -> tuple[subprocess.CompletedProcess, float]:
+    """`hymem hook AGENT` (or, with module hymem_cli.hooks, the command `hymem install` writes) with `data` on stdin."""
     text = data if isinstance(data, str) else json.dumps(data)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "hymem_cli", "hook", agent], input=text.encode("utf-8"), capture_output=True,
+    command = [sys.executable, "-m", module, *(["hook"] if module == "hymem_cli" else []), agent]
+    done = subprocess.run(command, input=text.encode("utf-8"), capture_output=True,
                           timeout=120, env={**os.environ, **(env or {})}, cwd=Path(__file__).parent)
     return done, time.perf_counter() - start
 
@@ -124,6 +127,16 @@ def test_stop_never_waits_for_a_configured_writer(home, tmp_path):
 def test_codex_payloads_are_answered_the_same_way(bank, home, tmp_path):
     context = context_of(run_hook(payload("SessionStart", tmp_path), agent="codex")[0], "SessionStart")
     assert SYDNEY in context
+
+
+def test_the_installed_command_answers_as_hymem_hook_does(bank, home, tmp_path):
+    """What `hymem install` writes (python -m hymem_cli.hooks AGENT, without the CLI's start-up) answers the same."""
+    for data, event in ((payload("SessionStart", tmp_path), "SessionStart"),
+                        (payload("UserPromptSubmit", tmp_path, prompt="Is Alex pescatarian?"), "UserPromptSubmit")):
+        fast = context_of(run_hook(data, module="hymem_cli.hooks")[0], event)
+        assert fast == context_of(run_hook(data)[0], event)
+    done, _ = run_hook("{not json", module="hymem_cli.hooks")
+    assert done.returncode == 0 and done.stdout == b"" and len(log_lines(home)) == 1
 
 
 @pytest.mark.parametrize("case", ["not json", "untrusted project", "broken bank", "missing log", "unknown agent"])

@@ -11,7 +11,8 @@ import pytest
 from hymem_cli import install as installer
 
 # A user's own settings, formatted as a person formats them (four spaces, a compact line, no final newline).
-USER_SETTINGS = b'{\n    "model": "opus",\n    "permissions": {"allow": ["Bash(npm test)"]},\n    "hooks": {\n        "Stop": [\n            {"hooks": [{"type": "command", "command": "notify-send done"}]}\n        ]\n    }\n}'
+USER_SETTINGS = (b'{\n    "model": "opus",\n    "permissions": {"allow": ["Bash(npm test)"]},\n    "hooks": {\n        "Stop": [\n'
+                 b'            {"hooks": [{"type": "command", "command": "notify-send done"}]}\n        ]\n    }\n}')
 USER_CLAUDE_JSON = b'{\n  "numStartups": 42,\n  "mcpServers": {\n    "github": {"type": "stdio", "command": "gh-mcp", "args": []}\n  }\n}\n'
 CLAUDE_MD = b"# Project rules\n\nUse tabs.\n"
 
@@ -53,8 +54,10 @@ def test_user_scope_install_keeps_the_users_content_and_a_second_run_changes_not
     assert settings["model"] == "opus" and settings["permissions"] == {"allow": ["Bash(npm test)"]}
     commands = hook_commands(settings)
     assert set(commands) == set(installer.HOOK_EVENTS)
-    assert commands["Stop"][0] == "notify-send done" and commands["Stop"][1].endswith("hook claude-code")  # theirs first, kept
-    assert all(len(c) == 1 and c[0].endswith("hook claude-code") for e, c in commands.items() if e != "Stop")
+    ours = installer.hook_command("claude-code")
+    assert ours.endswith(" -m hymem_cli.hooks claude-code")
+    assert commands["Stop"] == ["notify-send done", ours]  # theirs first, kept
+    assert all(c == [ours] for e, c in commands.items() if e != "Stop")
     stop = settings["hooks"]["Stop"][1]["hooks"][0]
     assert stop["async"] is True and "async" not in settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]
     servers = json.loads((fake_home / ".claude.json").read_text())

@@ -99,3 +99,18 @@ def _log(agent: str, event: str, cwd: object, exc: BaseException) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         with os.fdopen(fd, "a", encoding="utf-8") as log:
             log.write(line + "\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m hymem_cli.hooks AGENT`: the hook without the CLI's start-up (about 150 ms less); `hymem install` writes it."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    answer = respond(args[0] if args else "?", sys.stdin.buffer.read())
+    if answer:
+        sys.stdout.write(answer + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,7 +1,8 @@
 """`hymem install claude-code`: wire `hymem mcp` and `hymem hook` into Claude Code's own settings files, and take them out.
 
 What it adds, and nothing else: one matcher group per hook event (SessionStart, UserPromptSubmit: answered at once;
-Stop, PreCompact, SessionEnd: run in the background, `async`) whose only hook is the `hymem hook claude-code` command, in
+Stop, PreCompact, SessionEnd: run in the background, `async`) whose only hook is hymem's hook for Claude Code (what
+`hymem hook claude-code` runs, started as `PYTHON -m hymem_cli.hooks claude-code`), in
 `~/.claude/settings.json` (user scope) or `.claude/settings.json` (project scope); and an `mcpServers.hymem` entry running
 `hymem mcp`, in `~/.claude.json` (user scope) or `.mcp.json` (project scope). A second install finds them there and
 changes nothing; an `mcpServers.hymem` the user made is left alone. The user's instruction files (CLAUDE.md) are never
@@ -40,6 +41,12 @@ class Change:
     what: str | None
 
 
+def hook_command(agent: str) -> str:
+    """The hook as the agent runs it: this Python running hymem's hook module directly (no PATH needed, and without the
+    CLI's start-up: every prompt waits for it)."""
+    return f"{shlex.quote(sys.executable)} -m hymem_cli.hooks {agent}"
+
+
 def hymem_command() -> str:
     """How the agent starts hymem: `hymem` when it is on PATH, else this Python running the package."""
     if shutil.which("hymem"):
@@ -53,7 +60,8 @@ def hymem_command() -> str:
 def paths(agent: str, project: Path | None) -> tuple[Path, Path]:
     """(the settings file that holds hooks, the file that holds MCP servers) for user scope, or `project`'s."""
     if agent not in AGENTS:
-        raise UsageError(f"cannot install for {agent!r} yet", hint=f"use one of: {', '.join(AGENTS)}; for Codex, see the README's manual recipe")
+        raise UsageError(f"cannot install for {agent!r} yet",
+                         hint=f"use one of: {', '.join(AGENTS)}; for Codex, see the README's manual recipe")
     if project is not None:
         return project / ".claude" / "settings.json", project / ".mcp.json"
     home = Path(os.environ.get("HOME") or Path.home())
@@ -63,7 +71,7 @@ def paths(agent: str, project: Path | None) -> tuple[Path, Path]:
 def install(agent: str, project: Path | None = None) -> list[Change]:
     settings, servers = paths(agent, project)
     command = hymem_command()
-    return [_edit(settings, lambda doc: _add_hooks(doc, f"{command} hook {agent}")),
+    return [_edit(settings, lambda doc: _add_hooks(doc, hook_command(agent))),
             _edit(servers, lambda doc: _add_server(doc, command))]
 
 
@@ -81,7 +89,9 @@ def _ours(group: object, agent: str) -> bool:
         return False
     hook = group["hooks"][0]
     command = hook.get("command") if isinstance(hook, dict) else None
-    return isinstance(command, str) and command.endswith(f" hook {agent}") and "hymem" in command
+    if not isinstance(command, str):
+        return False
+    return command.endswith(f" -m hymem_cli.hooks {agent}") or (command.endswith(f" hook {agent}") and "hymem" in command)
 
 
 def _add_hooks(doc: dict, command: str) -> str | None:
@@ -132,8 +142,9 @@ def _server(command: str) -> dict:
 def _is_our_server(entry: object) -> bool:
     if not isinstance(entry, dict) or set(entry) != {"type", "command", "args"}:
         return False
-    return entry["type"] == "stdio" and isinstance(entry["args"], list) and entry["args"][-1:] == ["mcp"] and isinstance(entry["command"], str) \
-        and (Path(entry["command"]).name == "hymem" or entry["args"][-3:] == ["-m", "hymem_cli", "mcp"])
+    if entry["type"] != "stdio" or not isinstance(entry["args"], list) or not isinstance(entry["command"], str):
+        return False
+    return entry["args"][-1:] == ["mcp"] and (Path(entry["command"]).name == "hymem" or entry["args"][-3:] == ["-m", "hymem_cli", "mcp"])
 
 
 def _add_server(doc: dict, command: str) -> str | None:

@@ -28,7 +28,7 @@ def hook(
 
       echo '{"hook_event_name": "SessionStart", "source": "startup", "cwd": "."}' | hymem hook claude-code
 
-      echo '{"hook_event_name": "UserPromptSubmit", "prompt": "where does Alex live?", "cwd": "."}' | hymem hook claude-code | jq -r .hookSpecificOutput.additionalContext
+      echo '{"hook_event_name": "UserPromptSubmit", "prompt": "where is Alex?"}' | hymem hook claude-code | jq -r .[].additionalContext
     """
     answer = hooks.respond(agent, sys.stdin.buffer.read())
     if answer:

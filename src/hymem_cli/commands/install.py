@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from hymem_cli import _output, install as installer
+from hymem_cli import _output
+from hymem_cli import install as installer
 from hymem_cli.commands._options import FormatOpt
 
 COLUMNS = [("file", "file"), ("change", "change")]
@@ -15,7 +16,9 @@ COLUMNS = [("file", "file"), ("change", "change")]
 
 def install(
     agent: Annotated[str, typer.Argument(help="The agent to wire hymem into: claude-code.", show_default=False)],
-    project: Annotated[bool, typer.Option("--project", help="This project's files (.claude/settings.json, .mcp.json) instead of your user's (~/.claude/settings.json, ~/.claude.json).")] = False,
+    project: Annotated[bool, typer.Option("--project", help=(
+        "This project's files (.claude/settings.json, .mcp.json) instead of your user's "
+        "(~/.claude/settings.json, ~/.claude.json)."))] = False,
     uninstall: Annotated[bool, typer.Option("--uninstall", help="Take out exactly what install added.")] = False,
     fmt: FormatOpt = None,
 ) -> None:
