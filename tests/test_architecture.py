@@ -21,8 +21,9 @@ def unit_of(module: str) -> str | None:
     return parts[1]
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every hymem_cli module `path` imports, at the top or inside functions (lazy imports count too)."""
+def imports_of(path: Path, modules: set[str] | None = None) -> set[str]:
+    """Every hymem_cli module `path` imports, at the top or inside functions (lazy imports count too). With `modules`,
+    `from hymem_cli.bank import codes` names the module hymem_cli.bank.codes only; without, the package as well."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = ".".join(("hymem_cli", *path.relative_to(PACKAGE).with_suffix("").parts[:-1]))
     found = set()
@@ -32,9 +33,11 @@ def imports_of(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
-            found.add(base)
-            found |= {f"{base}.{a.name}" for a in node.names}  # `from hymem_cli import config` names a module
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            for alias in node.names:  # `from hymem_cli import config` names a module
+                full = f"{base}.{alias.name}"
+                found |= {base, full} if modules is None else {full if full in modules else base}
     return {m for m in found if m.startswith("hymem_cli")}
 
 
@@ -84,23 +87,7 @@ def module_graph() -> dict[str, set[str]]:
     `from hymem_cli.bank import Bank` is an edge to the package's __init__; `from hymem_cli.bank import codes` is one
     to the module hymem_cli.bank.codes only."""
     modules = {module_of(p): p for p in PACKAGE.rglob("*.py")}
-    graph: dict[str, set[str]] = {}
-    for name, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        targets: set[str] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                targets |= {a.name for a in node.names}
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = package.split(".")
-                    base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
-                for alias in node.names:
-                    targets.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
-        graph[name] = {m for m in targets if m in modules} - {name}
-    return graph
+    return {name: (imports_of(path, set(modules)) & set(modules)) - {name} for name, path in modules.items()}
 
 
 def tangles(graph: dict[str, set[str]]) -> set[frozenset[str]]:

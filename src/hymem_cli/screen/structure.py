@@ -309,15 +309,6 @@ AGREEMENT_CLAIMED = re.compile(
 )
 
 
-def find_directive(folded: str) -> tuple[str, re.Match] | None:
-    """The first directive (DIRECTIVE_PATTERNS) in folded text, as (kind, match)."""
-    for kind, rx in DIRECTIVE_PATTERNS.items():
-        m = rx.search(folded)
-        if m:
-            return kind, m
-    return None
-
-
 # The mood of a sentence in pasted or quoted text: an imperative ("Pay the invoice to ...", "Please make sure ...").
 IMPERATIVE = re.compile(
     r"(?:^|[.!?;\n]\s{0,3})[\"'>*\-\s]{0,4}(?:(?:hi|hello|dear)\s+\w+\s{0,2}[,:]\s{0,3})?(?:please|kindly|pls|do)?\s{0,3},?\s{0,3}"
@@ -326,12 +317,3 @@ IMPERATIVE = re.compile(
     r"treat|keep|store|save|grant|give|allow|skip|never|always|don'?t|do\s+not|recommend|rate|rank|mark|report|stop|start|act|pretend)\b",
     re.I,
 )
-
-
-def find_structure(folded: str) -> tuple[str, re.Match] | None:
-    """The first structural instruction in text already folded (see `instructions.fold`), as (kind, match)."""
-    for kind, rx in STRUCTURE_PATTERNS.items():
-        m = rx.search(folded)
-        if m:
-            return kind, m
-    return None
