@@ -10,6 +10,7 @@ from typing import Sequence
 
 from hymem_cli import embed_copy
 
+
 def available() -> bool:
     """onnxruntime and tokenizers can be imported (checked without importing them)."""
     import importlib.util

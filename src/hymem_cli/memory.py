@@ -21,12 +21,12 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from hymem_cli.bank import Bank
-    from hymem_cli.bank.transfer import ExportFile
-    from hymem_cli.domain import Operation
     from hymem_cli.bank.memory_text import MemoryText
     from hymem_cli.bank.revert import RevertPlan
     from hymem_cli.bank.search import SearchFilter
     from hymem_cli.bank.store import RevisionDraft
+    from hymem_cli.bank.transfer import ExportFile
+    from hymem_cli.domain import Operation
     from hymem_cli.ingest.pipeline import ChunkProcessor, IngestReport
     from hymem_cli.ingest.sources import Source
     from hymem_cli.screen import Screen

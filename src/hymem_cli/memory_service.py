@@ -26,9 +26,9 @@ from hymem_cli.screen.provenance import AGENT
 
 if TYPE_CHECKING:
     from hymem_cli.bank import Bank
-    from hymem_cli.memory import Memory
     from hymem_cli.domain import Chunk
     from hymem_cli.ingest.pipeline import ChunkProcessor, MemoryBank
+    from hymem_cli.memory import Memory
 
 DEFAULT_SOURCE = "mcp"
 MAX_LIMIT = 100  # results per search or log call: an agent's context is the limit, not the bank

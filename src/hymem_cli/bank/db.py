@@ -15,6 +15,7 @@ from hymem_cli.bank import schema
 from hymem_cli.bank.migrations import MIGRATIONS
 from hymem_cli.bank.sqlite import MIGRATIONS_TABLE, sqlite_module, vec_extension  # noqa: F401 - the names callers know db by
 
+
 def check_path(path: Path) -> None:
     """Refuse what is no place for a bank, before SQLite touches it (or creates files beside it)."""
     if path.is_symlink() and not path.exists():

@@ -11,7 +11,6 @@ from hymem_cli import config
 from hymem_cli._output import Output, UpgradeProgress
 from hymem_cli.memory import Memory
 
-
 # The memories the running command made, closed when it ends (app.guarded): its bank is checkpointed and let go, and
 # a loaded writer freed, whether the command ran in its own process or inside another's (a test, an embedding app).
 _RUNNING: ContextVar[list[Memory] | None] = ContextVar("hymem_running_memories", default=None)

@@ -11,7 +11,6 @@ from hymem_cli import _output
 from hymem_cli._errors import UsageError
 from hymem_cli._output import Format, Output
 from hymem_cli.commands._context import Context
-from hymem_cli.memory import Memory
 from hymem_cli.commands._options import (
     BackendOpt,
     BaseUrlOpt,
@@ -24,6 +23,7 @@ from hymem_cli.commands._options import (
     check_input_format,
 )
 from hymem_cli.eval import CATEGORIES, DEFAULT_KS, Progress, evaluate_writer, load_conversations, load_questions, match_questions
+from hymem_cli.memory import Memory
 
 
 def parse_ks(text: str) -> list[int]:

@@ -18,9 +18,9 @@ from __future__ import annotations
 import uuid
 
 from hymem_cli.domain import RELATED_MEMORIES, Chunk, Message, Operation, Proposal, Rejection, Shown
+from hymem_cli.ingest.calls import WriterCalls, writer_record
 from hymem_cli.ingest.guards import check
 from hymem_cli.ingest.pipeline import MemoryBank
-from hymem_cli.ingest.calls import WriterCalls, writer_record
 from hymem_cli.screen import Screen
 from hymem_cli.screen.provenance import ASSISTANT_NAMES, GENERIC_USER_NAMES, session_owner
 from hymem_cli.writer import hy_memory

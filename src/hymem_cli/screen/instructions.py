@@ -180,9 +180,15 @@ def find_instruction(text: str, own: bool = False) -> Hit | None:
 
     `own`: the text is the user's own words. Then a rule for the agent (SOFT_KINDS) is the user's to make and
     is no hit, unless it reaches beyond the user (money, secrets, other people: `structure.RISKY`)."""
-    from hymem_cli.screen.structure import AGREEMENT_CLAIMED, AI_ADDRESS_TRANSLATED, AI_VOCATIVE, DIRECTIVE_PATTERNS, RISKY, STRUCTURE_PATTERNS
-
     from hymem_cli.screen.normalize import fold_letters
+    from hymem_cli.screen.structure import (
+        AGREEMENT_CLAIMED,
+        AI_ADDRESS_TRANSLATED,
+        AI_VOCATIVE,
+        DIRECTIVE_PATTERNS,
+        RISKY,
+        STRUCTURE_PATTERNS,
+    )
 
     folded = fold(text)
     # also the text folded without stripping markup: fake turns are written in markup ("<|im_start|>system", "[INST]")
