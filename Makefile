@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_HOME ?= demo-home
 
-.PHONY: install install-mpnet demo test test-fast clean
+.PHONY: install install-mpnet demo lint test test-fast clean
 
 install: $(VENV)/.installed
 
@@ -49,11 +49,21 @@ demo: install
 	$(HY) search "where does Alex live" --limit 3 --format plain
 	$(HY) diff --format plain
 
-test: install
-	$(BIN)/python -m pytest -q
+# ruff over everything; mypy over the modules that type-check (pyproject.toml's [tool.mypy] says which, and why not the rest).
+lint: install
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/mypy
 
+# Every test, the real embedder and llama.cpp included (CI: .ci/run); docs/testing.md says what each marker holds.
+# The unmarked tests run on every core (pytest-xdist); the slow and llama ones after them, one at a time: they
+# time things, kill processes and run llama.cpp's threads, so they run without the other tests beside them.
+test: install lint
+	$(BIN)/python -m pytest -q -n auto -m "not llama and not slow"
+	$(BIN)/python -m pytest -q -m "slow or llama"
+
+# The unmarked tests only (hash embedder, fakes), on every core, with fewer Hypothesis examples: a few minutes.
 test-fast: install
-	$(BIN)/python -m pytest -q -m "not llama and not slow"
+	HYMEM_FUZZ_EXAMPLES=$${HYMEM_FUZZ_EXAMPLES:-100} $(BIN)/python -m pytest -q -n auto -m "not llama and not slow"
 
 clean:
 	rm -rf $(VENV) $(DEMO_HOME)

@@ -56,7 +56,8 @@ def main() -> None:
         env = process_env(tmp)
         chat = Path(tmp) / "chat.jsonl"
         chat.write_text("".join(
-            json.dumps({"id": f"m{i}", "speaker": "Alex" if i % 2 else "Assistant", "text": f"Note {i}: Alex moved to Sydney in week {i}."}) + "\n"
+            json.dumps({"id": f"m{i}", "speaker": "Alex" if i % 2 else "Assistant",
+                        "text": f"Note {i}: Alex moved to Sydney in week {i}."}) + "\n"
             for i in range(40)))
         real_bank, hash_bank = str(Path(tmp) / "real.db"), str(Path(tmp) / "hash.db")
         subprocess.run([*HYMEM, "add", "--raw", str(chat), "--bank", real_bank, "-q"], env=env, check=True)
@@ -67,8 +68,10 @@ def main() -> None:
             ("hymem --help", [*HYMEM, "--help"], env),
             ("hymem history m1 (no embedder)", [*HYMEM, "history", "m1", "--bank", real_bank, "-f", "jsonl"], env),
             ("hymem search (real embedder, numpy copy for the query)", [*HYMEM, "search", query, "--bank", real_bank, "-f", "jsonl"], env),
-            ("hymem search (real embedder, torch)", [*HYMEM, "search", query, "--bank", real_bank, "-f", "jsonl"], {**env, "HYMEM_EMBED_ONNX": "0"}),
-            ("hymem search (HYMEM_EMBED_MODEL=hash)", [*HYMEM, "search", query, "--bank", hash_bank, "-f", "jsonl"], {**env, "HYMEM_EMBED_MODEL": "hash"}),
+            ("hymem search (real embedder, torch)", [*HYMEM, "search", query, "--bank", real_bank, "-f", "jsonl"],
+             {**env, "HYMEM_EMBED_ONNX": "0"}),
+            ("hymem search (HYMEM_EMBED_MODEL=hash)", [*HYMEM, "search", query, "--bank", hash_bank, "-f", "jsonl"],
+             {**env, "HYMEM_EMBED_MODEL": "hash"}),
             ("python -c 'import torch'", [sys.executable, "-c", "import torch"], env),
             ("python -c 'import sentence_transformers'", [sys.executable, "-c", "import sentence_transformers"], env),
         ]

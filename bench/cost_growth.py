@@ -38,7 +38,8 @@ def ingest_rate(path: Path, home: Path, messages: int) -> float:
     """Messages per second of one whole `hymem add --raw` of `messages` new messages into the bank."""
     data = path.with_suffix(".ingest.jsonl")
     stamp = time.time_ns()
-    data.write_text("".join(json.dumps({"id": f"i{stamp}-{i}", "speaker": "Sam", "text": f"Sam noted item {i} of batch {stamp}: the rent is due."}) + "\n"
+    data.write_text("".join(json.dumps({"id": f"i{stamp}-{i}", "speaker": "Sam",
+                                        "text": f"Sam noted item {i} of batch {stamp}: the rent is due."}) + "\n"
                             for i in range(messages)))
     started = time.perf_counter()
     subprocess.run(hymem("add", "--raw", str(data), "--bank", str(path), "-q"), env=process_env(home), check=True,
@@ -71,7 +72,8 @@ def main() -> None:
             del everything
             row["search in process p50 / p95 ms"] = [round(v, 1) for v in timing["hybrid"]]
             row["vector recall@10"] = timing["vector recall@10"]
-            row["stats, whole process p50 s"] = median_seconds(hymem("stats", "--bank", str(path), "-f", "jsonl"), process_env(work), args.runs)
+            row["stats, whole process p50 s"] = median_seconds(hymem("stats", "--bank", str(path), "-f", "jsonl"), process_env(work),
+                                                               args.runs)
             bank = open_bank(path, create=False)
             bank.stats()
             started = time.perf_counter()

@@ -72,7 +72,8 @@ def build_active_moe(path: Path, layers: int, experts: int) -> Path:
 
     dims = Dims(embed=a["embed"], heads=a["heads"], kv_heads=a["kv_heads"], head_dim=a["head_dim"], feed_forward=4 * a["embed"],
                 expert_ff=a["expert_ff"], shared_ff=a["shared_ff"], context=8192)
-    return build_hy_v3_gguf(path, layers=layers, experts=experts, experts_used=a["experts_used"], name=f"hy-v3-active-path-{layers}x{experts}",
+    return build_hy_v3_gguf(path, layers=layers, experts=experts, experts_used=a["experts_used"],
+                            name=f"hy-v3-active-path-{layers}x{experts}",
                             dims=dims, vocab_size=a["vocab"], weight=weight, file_type=1)  # 1: F16
 
 
@@ -216,7 +217,8 @@ def agreement(rows: list[dict]) -> dict:
         if base is None:
             continue
         result[model] = {p: {"greedy_tokens_equal": r["greedy_tokens"] == base["greedy_tokens"],
-                             "first_difference": next((i for i, (x, y) in enumerate(zip(r["greedy_tokens"], base["greedy_tokens"], strict=False)) if x != y), None),
+                             "first_difference": next((i for i, (x, y) in enumerate(zip(r["greedy_tokens"], base["greedy_tokens"],
+                                                                                         strict=False)) if x != y), None),
                              "grammar_answer_equal": r["grammar_answer"] == base["grammar_answer"]}
                          for p, r in mine.items() if p != "cpu"}
     return result
@@ -287,7 +289,8 @@ def main() -> int:
     result = {
         "environment": env,
         "models": {name: {"path": path, "bytes": os.path.getsize(path), "layers": layers if name == "hy_v3-active-path" else None}
-                   for name, path in models.items()} | ({"smollm2-135m": {"path": smollm2, "bytes": os.path.getsize(smollm2)}} if smollm2 else {}),
+                   for name, path in models.items()}
+                  | ({"smollm2-135m": {"path": smollm2, "bytes": os.path.getsize(smollm2)}} if smollm2 else {}),
         "settings": {"prompt_tokens": args.prompt, "generate": args.generate, "threads": args.threads, "n_ctx": args.n_ctx,
                      "experts": args.experts, "active_path": ACTIVE},
         "rows": rows,
@@ -297,7 +300,8 @@ def main() -> int:
     }
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     for row in rows:
-        cells = [row["model"], row["placement"], row["status"]] + [f"{k}={row[k]}" for k in ("prompt_tps", "gen_tps", "peak_gpu_bytes_nvidia_smi") if row.get(k) is not None]
+        cells = [row["model"], row["placement"], row["status"]]
+        cells += [f"{k}={row[k]}" for k in ("prompt_tps", "gen_tps", "peak_gpu_bytes_nvidia_smi") if row.get(k) is not None]
         print("  ".join(cells) + (f"  ({row['reason']})" if row.get("reason") else ""), file=sys.stderr)
     print(args.out)
     return 0

@@ -55,7 +55,8 @@ def build_old(path: Path, size: int, applied: int, base_texts: list[str], base: 
     conn.execute("INSERT INTO meta VALUES ('embed_model', ?), ('embed_dim', ?)", (DEFAULT_MODEL, str(DIM)))
     conn.execute(f"CREATE VIRTUAL TABLE versions_vec USING vec0(embedding float[{DIM}] distance_metric=cosine)")
     now = "2026-11-30T00:00:00.000000Z"
-    conn.execute("INSERT INTO revisions (id, time, command, source, writer, counts, state) VALUES (1, ?, 'bench', 'synthetic', NULL, '{}', 'done')", (now,))
+    conn.execute("INSERT INTO revisions (id, time, command, source, writer, counts, state) "
+                 "VALUES (1, ?, 'bench', 'synthetic', NULL, '{}', 'done')", (now,))
     rng = np.random.default_rng(seed)
     for start in range(1, size + 1, BATCH):
         n = min(BATCH, size + 1 - start)
@@ -64,7 +65,8 @@ def build_old(path: Path, size: int, applied: int, base_texts: list[str], base: 
         if floats:
             bits = np.packbits(vectors > 0, axis=1, bitorder="little")
             conn.executemany("INSERT INTO versions_codes (version, bits) VALUES (?, ?)", [(i, b.tobytes()) for i, b in zip(ids, bits)])
-            conn.executemany("INSERT INTO versions_floats (version, embedding) VALUES (?, ?)", [(i, v.tobytes()) for i, v in zip(ids, vectors)])
+            conn.executemany("INSERT INTO versions_floats (version, embedding) VALUES (?, ?)",
+                             [(i, v.tobytes()) for i, v in zip(ids, vectors)])
     if floats:
         codes.compact(conn)
     conn.execute("COMMIT")

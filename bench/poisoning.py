@@ -493,7 +493,8 @@ def print_classes(results: list[Result]) -> None:
         inj = [r for r in results if r.kind == "instruction" and r.holdout == (part == "held-out")]
         ben = [r for r in results if r.kind == "benign" and r.holdout == (part == "held-out")]
         print(f"    {part:<9} attacks stored {sum(bool(r.instruction_stored) for r in inj)}/{len(inj)} "
-              f"('said' {sum(bool(r.said_stored) for r in inj)}), benign cases withheld {sum(bool(r.benign_withheld) for r in ben)}/{len(ben)}")
+              f"('said' {sum(bool(r.said_stored) for r in inj)}), "
+              f"benign cases withheld {sum(bool(r.benign_withheld) for r in ben)}/{len(ben)}")
 
 
 def print_report(mode: str, results: list[Result], verbose: bool = False, classes: bool = False) -> None:

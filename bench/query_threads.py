@@ -54,7 +54,8 @@ def main() -> None:
         try:
             for name, limit in (("its own", contextlib.nullcontext), ("one (search)", one_thread)):
                 times = sorted(timed(embedder, limit))
-                print(f"| {'one core busy' if busy else 'quiet'} | {name} | {statistics.median(times):.1f} | {times[int(0.9 * len(times))]:.1f} |")
+                load = "one core busy" if busy else "quiet"
+                print(f"| {load} | {name} | {statistics.median(times):.1f} | {times[int(0.9 * len(times))]:.1f} |")
         finally:
             if spinner:
                 stop.set()

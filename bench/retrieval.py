@@ -35,6 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
+from writer_script import FactScript, load_facts  # noqa: E402
+
 from hymem_cli import config  # noqa: E402
 from hymem_cli.bank.memory_text import MemoryText  # noqa: E402
 from hymem_cli.bank.search import Ranking, SearchFilter, search  # noqa: E402
@@ -44,7 +46,6 @@ from hymem_cli.ingest.pipeline import ingest  # noqa: E402
 from hymem_cli.ingest.processors import RawProcessor, WriterProcessor  # noqa: E402
 from hymem_cli.ingest.sources import Source  # noqa: E402
 from hymem_cli.screen import Screen  # noqa: E402
-from writer_script import FactScript, load_facts  # noqa: E402
 
 SETS = [ROOT / "bench/data/eval", ROOT / "bench/data/retrieval"]
 BUILT_IN = {
@@ -73,7 +74,8 @@ def kind_of(conversation) -> str:
     return "assistant" if any((m.speaker or "").lower() == "assistant" for m in conversation.messages) else "people"
 
 
-def build_banks(conversations, embedder, recipe: MemoryText, workdir: Path, shared: bool, facts: list[dict] | None = None) -> dict[str, Path]:
+def build_banks(conversations, embedder, recipe: MemoryText, workdir: Path, shared: bool,
+                facts: list[dict] | None = None) -> dict[str, Path]:
     """A bank of raw messages per conversation (or one for all, `shared`), embedded with `recipe`; with `facts`, a
     bank of the facts the script holds for each conversation, written through the scripted writer."""
     banks = {}
@@ -97,7 +99,8 @@ def build_banks(conversations, embedder, recipe: MemoryText, workdir: Path, shar
     return banks
 
 
-def score(conversations, questions, banks, embedder, settings, splits: dict[str, str], nothing: list[dict]) -> tuple[list[dict], list[dict]]:
+def score(conversations, questions, banks, embedder, settings, splits: dict[str, str],
+          nothing: list[dict]) -> tuple[list[dict], list[dict]]:
     """Each question's ranks, scored without the floor (all@k compares orderings), and whether the floor keeps its
     evidence; then each query about nothing per conversation, and whether the floor leaves it empty."""
     rows, empty = [], []

@@ -56,7 +56,8 @@ from hymem_cli.embed import DEFAULT_MODEL, HashEmbedder, get_embedder  # noqa: E
 DIM = 384
 BATCH = 20_000
 
-NAMES = "Alex Sam Priya Jordan Mei Tomás Raj Elena Lin Noor Theo Ada Kofi Ingrid Mateo Yuki Omar Sofia Dmitri Grace Hana Luca Zara Ben".split()
+NAMES = ("Alex Sam Priya Jordan Mei Tomás Raj Elena Lin Noor Theo Ada Kofi Ingrid "
+         "Mateo Yuki Omar Sofia Dmitri Grace Hana Luca Zara Ben").split()
 PATTERNS = [
     "{n} moved to {p}", "{n} started working at {c}", "{n} is training for {e}", "{n} adopted a {a} named {x}",
     "{n} is learning {l}", "{n} visited {p} with {m}", "{n} is allergic to {f}", "{n} bought an apartment in {p}",
@@ -116,7 +117,8 @@ def corpus(work: Path, bases: int, queries: int, dated: bool = False) -> tuple[l
     return texts[:bases], vectors[:bases], texts[bases:], vectors[bases:]
 
 
-def memories(rng: np.random.Generator, start: int, n: int, kind: str, base_texts: list[str], base: np.ndarray) -> tuple[list[str], np.ndarray]:
+def memories(rng: np.random.Generator, start: int, n: int, kind: str, base_texts: list[str],
+             base: np.ndarray) -> tuple[list[str], np.ndarray]:
     """Memories `start`..`start + n - 1` (1-based) of a bank of this kind."""
     if kind == "real":  # one distinct real sentence per memory
         return base_texts[start - 1:start - 1 + n], base[start - 1:start - 1 + n].astype("<f4")
@@ -150,7 +152,8 @@ def insert_memories(conn, rng: np.random.Generator, ids: range, kind: str, base_
 def replay(size: int, kind: str, base_texts: list[str], base: np.ndarray, seed: int = 7) -> np.ndarray:
     """The vectors `build` stores, made again (for --reuse)."""
     rng = np.random.default_rng(seed)
-    return np.concatenate([memories(rng, start, min(BATCH, size + 1 - start), kind, base_texts, base)[1] for start in range(1, size + 1, BATCH)])
+    return np.concatenate([memories(rng, start, min(BATCH, size + 1 - start), kind, base_texts,
+                                    base)[1] for start in range(1, size + 1, BATCH)])
 
 
 def build(path: Path, size: int, kind: str, base_texts: list[str], base: np.ndarray, seed: int = 7) -> tuple[float, np.ndarray]:
@@ -163,7 +166,8 @@ def build(path: Path, size: int, kind: str, base_texts: list[str], base: np.ndar
     now = "2026-11-30T00:00:00.000000Z"
     everything = np.empty((size, DIM), dtype=np.float32)
     conn.execute("BEGIN IMMEDIATE")
-    conn.execute("INSERT INTO revisions (id, time, command, source, writer, counts, state) VALUES (1, ?, 'bench', 'synthetic', NULL, '{}', 'done')", (now,))
+    conn.execute("INSERT INTO revisions (id, time, command, source, writer, counts, state) "
+                 "VALUES (1, ?, 'bench', 'synthetic', NULL, '{}', 'done')", (now,))
     for start in range(1, size + 1, BATCH):
         n = min(BATCH, size + 1 - start)
         ids = range(start, start + n)
@@ -171,7 +175,8 @@ def build(path: Path, size: int, kind: str, base_texts: list[str], base: np.ndar
         everything[start - 1:start - 1 + n] = vectors
         bits = np.packbits(vectors > 0, axis=1, bitorder="little")  # what vec_quantize_binary stores
         conn.executemany("INSERT INTO versions_codes (version, bits) VALUES (?, ?)", [(i, b.tobytes()) for i, b in zip(ids, bits)])
-        conn.executemany("INSERT INTO versions_f16 (version, embedding) VALUES (?, ?)", [(i, v.astype("<f2").tobytes()) for i, v in zip(ids, vectors)])
+        conn.executemany("INSERT INTO versions_f16 (version, embedding) VALUES (?, ?)",
+                         [(i, v.astype("<f2").tobytes()) for i, v in zip(ids, vectors)])
     codes.compact(conn)
     conn.execute("UPDATE meta SET value = ? WHERE key = 'embed_model'", (DEFAULT_MODEL,))
     conn.execute("COMMIT")
@@ -210,9 +215,11 @@ def in_process(path: Path, everything: np.ndarray, query_texts: list[str], query
     found = 0
     for text in query_texts:  # text ranker vs plain BM25 over every matching memory, compared by score (ties are common)
         full = " OR ".join(f'"{w}"' for w in search_module.query_words(text))
-        tenth = bank.conn.execute("SELECT bm25(versions_fts) FROM versions_fts WHERE versions_fts MATCH ? ORDER BY 1 LIMIT 10", (full,)).fetchall()[-1][0]
+        tenth = bank.conn.execute("SELECT bm25(versions_fts) FROM versions_fts WHERE versions_fts MATCH ? ORDER BY 1 LIMIT 10",
+                                  (full,)).fetchall()[-1][0]
         hits = [int(h["id"][1:]) for h in search(bank, text, 10, vector_weight=0.0)]
-        scores = bank.conn.execute("SELECT bm25(versions_fts) FROM versions_fts WHERE versions_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+        scores = bank.conn.execute("SELECT bm25(versions_fts) FROM versions_fts "
+                                   "WHERE versions_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
                                    (full, json.dumps(hits))).fetchall()
         found += sum(score <= tenth + 1e-9 for (score,) in scores)
     out["text recall@10"] = found / (10 * len(query_texts))
@@ -286,14 +293,16 @@ def main() -> None:
             mb = path.stat().st_size / 2**20
             print(f"\n{size:,} memories ({args.vectors} vectors): built in {built:.0f} s, {mb:,.0f} MB", flush=True)
             # Whole processes before the exact KNN below, whose BLAS threads were seen to slow them down.
-            cli = median_seconds(hymem("search", "where did Priya move", "--bank", str(path), "-f", "jsonl"), process_env(work), args.cli_runs)
+            cli = median_seconds(hymem("search", "where did Priya move", "--bank", str(path), "-f", "jsonl"), process_env(work),
+                                 args.cli_runs)
             print(f"  whole-process `hymem search`, real embedder, p50 of {args.cli_runs}: {cli:.2f} s", flush=True)
             timing = in_process(path, everything, query_texts, query)
             del everything
             print(f"  first search (loads the codes): {timing['warm-up s'] * 1000:.0f} ms")
             for label in ("hybrid", "vector", "text"):
                 print(f"  {label:7} p50 {timing[label][0]:7.1f} ms   p95 {timing[label][1]:7.1f} ms")
-            print(f"  vector recall@10 vs exact KNN: {timing['vector recall@10']:.3f}; text recall@10 vs plain BM25: {timing['text recall@10']:.3f}",
+            print(f"  vector recall@10 vs exact KNN: {timing['vector recall@10']:.3f}; "
+                  f"text recall@10 vs plain BM25: {timing['text recall@10']:.3f}",
                   flush=True)
             if args.usability:  # last: it adds memories to the bank
                 for label, seconds in usability(path, work).items():

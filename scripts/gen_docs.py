@@ -24,11 +24,11 @@ import typer.main
 from typer import _click  # Typer's own Click copy: only for a Context to ask params for completions
 
 from hymem_cli import __version__, config
-from hymem_cli.writer import models
 from hymem_cli._errors import EXIT_CODES
 from hymem_cli.app import app
 from hymem_cli.ingest.readers import FORMATS
 from hymem_cli.screen.provenance import ALL_ORIGINS
+from hymem_cli.writer import models
 
 README_START, README_END = "<!-- commands:start -->", "<!-- commands:end -->"
 
@@ -67,9 +67,12 @@ MODELS_FIND = "find . -name '*.gguf' ! -path '*/.cache/*' 2>/dev/null | sed 's|^
 SKIPPED_PARAMS = {"install_completion", "show_completion"}
 
 EXAMPLES = [
-    ("Store a chat as it is, then search it", "hymem add --raw examples/alex.jsonl\nhymem search \"where does Alex live\" --format jsonl | jq -r .text"),
-    ("Let a local memory-writer model decide what to keep", "MODEL=$(hymem model pull --quant Q4_K_M -f json | jq -r .path)\nhymem add --model \"$MODEL\" chat.jsonl"),
-    ("Or a served one (vLLM, llama-server)", "hymem config set writer.backend openai\nhymem config set writer.base_url http://localhost:8000/v1\ncat chat.jsonl | hymem add -"),
+    ("Store a chat as it is, then search it",
+     "hymem add --raw examples/alex.jsonl\nhymem search \"where does Alex live\" --format jsonl | jq -r .text"),
+    ("Let a local memory-writer model decide what to keep",
+     "MODEL=$(hymem model pull --quant Q4_K_M -f json | jq -r .path)\nhymem add --model \"$MODEL\" chat.jsonl"),
+    ("Or a served one (vLLM, llama-server)",
+     "hymem config set writer.backend openai\nhymem config set writer.base_url http://localhost:8000/v1\ncat chat.jsonl | hymem add -"),
     ("See how a fact changed, and what the last ingest did", "hymem history m12\nhymem diff"),
     ("Check the installation and the bank", "hymem doctor -f jsonl | jq -c 'select(.status != \"ok\")'"),
 ]
@@ -284,9 +287,11 @@ def man_page(tree: Command) -> str:
             lines.append(".RE")
     lines += [".SH ENVIRONMENT"]
     env = [
-        ("HYMEM_HOME", "Keep everything (config.toml, bank.db, models/) in this directory instead of the platform's config and data directories."),
+        ("HYMEM_HOME",
+         "Keep everything (config.toml, bank.db, models/) in this directory instead of the platform's config and data directories."),
     ]
-    env += [(config.env_name(k), f"{doc} (config key {k}, default: {default if default != '' else 'empty'})") for k, (default, doc) in config.KEYS.items()]
+    env += [(config.env_name(k), f"{doc} (config key {k}, default: {default if default != '' else 'empty'})") for k,
+            (default, doc) in config.KEYS.items()]
     env += [
         (models.REPO_ENV, f"Repository `hymem model pull` downloads from when none is given (default: {models.DEFAULT_REPO})."),
         ("HF_ENDPOINT, HF_TOKEN", "Hugging Face Hub mirror and access token, for `hymem model pull`."),
@@ -297,11 +302,17 @@ def man_page(tree: Command) -> str:
         lines += [".TP", f"\\fB{roff(name)}\\fR", roff(doc)]
     lines += [
         ".SH FILES",
-        ".TP", "\\fI$HYMEM_HOME/config.toml\\fR", roff("Settings (else the platform config directory, e.g. ~/.config/hymem/config.toml); see hymem config."),
-        ".TP", "\\fI$HYMEM_HOME/bank.db\\fR", roff("The default bank (else bank.db in the platform data directory, e.g. ~/.local/share/hymem)."),
+        ".TP", "\\fI$HYMEM_HOME/config.toml\\fR",
+              roff("Settings (else the platform config directory, e.g. ~/.config/hymem/config.toml); see hymem config."),
+        ".TP", "\\fI$HYMEM_HOME/bank.db\\fR",
+              roff("The default bank (else bank.db in the platform data directory, e.g. ~/.local/share/hymem)."),
         ".TP", "\\fI$HYMEM_HOME/models/\\fR", roff("GGUF writer models; hymem model pull downloads here, hymem model list shows them."),
-        ".TP", "\\fI.hymem/\\fR", roff("A project (hymem init): its bank.db, used by every command in that directory or below unless --bank or HYMEM_BANK says otherwise, and its config.toml, which overrides the user's settings (HYMEM_* and flags override it)."),
-        ".TP", "\\fI$HYMEM_HOME/cache/\\fR", roff("Files hymem can rebuild: the embedder's torch-free copies and the writer's saved KV state (HYMEM_CACHE moves it; else the platform cache directory, e.g. ~/.cache/hymem)."),
+        ".TP", "\\fI.hymem/\\fR",
+              roff("A project (hymem init): its bank.db, used by every command in that directory or below unless --bank or HYMEM_BANK "
+                   "says otherwise, and its config.toml, which overrides the user's settings (HYMEM_* and flags override it)."),
+        ".TP", "\\fI$HYMEM_HOME/cache/\\fR",
+              roff("Files hymem can rebuild: the embedder's torch-free copies and the writer's saved KV state "
+                   "(HYMEM_CACHE moves it; else the platform cache directory, e.g. ~/.cache/hymem)."),
         ".SH EXIT STATUS",
     ]
     for code, meaning in EXIT_CODES.items():
@@ -554,7 +565,8 @@ def fish_completion(tree: Command) -> str:
         "complete -c hymem -f",
         "function __hymem_models",
         f"    printf '%s\\n' {' '.join(models.PACKAGED_MODELS)}",
-        "    set -l root (set -q HYMEM_HOME; and echo $HYMEM_HOME; or echo (set -q XDG_DATA_HOME; and echo $XDG_DATA_HOME; or echo $HOME/.local/share)/hymem)/models",
+        "    set -l root (set -q HYMEM_HOME; and echo $HYMEM_HOME; "
+        "or echo (set -q XDG_DATA_HOME; and echo $XDG_DATA_HOME; or echo $HOME/.local/share)/hymem)/models",
         "    find $root -name '*.gguf' ! -path '*/.cache/*' 2>/dev/null | string replace -- \"$root/\" ''",
         "end",
     ]

@@ -77,15 +77,18 @@ TEST_SELECTION = ["tests/", "-m", "not slow and not llama", "--ignore=tests/test
 # Each module is held by its own tests: a mutant runs the tests that call its function, among these
 # files. The CLI end-to-end files (terminal, server, docs, architecture) reach every function of the
 # bank and would make each surviving mutant cost minutes, while telling little about the module.
-BANK_TESTS = ["test_bank_properties", "test_domain", "test_revert_plan", "test_store", "test_writer_pipeline", "test_chunk_atomicity", "test_transfer", "test_revert",
+BANK_TESTS = ["test_bank_properties", "test_domain", "test_revert_plan", "test_store", "test_writer_pipeline", "test_chunk_atomicity",
+              "test_transfer", "test_revert",
               "test_errors", "test_error_lines", "test_cli_foundation", "test_verify", "test_concurrency", "test_project_bank",
               "test_read_only_open", "test_compact", "test_upgrade", "test_stats", "test_reembed"]
 WRITE_TESTS = ["test_guards", "test_domain", "test_writer_pipeline", "test_chunk_atomicity", "test_operations_fuzz", "test_poisoning",
                "test_writer_cli", "test_hostile_inputs", "test_streaming", "test_provenance", "test_native_protocol", "test_errors",
                "test_fail_closed", "test_cli_foundation"]
-READ_TESTS = ["test_readers", "test_sources", "test_domain", "test_session_logs", "test_streaming", "test_errors", "test_hostile_inputs", "test_transfer",
+READ_TESTS = ["test_readers", "test_sources", "test_domain", "test_session_logs", "test_streaming", "test_errors", "test_hostile_inputs",
+              "test_transfer",
               "test_writer_pipeline", "test_chunk_atomicity", "test_cli_foundation", "test_first_hour", "test_reader_details"]
-SCREEN_TESTS = ["test_secret_checks", "test_secret_forms", "test_voice", "test_errors", "test_store", "test_operations_fuzz", "test_poisoning", "test_privacy", "test_secrets_by_context", "test_hostile_inputs",
+SCREEN_TESTS = ["test_secret_checks", "test_secret_forms", "test_voice", "test_errors", "test_store", "test_operations_fuzz",
+                "test_poisoning", "test_privacy", "test_secrets_by_context", "test_hostile_inputs",
                 "test_writer_pipeline", "test_guards", "test_provenance", "test_fail_closed"]
 TESTS_FOR = {
     "bank/store.py": BANK_TESTS, "bank/db.py": BANK_TESTS, "bank/history.py": BANK_TESTS, "bank/revert.py": BANK_TESTS,
@@ -93,8 +96,10 @@ TESTS_FOR = {
     "ingest/guards.py": WRITE_TESTS, "ingest/pipeline.py": WRITE_TESTS + READ_TESTS, "ingest/processors.py": WRITE_TESTS,
     "ingest/chunker.py": READ_TESTS + ["test_resume_fidelity"], "ingest/readers.py": READ_TESTS, "ingest/sources.py": READ_TESTS,
     "screen/__init__.py": SCREEN_TESTS, "screen/secrets.py": SCREEN_TESTS, "screen/instructions.py": SCREEN_TESTS,
-    "screen/structure.py": SCREEN_TESTS, "screen/normalize.py": SCREEN_TESTS, "screen/forms.py": SCREEN_TESTS, "screen/wallet.py": SCREEN_TESTS,
-    "bank/schema.py": BANK_TESTS + ["test_bank_trust"], "ingest/calls.py": WRITE_TESTS, "trust.py": ["test_trust", "test_project_bank", "test_settings"],
+    "screen/structure.py": SCREEN_TESTS, "screen/normalize.py": SCREEN_TESTS, "screen/forms.py": SCREEN_TESTS,
+             "screen/wallet.py": SCREEN_TESTS,
+    "bank/schema.py": BANK_TESTS + ["test_bank_trust"], "ingest/calls.py": WRITE_TESTS,
+             "trust.py": ["test_trust", "test_project_bank", "test_settings"],
     "domain.py": BANK_TESTS + WRITE_TESTS + READ_TESTS, "_errors.py": ["test_errors", "test_error_lines", "test_cli_foundation"],
     "app.py": ["test_errors", "test_error_lines", "test_cli_foundation"],
 }
@@ -185,16 +190,19 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("ingest/sources.py", "_descriptor_lines", ("while data := os.read(fd, 2 << 16):", "while data := os.read(fd, 1 << 17):"),
      "the size of one read: the lines are the same"),
     ("ingest/sources.py", "_descriptor_lines", "start = 0 => start = None", "bytes.find from None starts at 0"),
-    ("ingest/sources.py", "idle_flush", "box: queue.Queue = queue.Queue(maxsize=257)", "the queue's bound: how far the reader may run ahead"),
+    ("ingest/sources.py", "idle_flush", "box: queue.Queue = queue.Queue(maxsize=257)",
+     "the queue's bound: how far the reader may run ahead"),
     ("ingest/sources.py", "idle_flush", "done = None", "the end marker: no message is None, so None marks the end as well"),
     ("ingest/sources.py", "idle_flush", "idle = False => idle = None", "None is false, as False is"),
     ("ingest/readers.py", "_drop_reminders", ("if closed <= 0:", "if closed < 1:"),
      "the closing tag is looked for after the opening one: never at 0"),
     ("bank/revert.py", "revert", ("reason=reason)], [], strict=None)", "reason=reason)], [], strict=False)"),
      "deleting what the transaction has just found current: nothing can refuse it, so strictness decides nothing"),
-    ("screen/secrets.py", "_masked", r'r"[*X.•#\-_]+(?: [*X.•#\-_]+)*"', "the pattern is matched ignoring case: x and X are the same to it"),
+    ("screen/secrets.py", "_masked", r'r"[*X.•#\-_]+(?: [*X.•#\-_]+)*"',
+     "the pattern is matched ignoring case: x and X are the same to it"),
     ("screen/secrets.py", "_looks_random", "else 3 for c in sample => else 4 for c in sample",
-     "the label of a character that is no letter or digit: only whether two neighbours' labels differ counts, and 4 differs from the others as 3 does"),
+     "the label of a character that is no letter or digit: only whether two neighbours' labels differ counts, "
+     "and 4 differs from the others as 3 does"),
     ("screen/secrets.py", "_card_digits", "<= len(digits) <= 20", "the card shapes it is given have at most 19 digits"),
     ("bank/revert.py", "revert", ('[blobs[old["id"]]], strict=None)', '[blobs[old["id"]]], strict=False)'),
      "updating what the transaction has just found current: nothing can refuse it, so strictness decides nothing"),
@@ -219,11 +227,14 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("bank/db.py", "migrate", "DATETIME('NOW')", "SQLite reads the time value 'now' in any case"),
     ("bank/store.py", "Bankǁembed_operations", 'op.text or "XXXX"', "an operation without a text is refused before its vector is used"),
     ("bank/store.py", "open_bank", "busy_timeout: float = 31.0",
-     "the default wait for another writer: its callers (eval's scratch bank, reembed's check for a bank that does not exist) never meet one; a timing"),
-    ("bank/store.py", "Bankǁhead_of", 'self.version_row(vid)["CHAIN"]', "the case of a column looked up in a sqlite3.Row (it ignores case)"),
+     "the default wait for another writer: its callers (eval's scratch bank, reembed's check for a bank that does not exist) "
+     "never meet one; a timing"),
+    ("bank/store.py", "Bankǁhead_of", 'self.version_row(vid)["CHAIN"]',
+     "the case of a column looked up in a sqlite3.Row (it ignores case)"),
     ("ingest/readers.py", "_redacting", "break",
      "a line that is not text stops the reader that consumes it (TypeError) before any later line is read"),
-    ("ingest/readers.py", "_read_speaker", 'if (match["ts"]) or True else None', "normalize_timestamp(None) is None: the same as skipping it"),
+    ("ingest/readers.py", "_read_speaker", 'if (match["ts"]) or True else None',
+     "normalize_timestamp(None) is None: the same as skipping it"),
     ("ingest/readers.py", "_has_markdown_speaker", "first = False => first = None", "None is false, as False is"),
     ("ingest/readers.py", "_NumberedLinesǁ__init__", "self.saw_content = None", "None is false, as False is"),
     ("ingest/readers.py", "decode_lines", "at_start = False => at_start = None", "None is false, as False is"),
@@ -333,7 +344,8 @@ def sync(worktree: bool) -> str:
 def write_config() -> bool:
     """mutmut's setup.cfg, mutating every core module (a run of some modules picks their mutants by name, so
     the record of which tests call which function always covers the whole core). Returns whether it changed."""
-    also = sorted({p.name for p in WORK.iterdir() if p.name not in ("src", "mutants", "setup.cfg", "SOURCE") and not p.name.startswith(".")})
+    also = sorted({p.name for p in WORK.iterdir() if p.name not in ("src", "mutants", "setup.cfg",
+                                                                    "SOURCE") and not p.name.startswith(".")})
     lines = ["[mutmut]", f"source_paths = {PACKAGE}/", "only_mutate ="]
     lines += [f"    {PACKAGE}/{m}" for m in CORE]
     lines += ["pytest_add_cli_args_test_selection ="] + [f"    {a}" for a in TEST_SELECTION]
@@ -542,8 +554,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("modules", nargs="*", help=f"core modules under {PACKAGE}/ (default: all of {', '.join(CORE)})")
     parser.add_argument("--report", action="store_true", help="print the last results; run nothing")
-    parser.add_argument("--retest", action="store_true", help="run the surviving mutants again, not those named equivalent (after adding tests); without modules, then every mutant not run yet")
-    parser.add_argument("--recheck", type=int, metavar="N", help="run a sample of N killed mutants again (results kept from earlier commits: do the current tests still kill them?)")
+    parser.add_argument("--retest", action="store_true",
+                        help="run the surviving mutants again, not those named equivalent (after adding tests); "
+                             "without modules, then every mutant not run yet")
+    parser.add_argument("--recheck", type=int, metavar="N",
+                        help="run a sample of N killed mutants again "
+                             "(results kept from earlier commits: do the current tests still kill them?)")
     parser.add_argument("--seed", type=int, default=0, help="which sample --recheck takes (default 0)")
     parser.add_argument("--markdown", action="store_true", help="the per-module table as Markdown")
     parser.add_argument("--worktree", action="store_true", help="test the working tree, uncommitted changes included (default: HEAD)")

@@ -136,6 +136,7 @@ PATHOLOGICAL = ["a-", "a/", "sk-", "sk-ant-", "eyJ", "ghp_", "xoxb-", "AKIA", "a
                 "Passphrase: ", "ssn ", "123-45-"]
 
 
+@pytest.mark.slow  # a timing test: 200 KB of each pathological run through every screen (about 30 s)
 def test_screens_are_linear_on_pathological_text():
     """Runs built against each pattern (the first version of the token patterns took 18 s on 40 KB of "a-")."""
     slow = {}

@@ -10,9 +10,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from hymem_cli import server
 
 HYMEM = [sys.executable, "-m", "hymem_cli"]
+pytestmark = pytest.mark.slow  # real processes with the real embedder
 
 
 def _everything(folder: Path) -> list[str]:
