@@ -5,7 +5,7 @@
 
 _hymem_subcommands() {
     case "$1" in
-        "") echo "add search serve mcp apply history show log diff export import revert forget init trust stats reembed doctor eval config model" ;;
+        "") echo "add search serve mcp apply history show log diff export import revert forget init trust stats reembed doctor eval hook install config model" ;;
         "config") echo "get set unset list path edit" ;;
         "model") echo "list info rm pull" ;;
     esac
@@ -33,6 +33,8 @@ _hymem_options() {
         "reembed") echo "-m --model --force -b --bank -f --format -q --quiet -h --help" ;;
         "doctor") echo "--load -b --bank -f --format -h --help" ;;
         "eval") echo "--questions --raw -m --model --backend --base-url --pipeline --protocol --user --k --limit-conversations --chunk-tokens -i --input-format --details -f --format -q --quiet -h --help" ;;
+        "hook") echo " -h --help" ;;
+        "install") echo "--project --uninstall -f --format -h --help" ;;
         "config") echo " -h --help" ;;
         "config get") echo "-f --format -h --help" ;;
         "config set") echo "--project -q --quiet -h --help" ;;
@@ -69,6 +71,7 @@ _hymem_value_options() {
         "reembed") echo "-m --model -b --bank -f --format" ;;
         "doctor") echo "-b --bank -f --format" ;;
         "eval") echo "--questions -m --model --backend --base-url --pipeline --protocol --user --k --limit-conversations --chunk-tokens -i --input-format -f --format" ;;
+        "install") echo "-f --format" ;;
         "config get") echo "-f --format" ;;
         "config list") echo "-f --format" ;;
         "config path") echo "-f --format" ;;
@@ -147,6 +150,7 @@ _hymem_option_values() {
         "eval:--chunk-tokens") echo "none" ;;
         "eval:-i"|"eval:--input-format") echo "words text speaker json jsonl markdown claude-code codex" ;;
         "eval:-f"|"eval:--format") echo "words table json jsonl plain" ;;
+        "install:-f"|"install:--format") echo "words table json jsonl plain" ;;
         "config get:-f"|"config get:--format") echo "words table json jsonl plain" ;;
         "config list:-f"|"config list:--format") echo "words table json jsonl plain" ;;
         "config path:-f"|"config path:--format") echo "words table json jsonl plain" ;;
@@ -165,9 +169,9 @@ _hymem_arguments() {
         "add") echo "files" ;;
         "apply") echo "files" ;;
         "import") echo "files" ;;
-        "config get") echo "words bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
-        "config set") echo "words bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
-        "config unset") echo "words bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo" ;;
+        "config get") echo "words bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo hooks.briefing_tokens hooks.recall_tokens" ;;
+        "config set") echo "words bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo hooks.briefing_tokens hooks.recall_tokens" ;;
+        "config unset") echo "words bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo hooks.briefing_tokens hooks.recall_tokens" ;;
         "model info") echo "models" ;;
         "model rm") echo "models" ;;
         *) echo "none" ;;

@@ -28,6 +28,8 @@ complete -c hymem -n '__fish_use_subcommand' -a 'stats' -d 'Show what the bank h
 complete -c hymem -n '__fish_use_subcommand' -a 'reembed' -d 'Rebuild every vector of the bank with another embedding model, and record that model.'
 complete -c hymem -n '__fish_use_subcommand' -a 'doctor' -d 'Check that hymem can work here: SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank\'s integrity and invariants. Exits 1 when a check fails.'
 complete -c hymem -n '__fish_use_subcommand' -a 'eval' -d 'Evaluate writers: each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.'
+complete -c hymem -n '__fish_use_subcommand' -a 'hook' -d 'Answer an agent\'s hook event: its JSON payload on stdin, what the agent should be told on stdout.'
+complete -c hymem -n '__fish_use_subcommand' -a 'install' -d 'Wire hymem\'s MCP server and hooks into Claude Code\'s settings, and print each file\'s change.'
 complete -c hymem -n '__fish_use_subcommand' -a 'config' -d 'Read and change settings. Precedence: defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.'
 complete -c hymem -n '__fish_use_subcommand' -a 'model' -d 'Manage writer models: GGUF files in the models directory, and models that packages ship.'
 complete -c hymem -n '__fish_use_subcommand' -l version -d 'Show the version and exit.'
@@ -167,6 +169,13 @@ complete -c hymem -n '__fish_seen_subcommand_from eval' -l details -d 'Add per-q
 complete -c hymem -n '__fish_seen_subcommand_from eval' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from eval' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 
+# hymem hook
+
+# hymem install
+complete -c hymem -n '__fish_seen_subcommand_from install' -l project -d 'This project\'s files (.claude/settings.json, .mcp.json) instead of your user\'s (~/.claude/settings.json, ~/.claude.json).'
+complete -c hymem -n '__fish_seen_subcommand_from install' -l uninstall -d 'Take out exactly what install added.'
+complete -c hymem -n '__fish_seen_subcommand_from install' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
+
 # hymem config
 complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'get' -d 'Print the effective value of KEY: the config file\'s, overridden by its HYMEM_* variable.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set unset list path edit' -a 'set' -d 'Store KEY = VALUE in the config file. Unknown keys and values of the wrong type are refused.'
@@ -177,17 +186,17 @@ complete -c hymem -n '__fish_seen_subcommand_from config; and not __fish_seen_su
 
 # hymem config get
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -a 'bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from get' -a 'bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo hooks.briefing_tokens hooks.recall_tokens'
 
 # hymem config set
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -l project -d 'Change the project\'s config (.hymem/config.toml) instead of the user\'s.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -s q -l quiet -d 'No messages on stderr, only records and errors.'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -a 'bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set' -a 'bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo hooks.briefing_tokens hooks.recall_tokens'
 
 # hymem config unset
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -l project -d 'Change the project\'s config (.hymem/config.toml) instead of the user\'s.'
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -s q -l quiet -d 'No messages on stderr, only records and errors.'
-complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -a 'bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -a 'bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo hooks.briefing_tokens hooks.recall_tokens'
 
 # hymem config list
 complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from list' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'

@@ -17,7 +17,7 @@ _hymem() {
     '*:: :->args' && ret=0
   case $state in
     command)
-      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'search:Search memories by meaning and by words. Current memories only by default.' 'serve:Keep the bank, its vector codes and the embedder loaded, and answer searches from them.' 'mcp:Serve the bank to an agent over MCP on stdin/stdout - search, add, read, history, update, delete, log, revert.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete memories yourself, with a reason, one revision each ("forget"); `history` keeps them.' 'init:Make a directory a hymem project - .hymem/ with a bank and a project config.' 'trust:Trust a project - its .hymem/config.toml may then set every key, and its .hymem/bank.db is used.' 'stats:Show what the bank holds and what it costs on disk. Changes nothing.' 'reembed:Rebuild every vector of the bank with another embedding model, and record that model.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'eval:Evaluate writers - each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.' 'config:Read and change settings. Precedence - defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
+      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'search:Search memories by meaning and by words. Current memories only by default.' 'serve:Keep the bank, its vector codes and the embedder loaded, and answer searches from them.' 'mcp:Serve the bank to an agent over MCP on stdin/stdout - search, add, read, history, update, delete, log, revert.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete memories yourself, with a reason, one revision each ("forget"); `history` keeps them.' 'init:Make a directory a hymem project - .hymem/ with a bank and a project config.' 'trust:Trust a project - its .hymem/config.toml may then set every key, and its .hymem/bank.db is used.' 'stats:Show what the bank holds and what it costs on disk. Changes nothing.' 'reembed:Rebuild every vector of the bank with another embedding model, and record that model.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'eval:Evaluate writers - each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.' 'hook:Answer an agent'\''s hook event - its JSON payload on stdin, what the agent should be told on stdout.' 'install:Wire hymem'\''s MCP server and hooks into Claude Code'\''s settings, and print each file'\''s change.' 'config:Read and change settings. Precedence - defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
       _describe -t commands 'hymem command' commands && ret=0
       ;;
     args)
@@ -41,6 +41,8 @@ _hymem() {
         reembed) _hymem_reembed && ret=0 ;;
         doctor) _hymem_doctor && ret=0 ;;
         eval) _hymem_eval && ret=0 ;;
+        hook) _hymem_hook && ret=0 ;;
+        install) _hymem_install && ret=0 ;;
         config) _hymem_config && ret=0 ;;
         model) _hymem_model && ret=0 ;;
       esac
@@ -308,6 +310,27 @@ _hymem_eval() {
   return ret
 }
 
+_hymem_hook() {
+  local curcontext="$curcontext" state line ret=1
+  typeset -A opt_args
+  _arguments -C -s \
+    '(- *)'{-h,--help}'[Show help and exit.]' \
+    ':agent: ' && ret=0
+  return ret
+}
+
+_hymem_install() {
+  local curcontext="$curcontext" state line ret=1
+  typeset -A opt_args
+  _arguments -C -s \
+    '--project[This project'\''s files (.claude/settings.json, .mcp.json) instead of your user'\''s (~/.claude/settings.json, ~/.claude.json).]' \
+    '--uninstall[Take out exactly what install added.]' \
+    '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
+    '(- *)'{-h,--help}'[Show help and exit.]' \
+    ':agent: ' && ret=0
+  return ret
+}
+
 _hymem_config() {
   local curcontext="$curcontext" state line ret=1
   typeset -A opt_args
@@ -340,7 +363,7 @@ _hymem_config_get() {
   _arguments -C -s \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
+    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo hooks.briefing_tokens hooks.recall_tokens)' && ret=0
   return ret
 }
 
@@ -351,7 +374,7 @@ _hymem_config_set() {
     '--project[Change the project'\''s config (.hymem/config.toml) instead of the user'\''s.]' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' \
+    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo hooks.briefing_tokens hooks.recall_tokens)' \
     ':value: ' && ret=0
   return ret
 }
@@ -363,7 +386,7 @@ _hymem_config_unset() {
     '--project[Change the project'\''s config (.hymem/config.toml) instead of the user'\''s.]' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
-    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo)' && ret=0
+    ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo hooks.briefing_tokens hooks.recall_tokens)' && ret=0
   return ret
 }
 

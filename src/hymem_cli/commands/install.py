@@ -22,7 +22,7 @@ def install(
     uninstall: Annotated[bool, typer.Option("--uninstall", help="Take out exactly what install added.")] = False,
     fmt: FormatOpt = None,
 ) -> None:
-    """Wire `hymem mcp` and the `hymem hook` hooks into Claude Code's settings, and print each file's change.
+    """Wire hymem's MCP server and hooks into Claude Code's settings, and print each file's change.
 
     Adds a SessionStart hook (a briefing of the project's memories), a UserPromptSubmit hook (the memories
     relevant to each prompt), Stop, PreCompact and SessionEnd hooks that store the session log in the
@@ -34,11 +34,11 @@ def install(
 
     Examples:
 
-      hymem install claude-code --project && git diff .claude/settings.json
+      hymem install claude-code --project && jq -r '.hooks | keys[]' .claude/settings.json
 
-      hymem install claude-code -f jsonl | jq -r 'select(.change != "unchanged") | .file'
+      hymem install claude-code --project -f jsonl | jq -r 'select(.change != "unchanged") | .file'
 
-      hymem install claude-code --uninstall
+      hymem install claude-code --project --uninstall
     """
     root = Path.cwd() if project else None
     changes = installer.uninstall(agent, root) if uninstall else installer.install(agent, root)
