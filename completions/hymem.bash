@@ -23,7 +23,7 @@ _hymem_options() {
         "show") echo "-b --bank -f --format -h --help" ;;
         "log") echo "-n --limit -b --bank -f --format -h --help" ;;
         "diff") echo "--exit-code -b --bank -f --format -h --help" ;;
-        "export") echo "--current -o --output -b --bank -q --quiet -h --help" ;;
+        "export") echo "--current --format -o --output -b --bank -q --quiet -h --help" ;;
         "import") echo "--trusted -b --bank -q --quiet -h --help" ;;
         "revert") echo "--force -b --bank -f --format -q --quiet -h --help" ;;
         "forget") echo "-r --reason -y --yes -b --bank -f --format -q --quiet -h --help" ;;
@@ -61,7 +61,7 @@ _hymem_value_options() {
         "show") echo "-b --bank -f --format" ;;
         "log") echo "-n --limit -b --bank -f --format" ;;
         "diff") echo "-b --bank -f --format" ;;
-        "export") echo "-o --output -b --bank" ;;
+        "export") echo "--format -o --output -b --bank" ;;
         "import") echo "-b --bank" ;;
         "revert") echo "-b --bank -f --format" ;;
         "forget") echo "-r --reason -b --bank -f --format" ;;
@@ -120,6 +120,7 @@ _hymem_option_values() {
         "log:-f"|"log:--format") echo "words table json jsonl plain" ;;
         "diff:-b"|"diff:--bank") echo "files" ;;
         "diff:-f"|"diff:--format") echo "words table json jsonl plain" ;;
+        "export:--format") echo "words jsonl markdown" ;;
         "export:-o"|"export:--output") echo "files" ;;
         "export:-b"|"export:--bank") echo "files" ;;
         "import:-b"|"import:--bank") echo "files" ;;

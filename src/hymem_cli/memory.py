@@ -402,15 +402,16 @@ class Memory:
     # -- for agents, unasked (hooks) ---------------------------------------------------------
 
     def briefing(self, budget: int, *, pool: int = 500) -> tuple[str, list[dict]]:
-        """What an agent is told when its session starts: the bank's current memories, a person's own words first (their
-        profile and standing preferences), then the rest, each group newest first, none of a tool's output, framed as
-        data within `budget` tokens. The text and the memories it holds; ("", []) when there is no bank or nothing fits."""
+        """What an agent is told when its session starts: the bank's current memories, the user's profile and a person's
+        own words first (their standing preferences), then the rest, each group newest first, none of a tool's output,
+        framed as data within `budget` tokens. The text and the memories it holds; ("", []) when there is no bank or
+        nothing fits."""
         from hymem_cli.framing import framed, own_words
 
         if budget <= 0 or not self.bank_path.exists():
             return "", []
         current = [m for m in self.bank().current(pool) if m["origin"] != "tool"]
-        ranked = sorted(current, key=lambda m: not own_words(m))  # stable: newest first within each group
+        ranked = sorted(current, key=lambda m: (m.get("kind") != "profile", not own_words(m)))  # stable: newest first within each
         return framed("Memories hymem holds for this project (current versions only, newest first):", ranked, budget)
 
     def recall(self, prompt: str, budget: int) -> tuple[str, list[dict]]:
@@ -422,6 +423,17 @@ class Memory:
             return "", []
         hits = [m for m in self.search(prompt) if m.get("status", "current") == "current"]
         return framed("Memories hymem holds that may bear on this prompt (best match first):", hits, budget)
+
+    def current(self, limit: int | None = None) -> list[dict]:
+        """The bank's current memories, the latest revision's first (all of them unless `limit`)."""
+        return self.bank().current(limit if limit is not None else -1)
+
+    def markdown(self) -> str:
+        """The current memories as Markdown, grouped by kind and source, each with its id and last change."""
+        from hymem_cli.markdown_view import render
+
+        bank = self.bank()
+        return render(self.current(), bank=str(self.bank_path), revision=bank.latest_revision())
 
     def capture(self, transcript: str, input_format: str | None = None) -> AddResult:
         """Store an agent's session log as it is (raw messages, no writer): a log that grew since it was last stored

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -17,8 +18,16 @@ from hymem_cli.commands._options import BankOpt, QuietOpt
 from hymem_cli.ingest.sources import read_lines
 
 
+class ExportView(str, Enum):
+    jsonl = "jsonl"
+    markdown = "markdown"
+
+
 def export(
     current: Annotated[bool, typer.Option("--current", help="Only current memories: no retired versions, retirements or rejections (history is lost).")] = False,
+    view: Annotated[ExportView, typer.Option("--format", help=(
+        "jsonl: every record, for hymem import; markdown: the current memories grouped by kind and source, each with "
+        "its id and last change, for people and for an agent's instruction file to point at."))] = ExportView.jsonl,
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write to FILE instead of stdout.", metavar="FILE", show_default=False)] = None,
     bank: BankOpt = None,
     quiet: QuietOpt = False,
@@ -37,8 +46,13 @@ def export(
       hymem export | jq -c 'select(.type == "version") | {id, text}'
 
       hymem export --current | HYMEM_EMBED_MODEL=hash hymem import - --bank small.db
+
+      hymem export --format markdown -o MEMORIES.md && grep -c "^- " MEMORIES.md
     """
     ctx = Context.start(quiet=quiet, bank=bank)
+    if view is ExportView.markdown:
+        _export_markdown(ctx, output)
+        return
     counts: dict[str, int] = {}
     if output is None:
         for record in ctx.memory.export(current):
@@ -62,6 +76,27 @@ def export(
     sys.stdout.flush()
     what = ", ".join(f"{counts.get(kind, 0)} {kind}(s)" for kind in ("revision", "chunk", "version", "retirement", "rejection"))
     ctx.out.info(f"exported {what} from {ctx.bank_path}" + (" (current memories only)" if current else ""))
+
+
+def _export_markdown(ctx: Context, output: str | None) -> None:
+    """The current memories as Markdown, on stdout or written whole to `output`."""
+    text = _output.visible(ctx.memory.markdown())  # nothing hidden or acted on, in a terminal or in a file an agent reads
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        target = Path(output)
+        if target.is_dir():
+            raise InputError(f"{output} is a directory", hint="give -o a file path")
+        tmp = target.with_name(target.name + ".tmp")
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise InputError(f"cannot write {output}: {exc.strerror}", hint="check the directory exists and is writable") from None
+        finally:
+            tmp.unlink(missing_ok=True)
+    ctx.out.info(f"exported the current memories of {ctx.bank_path} as Markdown")
 
 
 def import_(
