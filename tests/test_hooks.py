@@ -127,6 +127,15 @@ def test_stop_never_waits_for_a_configured_writer(home, tmp_path):
 def test_codex_payloads_are_answered_the_same_way(bank, home, tmp_path):
     context = context_of(run_hook(payload("SessionStart", tmp_path), agent="codex")[0], "SessionStart")
     assert SYDNEY in context
+    before = snapshot(home / "bank.db")
+    done, _ = run_hook(payload("Stop", tmp_path, transcript_path=None), agent="codex")  # Codex: the log may be null
+    assert done.returncode == 0 and done.stdout == b""
+    assert snapshot(home / "bank.db") == before and log_lines(home) == []
+    log = tmp_path / "rollout.jsonl"
+    shutil.copy(Path(__file__).parent / "data" / "codex-rollout.jsonl", log)
+    done, _ = run_hook(payload("Stop", tmp_path, log), agent="codex")
+    assert done.returncode == 0 and log_lines(home) == []
+    assert len(snapshot(home / "bank.db")["versions"]) > len(before["versions"])  # the rollout's messages, as codex's reader reads them
 
 
 def test_the_installed_command_answers_as_hymem_hook_does(bank, home, tmp_path):

@@ -72,6 +72,8 @@ def handle(agent: str, event: str, payload: dict) -> str:
                 raise ValueError("UserPromptSubmit payload has no prompt string")
             return memory.recall(prompt, memory.settings.hooks.recall_tokens)[0]
         transcript = payload.get("transcript_path")
+        if transcript is None:
+            return ""  # a session with no log on disk (Codex documents the field as nullable): nothing to store
         if not isinstance(transcript, str) or not transcript:
             raise ValueError(f"{event} payload has no transcript_path")
         memory.capture(str(Path(transcript).expanduser()), AGENTS[agent])
