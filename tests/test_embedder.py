@@ -43,7 +43,7 @@ def test_a_declined_copy_is_not_retried(monkeypatch, tmp_path):
     assert not embed.fast_copy_missing(embed.DEFAULT_MODEL)
 
 
-def test_search_process_imports_neither_torch_nor_onnxruntime(cli, home):
+def test_search_process_imports_neither_torch_nor_onnxruntime(cli, real_embedder, home):
     assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     folders = {p.name.endswith("-numpy"): p for p in (config.cache_dir() / "embedders").iterdir()}
     assert (folders[False] / "model.onnx").exists() and (folders[True] / "weights.bin").exists()

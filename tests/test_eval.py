@@ -227,7 +227,7 @@ def test_bundled_set_is_well_formed():
 
 
 @pytest.mark.slow
-def test_bundled_set_raw_with_the_configured_embedder(cli):
+def test_bundled_set_raw_with_the_configured_embedder(cli, real_embedder):
     questions = str(BUNDLED / "questions.jsonl")
     done = cli("eval", *bundled_paths(), "--questions", questions, "--raw", "--format", "json")
     assert done.exit_code == 0, done.stderr

@@ -23,8 +23,8 @@ def test_bank_is_private(cli, home, monkeypatch):
             assert _mode(home / extra) & 0o077 == 0
 
 
-def test_no_network_without_a_writer_server(cli, home, monkeypatch):
-    """Raw ingest, search, history, diff and export never open a network connection."""
+def test_no_network_without_a_writer_server(cli, real_embedder, home, monkeypatch):
+    """Raw ingest, search, history, diff and export never open a network connection, the packaged embedder included."""
     def refuse(*args, **kwargs):
         raise AssertionError(f"network connection attempted: {args}")
 
