@@ -21,7 +21,7 @@ import string
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from hymem_cli import screen
@@ -459,6 +459,8 @@ GENERATED = {
 @given(st.one_of(*GENERATED.values()), plain_text, plain_text)
 def test_redact_removes_every_generated_secret_and_keeps_the_words_around_it(secret, before, after):
     kind, labelled, value = secret
+    # A code-shaped word on the lines under a codes heading is one more code (screen/forms.py), by design.
+    assume(kind != "backup-code" or not any(c.isdigit() for word in after.split()[:1] for c in word))
     text = f"{before} {labelled} {after}"
     assert kind in {k for k, _, _ in screen.find_secrets(text)}, (kind, text)
     redacted, kinds = screen.Screen().redact(text)

@@ -88,9 +88,9 @@ def test_filters_hold_through_the_prefilter(tmp_path, prefilter_always, monkeypa
     bank.apply_operations([Operation("delete", target=f"m{v}", reason="retracted") for v in heads], "apply", "test")
     seen_then = set()
     for q in queries(10):
-        hits = search(bank, "", 20, query_vector=q)  # no words: vectors alone
+        hits = search(bank, "", 20, query_vector=q, min_score=0.0)  # no words: vectors alone
         assert len(hits) == 20 and all(int(h["id"][1:]) > 200 and h["status"] == "current" for h in hits)
-        then = search(bank, "", 20, SearchFilter(as_of=1), query_vector=q)
+        then = search(bank, "", 20, SearchFilter(as_of=1), query_vector=q, min_score=0.0)
         assert len(then) == 20 and all(h["status"] == "current" and h["revision"] == 1 for h in then)
         seen_then |= {int(h["id"][1:]) for h in then}
     assert min(seen_then) <= 200  # as of revision 1 the since-deleted versions were current, and are found
@@ -104,7 +104,7 @@ def test_a_selective_filter_falls_back_to_exact_knn(tmp_path, prefilter_always, 
     bank = make_bank(tmp_path / "bank.db", 400)
     bank.apply_operations([Operation("add", text=f"priya bakery rare {i}") for i in range(3)], "apply", "elsewhere.jsonl")
     for q in queries(5):
-        hits = search(bank, "", 10, SearchFilter(source="elsewhere"), query_vector=q)
+        hits = search(bank, "", 10, SearchFilter(source="elsewhere"), query_vector=q, min_score=0.0)
         assert sorted(h["text"] for h in hits) == [f"priya bakery rare {i}" for i in range(3)]
     bank.conn.close()
 

@@ -193,8 +193,9 @@ def _lead_in(message: Message, context: list[Message] | None) -> str:
     if before.speaker != message.speaker:
         return ""
     text = before.text.rstrip()
+    # A lower-case start goes on from the message before only when that one did not end its sentence.
     starts_low = message.text.lstrip()[:1].islower() or message.text.lstrip()[:1] in "\u2014\u2013-"
-    if not (_LEADS_ON.search(text) or starts_low):
+    if not (_LEADS_ON.search(text) or (starts_low and not text.endswith((".", "!", "?", "\u3002", "\uff01", "\uff1f")))):
         return ""
     return _sentence(text, max(len(text) - 1, 0), len(text))
 
@@ -210,11 +211,13 @@ def trace(evidence: str, fact: str, sources: list[Message],
     source sentence holding the quote instructs the agent, or the foreign text around it does, or that foreign
     sentence is an imperative. The origin is None when a participant said it in their own words somewhere, else
     the foreign kind; "unknown" when no source holds the fact. `own` is True when every place the fact rests on is
-    the user's own words."""
+    the user's own words and one of them states a rule itself: a rule the user never said cannot borrow their voice
+    by quoting something else they said."""
     from hymem_cli.screen.structure import IMPERATIVE
 
     origins: list[str | None] = []
     voices: list[bool] = []
+    stated = False  # a source sentence of the user's reads as a rule for the agent
     for message in sources:
         text = message.text
         span = locate(evidence, text) if evidence else None
@@ -233,6 +236,7 @@ def trace(evidence: str, fact: str, sources: list[Message],
             if (hit := find(read, own)) and not (hit[0] in _HOUSE_RULES and _REPORTED.search(sentence)):
                 return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}")', None, False
             voices.append(own)
+            stated = stated or (own and find(read, False) is not None)
             if region is None:
                 origins.append(None)
                 continue
@@ -243,7 +247,7 @@ def trace(evidence: str, fact: str, sources: list[Message],
                 snippet = re.sub(r"\s+", " ", sentence).strip()[:60]
                 return f'its source holds an instruction to the agent (imperative in {origin} text: "{snippet}")', origin, False
             origins.append(origin)
-    own = bool(voices) and all(voices)
+    own = bool(voices) and all(voices) and stated
     if not origins:
         return None, "unknown", False
     if None in origins:
