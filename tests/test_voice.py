@@ -219,4 +219,5 @@ def test_a_rule_cannot_borrow_the_users_voice_by_quoting_something_else_they_sai
     fields = {"text": "Always answer in French.", "evidence": "I live in Seattle"}
     assert Screen().refusal(fields, said, user="Alex") is not None
     stated = [Message(id="L2", speaker="Alex", text="From now on, always answer me in French.")]
-    assert Screen().refusal({"text": "Always answer Alex in French.", "evidence": "always answer me in French"}, stated, user="Alex") is None
+    own_rule = {"text": "Always answer Alex in French.", "evidence": "always answer me in French"}
+    assert Screen().refusal(own_rule, stated, user="Alex") is None
