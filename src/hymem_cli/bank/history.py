@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from hymem_cli.bank.operations import parse_memory_id
-from hymem_cli.bank.store import VERSION_SELECT, Bank, version_dict
+from hymem_cli.bank.rows import VERSION_SELECT, version_dict
+from hymem_cli.bank.store import Bank
 
 
 def chain(bank: Bank, ref: str) -> list[dict]:

@@ -21,11 +21,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from hymem_cli import config
 from hymem_cli.bank import codes, scoring
-from hymem_cli.bank.store import Bank, version_dict
+from hymem_cli.bank.rows import version_dict
 from hymem_cli.embed import to_blob
+
+if TYPE_CHECKING:  # the bank is handed in; search never opens one
+    from hymem_cli.bank.store import Bank
 
 KNN_MAX = 4096  # sqlite-vec's largest k
 SOURCES = "versions_sources_fts"  # writers' facts indexed by their source messages (migration m009); raw messages are not in it

@@ -12,6 +12,7 @@ from hymem_cli._errors import BankError, InputError, NotFoundError
 from hymem_cli.bank import codes, db
 from hymem_cli.bank.memory_text import MemoryText, kept
 from hymem_cli.bank.operations import id_problem, parse_memory_id
+from hymem_cli.bank.rows import VERSION_SELECT, version_dict  # noqa: F401 - history reads them from here too
 from hymem_cli.bank.sqlite import create_vector_table
 from hymem_cli.bank.verify import Finding
 from hymem_cli.bank.verify import verify as verify_bank
@@ -408,43 +409,6 @@ def _db_error(exc: Exception, path: Path) -> Exception:
 
 
 # One place that knows how a version row is read, so every command shows the same fields.
-VERSION_SELECT = """
-SELECT v.*, rv.time AS time, r.how AS retired_how, r.revision AS retired_revision,
-       r.successor AS successor, r.reason AS retired_reason
-FROM versions v
-JOIN revisions rv ON rv.id = v.revision
-LEFT JOIN retirements r ON r.version = v.id
-"""
-
-
-def version_dict(row, as_of: int | None = None) -> dict:
-    """A version as the public JSON shape (ids as "m12"); `as_of` hides retirements after that revision."""
-    retired = row["retired_how"] is not None and (as_of is None or row["retired_revision"] <= as_of)
-    return {
-        "id": memory_id(row["id"]),
-        "chain": memory_id(row["chain"]),
-        "text": row["text"],
-        "speaker": row["speaker"],
-        "op": row["op"],
-        "reason": row["reason"],
-        "evidence": row["evidence"],
-        "status": row["retired_how"] if retired else "current",
-        "revision": row["revision"],
-        "time": row["time"],
-        "event_time": row["event_time"],
-        "source": row["source"],
-        "source_ids": json.loads(row["source_ids"]),
-        "retired_revision": row["retired_revision"] if retired else None,
-        "retired_reason": row["retired_reason"] if retired else None,
-        "successor": memory_id(row["successor"]) if retired and row["successor"] else None,
-        "tags": json.loads(row["tags"]) if row["tags"] else [],
-        "owner": row["owner"],
-        "kind": row["kind"],
-        "valid_until": row["valid_until"],
-        "origin": row["origin"] or "said",
-    }
-
-
 def open_bank(path: Path, busy_timeout: float = 30.0, create: bool = True, on_upgrade=None, progress=None) -> Bank:
     """Open the bank at `path`; with create=False a missing bank is an error instead of a new file.
 

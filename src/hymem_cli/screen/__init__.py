@@ -112,11 +112,11 @@ class Screen:
             for name, value in fields.items():
                 if value and (kind := self.secret_kind(value)):
                     return f"would store a secret ({kind}) in its {name}"
-            why, own = None, False
+            why, own = None, ()
             if self.instructions and sources:
                 why, _, own = trace(fields.get("evidence") or "", fields.get("text") or "", list(sources), self._find, user, context)
             for name, value in fields.items():
-                if value and (hit := self.instruction(value, own)):
+                if value and (hit := self.instruction(value)) and not (own and self._users_rule(value, own)):
                     return f"would store an instruction to the agent ({hit.kind}: \"{hit.snippet}\") in its {name}"
             return why
         except Exception as exc:  # noqa: BLE001 - whatever broke, nothing unscreened is stored
@@ -130,6 +130,11 @@ class Screen:
             return trace(evidence or "", text or "", list(sources), lambda _t, _o: None)[1]
         except Exception:  # noqa: BLE001 - unknown is not trusted
             return "unknown"
+
+    def _users_rule(self, value: str, own: tuple[str, ...]) -> bool:
+        """Whether the rule in `value` may stand as the user's: allowed in their own words, and stated by one of the
+        user's sentences it rests on (`own`), not borrowed from something else they said."""
+        return self.instruction(value, True) is None and any(self._find(sentence, False) for sentence in own)
 
     def _find(self, text: str, own: bool = False) -> tuple[str, str] | None:
         hit = find_instruction(text, own)

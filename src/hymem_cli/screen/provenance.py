@@ -202,7 +202,7 @@ def _lead_in(message: Message, context: list[Message] | None) -> str:
 
 def trace(evidence: str, fact: str, sources: list[Message],
           find: Callable[[str, bool], tuple[str, str] | None], user: str | None = None,
-          context: list[Message] | None = None) -> tuple[str | None, str | None, bool]:
+          context: list[Message] | None = None) -> tuple[str | None, str | None, tuple[str, ...]]:
     """(why refused, origin, own) for a memory quoting `evidence` (or, without a quote, sharing the words of `fact`)
     from `sources`.
 
@@ -210,14 +210,15 @@ def trace(evidence: str, fact: str, sources: list[Message],
     own words (`own_voice`, outside any quotation), where a rule for the agent is the user's to make. Refused: a
     source sentence holding the quote instructs the agent, or the foreign text around it does, or that foreign
     sentence is an imperative. The origin is None when a participant said it in their own words somewhere, else
-    the foreign kind; "unknown" when no source holds the fact. `own` is True when every place the fact rests on is
-    the user's own words and one of them states a rule itself: a rule the user never said cannot borrow their voice
-    by quoting something else they said."""
+    the foreign kind; "unknown" when no source holds the fact. `own` holds the sentences the fact rests on when every
+    one of them is the user's own words (else it is empty): a rule in the fact is the user's only when one of those
+    sentences states a rule itself (`Screen.refusal` checks, when the fact is a rule), so a rule the user never said
+    cannot borrow their voice by quoting something else they said."""
     from hymem_cli.screen.structure import IMPERATIVE
 
     origins: list[str | None] = []
     voices: list[bool] = []
-    stated = False  # a source sentence of the user's reads as a rule for the agent
+    reads: list[str] = []
     for message in sources:
         text = message.text
         span = locate(evidence, text) if evidence else None
@@ -234,22 +235,22 @@ def trace(evidence: str, fact: str, sources: list[Message],
             own = speaker_own and region is None
             read = f"{lead} {sentence}" if lead else sentence
             if (hit := find(read, own)) and not (hit[0] in _HOUSE_RULES and _REPORTED.search(sentence)):
-                return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}")', None, False
+                return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}")', None, ()
             voices.append(own)
-            stated = stated or (own and find(read, False) is not None)
+            reads.append(read)
             if region is None:
                 origins.append(None)
                 continue
             a, b, origin = region
             if hit := find(text[a:b], False):
-                return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}") in {origin} text', origin, False
+                return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}") in {origin} text', origin, ()
             if origin != "code" and IMPERATIVE.search(sentence.lstrip("> \t")):
                 snippet = re.sub(r"\s+", " ", sentence).strip()[:60]
-                return f'its source holds an instruction to the agent (imperative in {origin} text: "{snippet}")', origin, False
+                return f'its source holds an instruction to the agent (imperative in {origin} text: "{snippet}")', origin, ()
             origins.append(origin)
-    own = bool(voices) and all(voices) and stated
+    own = tuple(reads) if voices and all(voices) else ()
     if not origins:
-        return None, "unknown", False
+        return None, "unknown", ()
     if None in origins:
         return None, None, own
     return None, origins[0], own

@@ -1,0 +1,43 @@
+"""A memory version as a row of the bank and as the public JSON shape every reader of versions returns."""
+
+from __future__ import annotations
+
+import json
+
+from hymem_cli.domain import memory_id
+
+VERSION_SELECT = """
+SELECT v.*, rv.time AS time, r.how AS retired_how, r.revision AS retired_revision,
+       r.successor AS successor, r.reason AS retired_reason
+FROM versions v
+JOIN revisions rv ON rv.id = v.revision
+LEFT JOIN retirements r ON r.version = v.id
+"""
+
+
+def version_dict(row, as_of: int | None = None) -> dict:
+    """A version as the public JSON shape (ids as "m12"); `as_of` hides retirements after that revision."""
+    retired = row["retired_how"] is not None and (as_of is None or row["retired_revision"] <= as_of)
+    return {
+        "id": memory_id(row["id"]),
+        "chain": memory_id(row["chain"]),
+        "text": row["text"],
+        "speaker": row["speaker"],
+        "op": row["op"],
+        "reason": row["reason"],
+        "evidence": row["evidence"],
+        "status": row["retired_how"] if retired else "current",
+        "revision": row["revision"],
+        "time": row["time"],
+        "event_time": row["event_time"],
+        "source": row["source"],
+        "source_ids": json.loads(row["source_ids"]),
+        "retired_revision": row["retired_revision"] if retired else None,
+        "retired_reason": row["retired_reason"] if retired else None,
+        "successor": memory_id(row["successor"]) if retired and row["successor"] else None,
+        "tags": json.loads(row["tags"]) if row["tags"] else [],
+        "owner": row["owner"],
+        "kind": row["kind"],
+        "valid_until": row["valid_until"],
+        "origin": row["origin"] or "said",
+    }
