@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
-from pathlib import Path
 
 from hymem_cli import config
 from hymem_cli._output import Output, UpgradeProgress
@@ -46,36 +45,6 @@ class Context:
         the project settings that were not applied are said once, even with --quiet."""
         flags = {key.replace("__", "."): value for key, value in overrides.items()}
         ctx = cls(config.load(flags), quiet=quiet, bank=bank)
-        if notice := config.ignored_notice(ctx.settings):
+        if notice := config.ignored_notice(ctx.memory.settings):
             ctx.out.warn(notice)
         return ctx
-
-    # The memory's parts, for commands that assemble a step the memory does not offer.
-
-    @property
-    def settings(self) -> config.Settings:
-        return self.memory.settings
-
-    @property
-    def screen(self):
-        return self.memory.screen
-
-    @property
-    def bank_choice(self) -> config.BankChoice:
-        return self.memory.bank_choice
-
-    @property
-    def bank_path(self) -> Path:
-        return self.memory.bank_path
-
-    def embedder(self):
-        return self.memory.embedder()
-
-    def open_bank(self, *, embed: bool = False, create: bool = False, path: Path | None = None):
-        return self.memory.open_bank(embed=embed, create=create, path=path)
-
-    def memory_text(self):
-        return self.memory.memory_text()
-
-    def bind_embedder(self, bank) -> None:
-        self.memory.bind_embedder(bank)

@@ -98,7 +98,7 @@ def eval_(
         convs = convs[:limit_conversations]
     asked = match_questions(load_questions(questions), convs)
 
-    settings = ctx.settings
+    settings = ctx.memory.settings
     models = list(model or [])
     if not raw and not models:
         if not settings.writer.kind:
@@ -107,7 +107,7 @@ def eval_(
     options = {"ks": ks, "per_question": details, "on_progress": lambda p: _report(ctx.out, p)}
     ctx.out.info(f"evaluating {len(convs)} conversation(s), {len(asked)} question(s), writers: "
                  + ", ".join((["raw"] if raw else []) + models))
-    embedder = ctx.embedder()
+    embedder = ctx.memory.embedder()
     records = []
     if raw:
         records.append(evaluate_writer("raw", ctx.memory, True, convs, asked, **options))

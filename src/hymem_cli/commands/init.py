@@ -68,7 +68,7 @@ def init(
     root.mkdir(parents=True, exist_ok=True)  # like `git init DIR`
     project.mkdir(mode=0o700)
     (project / "config.toml").write_text(PROJECT_CONFIG.format(user=config.config_path()), encoding="utf-8")
-    bank = ctx.open_bank(create=True, path=project / "bank.db")  # the schema now (and .gitignore); the embedder is recorded by the first add
+    bank = ctx.memory.open_bank(create=True, path=project / "bank.db")  # the schema now (and .gitignore); the embedder is recorded by the first add
     bank.close()
     config.record_trust(project)  # made here by this user: trusted, as `git init` makes a repository one's own
     if fmt is not None:

@@ -44,7 +44,7 @@ def mcp(
         raise HymemError(f"the MCP SDK is not installed ({exc.name or exc})", hint="pip install 'hymem[mcp]' (or: pip install 'mcp>=2,<3')") from None
     from hymem_cli.memory_service import MemoryService
 
-    choice = ctx.bank_choice
+    choice = ctx.memory.bank_choice
     service = MemoryService(ctx.memory)
     ctx.out.info(f"hymem mcp: serving {choice.path} ({choice.detail}) on stdio")
     mcp_server.serve(service)

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from hymem_cli import _output
+from hymem_cli import _output, config
 from hymem_cli._output import UpgradeProgress
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt, QuietOpt
@@ -54,12 +54,12 @@ def reembed(
         progress.close()
         ctx.memory.close()
     if done is None:
-        ctx.out.info(f"bank {ctx.bank_path} already holds {canonical_model(ctx.settings.embed.model)} vectors; nothing to do (--force rebuilds them)")
+        ctx.out.info(f"bank {ctx.memory.bank_path} already holds {canonical_model(ctx.memory.settings.embed.model)} vectors; nothing to do (--force rebuilds them)")
         return
     resumed = f" ({done.resumed:,} of them embedded by an earlier, interrupted run)" if done.resumed else ""
     before = f"{done.previous_model} ({done.previous_dim}-d)" if done.previous_model else "no vectors"
     ctx.out.info(f"re-embedded {done.versions:,} versions: {before} -> {done.model} ({done.dim}-d){resumed}")
-    configured = canonical_model(Context.start(bank=bank).settings.embed.model)
+    configured = canonical_model(config.load().embed.model)  # the setting, without this command's --model
     if configured != done.model:
         ctx.out.info(f"note: embed.model is {configured}; set it to use this bank: hymem config set embed.model {done.model}")
     _output.emit_one(done.to_json(), fmt, COLUMNS)

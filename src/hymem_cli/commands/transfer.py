@@ -75,7 +75,7 @@ def export(
             tmp.unlink(missing_ok=True)
     sys.stdout.flush()
     what = ", ".join(f"{counts.get(kind, 0)} {kind}(s)" for kind in ("revision", "chunk", "version", "retirement", "rejection"))
-    ctx.out.info(f"exported {what} from {ctx.bank_path}" + (" (current memories only)" if current else ""))
+    ctx.out.info(f"exported {what} from {ctx.memory.bank_path}" + (" (current memories only)" if current else ""))
 
 
 def _export_markdown(ctx: Context, output: str | None) -> None:
@@ -96,7 +96,7 @@ def _export_markdown(ctx: Context, output: str | None) -> None:
             raise InputError(f"cannot write {output}: {exc.strerror}", hint="check the directory exists and is writable") from None
         finally:
             tmp.unlink(missing_ok=True)
-    ctx.out.info(f"exported the current memories of {ctx.bank_path} as Markdown")
+    ctx.out.info(f"exported the current memories of {ctx.memory.bank_path} as Markdown")
 
 
 def import_(
@@ -139,4 +139,4 @@ def import_(
     if parsed.header.get("embed_model") not in (None, done.embed_model):
         ctx.out.info(f"note: vectors recomputed with {done.embed_model} (the export came from {parsed.header['embed_model']})")
     what = ", ".join(f"{done.counts[kind]} {kind}(s)" for kind in done.counts)
-    ctx.out.info(f"imported {what} into {ctx.bank_path}" + (f"; redacted {len(done.redacted)} secret(s)" if done.redacted else ""))
+    ctx.out.info(f"imported {what} into {ctx.memory.bank_path}" + (f"; redacted {len(done.redacted)} secret(s)" if done.redacted else ""))
