@@ -109,7 +109,7 @@ def test_10mb_jsonl_line_is_one_raw_message(tmp_path, home):
     (stored,) = rows(home / "bank.db", "SELECT text, source_ids FROM versions")
     assert json.loads(stored[1]) == ["big-1"] and stored[0].startswith("Alex: a-a-a-")
     assert len(stored[0]) > 9 * MB  # one message, whole (a few redactions aside)
-    assert seconds < 150 and peak_mib < 1500, (seconds, peak_mib)
+    assert seconds < 400 and peak_mib < 1500, (seconds, peak_mib)  # a runaway guard, not a speed figure
 
 
 @pytest.mark.slow
@@ -137,18 +137,25 @@ PATHOLOGICAL = ["a-", "a/", "sk-", "sk-ant-", "eyJ", "ghp_", "xoxb-", "AKIA", "a
                 "Passphrase: ", "ssn ", "123-45-"]
 
 
-@pytest.mark.slow  # a timing test: 200 KB of each pathological run through every screen (about 30 s)
+def _screen_seconds(text: str) -> float:
+    started = time.monotonic()
+    screen.Screen().redact(text)
+    screen.find_instruction(text[: len(text) // 4])
+    return time.monotonic() - started
+
+
+@pytest.mark.slow  # 50 KB and 200 KB of each pathological run through every screen (about 40 s)
 def test_screens_are_linear_on_pathological_text():
-    """Runs built against each pattern (the first version of the token patterns took 18 s on 40 KB of "a-")."""
-    slow = {}
+    """Four times the text may take about four times as long, never sixteen (the first version of the token
+    patterns took 18 s on 40 KB of "a-"). A ratio, so a loaded machine does not fail it; a run too quick to
+    time well is left out of the ratio."""
+    superlinear = {}
     for token in PATHOLOGICAL:
-        text = token * (200_000 // len(token))
-        started = time.monotonic()
-        screen.Screen().redact(text)
-        screen.find_instruction(text[:50_000])
-        if (spent := time.monotonic() - started) > 4:
-            slow[token] = round(spent, 2)
-    assert slow == {}
+        small, large = (token * (size // len(token)) for size in (50_000, 200_000))
+        small_s, large_s = _screen_seconds(small), _screen_seconds(large)
+        if large_s > 0.5 and large_s / max(small_s, 0.05) > 9:
+            superlinear[token] = (round(small_s, 2), round(large_s, 2))
+    assert superlinear == {}
 
 
 def test_screen_time_grows_linearly():

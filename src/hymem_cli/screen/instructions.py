@@ -193,6 +193,8 @@ def find_instruction(text: str, own: bool = False) -> Hit | None:
     folded = fold(text)
     # also the text folded without stripping markup: fake turns are written in markup ("<|im_start|>system", "[INST]")
     plain = re.sub(r"[ \t\u00a0]+", " ", fold_letters(text).replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"'))
+    # a run of blank lines reads as one paragraph break (sentence starts are kept; no pattern has to walk the run)
+    folded, plain = (re.sub(r"\n\s*\n", "\n\n", t) for t in (folded, plain))
     candidates = (folded,) if plain == folded else (folded, plain)
     tables = (INSTRUCTION_PATTERNS, STRUCTURE_PATTERNS, {"ai-address": AI_ADDRESS_TRANSLATED, "ai-vocative": AI_VOCATIVE, "claimed-agreement": AGREEMENT_CLAIMED}, DIRECTIVE_PATTERNS)
     for table in tables:
