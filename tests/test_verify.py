@@ -41,7 +41,8 @@ def test_a_healthy_bank_verifies_clean(bank):
     assert list(checks) == ["bank", "bank schema", "bank integrity", "chains: one current version", "chains: successors",
                             "chains: a current version or a deletion", "chains: retirements after their versions",
                             "chains: successors newer, no cycles", "chains: roots",
-                            "index: full-text", "index: vector codes", "index: vector copies", "index: code blocks", "index: vectors"]
+                            "index: full-text", "index: source messages", "index: vector codes", "index: vector copies",
+                            "index: code blocks", "index: vectors"]
     assert "14 versions, 2 revision(s)" in checks["bank"].detail
     assert checks["index: full-text"].detail == "14 rows, one per version"
     assert all(f.hint is None for f in checks.values())
@@ -82,7 +83,7 @@ def test_a_missing_full_text_row_is_named(bank):
     _raw_sql(bank, "INSERT INTO versions_fts (versions_fts, rowid, text) SELECT 'delete', id, text FROM versions WHERE id = 5")
     failed = _failed(bank)
     assert list(failed) == ["index: full-text"]
-    assert failed["index: full-text"].detail == "13 index rows for 14 versions"
+    assert failed["index: full-text"].detail == "13 index rows for 14 versions (one per version); missing: m5"
 
 
 def test_verify_on_a_read_only_connection_changes_nothing(bank):

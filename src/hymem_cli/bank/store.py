@@ -349,11 +349,12 @@ class Bank:
         if chain is None:
             self.conn.execute("UPDATE versions SET chain = id WHERE id = ?", (vid,))
         self.index_version(vid, text, blob)
-        self._index_sources(vid, revision, kept(_detail(details, "context")))
+        self.index_sources(vid, revision, kept(_detail(details, "context")))
         return vid
 
-    def _index_sources(self, vid: int, revision: int, context: str | None) -> None:
-        """A writer's fact's source messages go into their own full-text index (bank/search.py's sources_ranked)."""
+    def index_sources(self, vid: int, revision: int, context: str | None) -> None:
+        """A writer's fact's source messages go into their own full-text index (bank/search.py's sources_ranked); import
+        calls it too, after the version's revision is stored."""
         if context and self.conn.execute("SELECT writer IS NOT NULL FROM revisions WHERE id = ?", (revision,)).fetchone()[0]:
             self.conn.execute("INSERT INTO versions_sources_fts (rowid, context) VALUES (?, ?)", (vid, context))
 

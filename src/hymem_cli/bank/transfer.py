@@ -458,9 +458,10 @@ def import_export(bank: Bank, export: ExportFile, on_progress: Callable[[int, in
                 sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
                 for record in export.records[kind]:
                     conn.execute(sql, [_stored(col, record[col]) for col in columns])
-                if kind == "version":
+                if kind == "version":  # the derived indexes, as Bank.insert_version builds them
                     for record, blob in zip(versions, blobs):
                         bank.index_version(record["id"], record["text"], blob)
+                        bank.index_sources(record["id"], record["revision"], record["context"])
     except Exception as exc:
         from hymem_cli.bank.store import _db_error
 

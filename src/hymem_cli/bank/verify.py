@@ -1,4 +1,4 @@
-"""The bank's self-checks: SQLite integrity, migrations, chain invariants and one index row per version.
+"""The bank's self-checks: SQLite integrity, migrations, chain invariants, and each derived index in step with the versions.
 
 Every check only reads, so it runs on a read-only connection (`db.open_read_only`): looking at a
 bank must never migrate or write it. `Bank.verify()` runs the same checks on an open bank.
@@ -63,6 +63,22 @@ INVARIANTS = [
         "SELECT v.id, v.chain FROM versions v LEFT JOIN versions h ON h.id = v.chain WHERE h.id IS NULL OR h.chain != v.chain ORDER BY v.id",
         lambda rows: "versions whose chain is not a version of that chain: " + ", ".join(f"m{v} (chain {c})" for v, c in rows[:10]),
     ),
+]
+
+
+ALL_VERSIONS = "SELECT id FROM versions"
+# Each index derived from the versions: its check name, its table, the ids of its rows, the ids of the versions it must
+# hold (one row each, no other), and what that set is. The full-text tables are external-content indexes: their own rows
+# are in their docsize tables (a read of the table itself would read the versions). The vector table is checked last,
+# since it needs sqlite-vec.
+INDEXES = [
+    ("index: full-text", "versions_fts_docsize", "SELECT id FROM versions_fts_docsize", ALL_VERSIONS, "one per version"),
+    ("index: source messages", "versions_sources_fts_docsize", "SELECT id FROM versions_sources_fts_docsize",
+     # Bank.index_sources: a writer's facts with the source messages they were embedded with, and nothing else
+     "SELECT v.id FROM versions v JOIN revisions r ON r.id = v.revision WHERE r.writer IS NOT NULL AND v.context != ''",
+     "one per writer's fact with source messages"),
+    ("index: vector codes", "versions_codes", "SELECT version FROM versions_codes", ALL_VERSIONS, "one per version"),
+    ("index: vector copies", "versions_f16", "SELECT version FROM versions_f16", ALL_VERSIONS, "one per version"),
 ]
 
 
@@ -138,12 +154,11 @@ def findings(conn, path: Path) -> Iterator[Finding]:
         else:
             yield Finding(name, OK, "holds for every chain")
 
-    # versions_fts is an external-content index: count its own rows (docsize), not the content table's.
-    fts = conn.execute("SELECT count(*) FROM versions_fts_docsize").fetchone()[0] if "versions_fts_docsize" in tables else None
-    yield _index_finding("index: full-text", fts, versions)
-    for table, label in (("versions_codes", "index: vector codes"), ("versions_f16", "index: vector copies")):
-        if table in tables:
-            yield _index_finding(label, conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0], versions)
+    for name, index, held, expected, what in INDEXES:
+        if index in tables:
+            yield _index_finding(conn, name, held, expected, what)
+        elif name == "index: full-text":
+            yield Finding(name, FAIL, "the index table is missing", BANK_HINT)
     if "versions_code_blocks" in tables:
         problems = codes.block_problems(conn)
         if problems:
@@ -152,11 +167,11 @@ def findings(conn, path: Path) -> Iterator[Finding]:
             yield Finding("index: code blocks", OK, "every block matches its codes")
     if "versions_vec" in tables:
         try:
-            vec = conn.execute("SELECT count(*) FROM versions_vec_rowids").fetchone()[0]
+            conn.execute("SELECT count(*) FROM versions_vec_rowids").fetchone()
         except Exception as exc:  # noqa: BLE001 - sqlite-vec did not load
             yield Finding("index: vectors", FAIL, f"cannot read versions_vec: {exc}", "check sqlite-vec (see the sqlite-vec check)")
             return
-        yield _index_finding("index: vectors", vec, versions)
+        yield _index_finding(conn, "index: vectors", "SELECT rowid FROM versions_vec_rowids", ALL_VERSIONS, "one per version")
     elif versions:
         yield Finding("index: vectors", FAIL, f"{versions} versions but no vector table", BANK_HINT)
     else:
@@ -178,9 +193,17 @@ def _tables(conn) -> set[str]:
     return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
-def _index_finding(name: str, rows: int | None, versions: int) -> Finding:
-    if rows is None:
-        return Finding(name, FAIL, "the index table is missing", BANK_HINT)
-    if rows != versions:
-        return Finding(name, FAIL, f"{rows} index rows for {versions} versions", "rebuild the bank: " + BANK_HINT)
-    return Finding(name, OK, f"{rows} rows, one per version")
+def _index_finding(conn, name: str, rows: str, expected: str, what: str) -> Finding:
+    """Whether an index holds a row for each version it must hold and for no other, naming the first few that differ."""
+    missing = [r[0] for r in conn.execute(f"{expected} EXCEPT {rows} ORDER BY 1 LIMIT 10")]
+    extra = [r[0] for r in conn.execute(f"{rows} EXCEPT {expected} ORDER BY 1 LIMIT 10")]
+    count = conn.execute(f"SELECT count(*) FROM ({rows})").fetchone()[0]
+    if missing or extra:
+        wanted = conn.execute(f"SELECT count(*) FROM ({expected})").fetchone()[0]
+        parts = [f"{count} index rows for {wanted} versions ({what})"]
+        if missing:
+            parts.append("missing: " + ", ".join(f"m{v}" for v in missing))
+        if extra:
+            parts.append("rows it should not hold: " + ", ".join(f"m{v}" for v in extra))
+        return Finding(name, FAIL, "; ".join(parts), "rebuild the bank: " + BANK_HINT)
+    return Finding(name, OK, f"{count} rows, {what}")
