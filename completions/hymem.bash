@@ -5,7 +5,7 @@
 
 _hymem_subcommands() {
     case "$1" in
-        "") echo "add search serve mcp apply history show log diff export import revert forget init trust stats reembed doctor eval hook install config model" ;;
+        "") echo "add write status search serve mcp apply history show log diff export import revert forget init trust stats reembed doctor eval hook install config model" ;;
         "config") echo "get set unset list path edit" ;;
         "model") echo "list info rm pull" ;;
     esac
@@ -14,9 +14,11 @@ _hymem_subcommands() {
 _hymem_options() {
     case "$1" in
         "") echo "--version -h --help" ;;
-        "add") echo "--raw -i --input-format --chunk-tokens --dry-run -j --jobs --again -m --model --backend --base-url --pipeline --protocol --user -b --bank -f --format -q --quiet -h --help" ;;
-        "search") echo "-n --limit --all --as-of --source --since --until --min-score --origin -b --bank -f --format -q --quiet -h --help" ;;
-        "serve") echo "-b --bank -h --help" ;;
+        "add") echo "--raw --queue -i --input-format --chunk-tokens --dry-run -j --jobs --again -m --model --backend --base-url --pipeline --protocol --user -b --bank -f --format -q --quiet -h --help" ;;
+        "write") echo "--follow -n --limit -j --jobs -m --model --backend --base-url --protocol -b --bank -f --format -q --quiet -h --help" ;;
+        "status") echo "-b --bank -f --format -h --help" ;;
+        "search") echo "-n --limit --all --as-of --source --since --until --min-score --layer --origin -b --bank -f --format -q --quiet -h --help" ;;
+        "serve") echo "-b --bank --write -h --help" ;;
         "mcp") echo "-m --model --backend --base-url --protocol -b --bank -q --quiet -h --help" ;;
         "apply") echo "-b --bank -f --format -q --quiet -h --help" ;;
         "history") echo "-b --bank -f --format -h --help" ;;
@@ -53,7 +55,9 @@ _hymem_options() {
 _hymem_value_options() {
     case "$1" in
         "add") echo "-i --input-format --chunk-tokens -j --jobs -m --model --backend --base-url --pipeline --protocol --user -b --bank -f --format" ;;
-        "search") echo "-n --limit --as-of --source --since --until --min-score --origin -b --bank -f --format" ;;
+        "write") echo "-n --limit -j --jobs -m --model --backend --base-url --protocol -b --bank -f --format" ;;
+        "status") echo "-b --bank -f --format" ;;
+        "search") echo "-n --limit --as-of --source --since --until --min-score --layer --origin -b --bank -f --format" ;;
         "serve") echo "-b --bank" ;;
         "mcp") echo "-m --model --backend --base-url --protocol -b --bank" ;;
         "apply") echo "-b --bank -f --format" ;;
@@ -94,12 +98,23 @@ _hymem_option_values() {
         "add:--user") echo "none" ;;
         "add:-b"|"add:--bank") echo "files" ;;
         "add:-f"|"add:--format") echo "words table json jsonl plain" ;;
+        "write:-n"|"write:--limit") echo "none" ;;
+        "write:-j"|"write:--jobs") echo "none" ;;
+        "write:-m"|"write:--model") echo "models" ;;
+        "write:--backend") echo "words llama openai scripted" ;;
+        "write:--base-url") echo "none" ;;
+        "write:--protocol") echo "words auto hy-memory hymem" ;;
+        "write:-b"|"write:--bank") echo "files" ;;
+        "write:-f"|"write:--format") echo "words table json jsonl plain" ;;
+        "status:-b"|"status:--bank") echo "files" ;;
+        "status:-f"|"status:--format") echo "words table json jsonl plain" ;;
         "search:-n"|"search:--limit") echo "none" ;;
         "search:--as-of") echo "none" ;;
         "search:--source") echo "none" ;;
         "search:--since") echo "none" ;;
         "search:--until") echo "none" ;;
         "search:--min-score") echo "none" ;;
+        "search:--layer") echo "none" ;;
         "search:--origin") echo "words said quoted document comment code tool unknown agent" ;;
         "search:-b"|"search:--bank") echo "files" ;;
         "search:-f"|"search:--format") echo "words table json jsonl plain" ;;

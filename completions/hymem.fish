@@ -10,6 +10,8 @@ end
 
 # hymem
 complete -c hymem -n '__fish_use_subcommand' -a 'add' -d 'Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.'
+complete -c hymem -n '__fish_use_subcommand' -a 'write' -d 'Write the queued chunks with the configured writer, then exit (--follow: keep writing as chunks arrive).'
+complete -c hymem -n '__fish_use_subcommand' -a 'status' -d 'Show the bank in use and why, its messages and facts, the writer\'s queue and the writer. Changes nothing.'
 complete -c hymem -n '__fish_use_subcommand' -a 'search' -d 'Search memories by meaning and by words. Current memories only by default.'
 complete -c hymem -n '__fish_use_subcommand' -a 'serve' -d 'Keep the bank, its vector codes and the embedder loaded, and answer searches from them.'
 complete -c hymem -n '__fish_use_subcommand' -a 'mcp' -d 'Serve the bank to an agent over MCP on stdin/stdout: search, add, read, history, update, delete, log, revert.'
@@ -35,7 +37,8 @@ complete -c hymem -n '__fish_use_subcommand' -a 'model' -d 'Manage writer models
 complete -c hymem -n '__fish_use_subcommand' -l version -d 'Show the version and exit.'
 
 # hymem add
-complete -c hymem -n '__fish_seen_subcommand_from add' -l raw -d 'Store each message as it is; no writer model.'
+complete -c hymem -n '__fish_seen_subcommand_from add' -l raw -d 'Store each message as it is; no writer model, nothing queued.'
+complete -c hymem -n '__fish_seen_subcommand_from add' -l queue -d 'Store the messages and queue their chunks for the writer, then return: hymem write, or a running hymem serve --write, writes them.'
 complete -c hymem -n '__fish_seen_subcommand_from add' -s i -l input-format -x -a 'text speaker json jsonl markdown claude-code codex' -d 'Force the transcript format: text, speaker, json, jsonl, markdown, claude-code, codex.'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l chunk-tokens -x -d 'Token budget of one chunk.'
 complete -c hymem -n '__fish_seen_subcommand_from add' -l dry-run -d 'Print the operations that would be applied; write nothing.'
@@ -52,6 +55,22 @@ complete -c hymem -n '__fish_seen_subcommand_from add' -s f -l format -x -a 'tab
 complete -c hymem -n '__fish_seen_subcommand_from add' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 complete -c hymem -n '__fish_seen_subcommand_from add' -F
 
+# hymem write
+complete -c hymem -n '__fish_seen_subcommand_from write' -l follow -d 'Keep waiting for new chunks (and failed ones\' next try) until Ctrl-C.'
+complete -c hymem -n '__fish_seen_subcommand_from write' -s n -l limit -x -d 'Write at most N chunks, then stop.'
+complete -c hymem -n '__fish_seen_subcommand_from write' -s j -l jobs -x -d 'Write up to N sources\' chunks side by side (a server).'
+complete -c hymem -n '__fish_seen_subcommand_from write' -s m -l model -r -F -a '(__hymem_models)' -d 'Writer model: a GGUF path or name (llama), or a served model\'s name.'
+complete -c hymem -n '__fish_seen_subcommand_from write' -l backend -x -a 'llama openai scripted' -d 'Writer backend: llama, openai (or scripted, for tests).'
+complete -c hymem -n '__fish_seen_subcommand_from write' -l base-url -x -d 'OpenAI-compatible server, e.g. http://localhost:8000/v1.'
+complete -c hymem -n '__fish_seen_subcommand_from write' -l protocol -x -a 'auto hy-memory hymem' -d 'Writer protocol: hy-memory (the Hy-Memory SDK\'s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).'
+complete -c hymem -n '__fish_seen_subcommand_from write' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
+complete -c hymem -n '__fish_seen_subcommand_from write' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
+complete -c hymem -n '__fish_seen_subcommand_from write' -s q -l quiet -d 'No messages on stderr, only records and errors.'
+
+# hymem status
+complete -c hymem -n '__fish_seen_subcommand_from status' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
+complete -c hymem -n '__fish_seen_subcommand_from status' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
+
 # hymem search
 complete -c hymem -n '__fish_seen_subcommand_from search' -s n -l limit -x -d 'Maximum number of results.'
 complete -c hymem -n '__fish_seen_subcommand_from search' -l all -d 'Include retired versions, marked by status.'
@@ -60,6 +79,7 @@ complete -c hymem -n '__fish_seen_subcommand_from search' -l source -x -d 'Only 
 complete -c hymem -n '__fish_seen_subcommand_from search' -l since -x -d 'Only memories whose event time is at or after this.'
 complete -c hymem -n '__fish_seen_subcommand_from search' -l until -x -d 'Only memories whose event time is at or before this.'
 complete -c hymem -n '__fish_seen_subcommand_from search' -l min-score -x -d 'Leave out results scoring below this (default: search.min_score). A score is the chance, fitted on the development set, that a memory is what the query asks for; 0 shows every result.'
+complete -c hymem -n '__fish_seen_subcommand_from search' -l layer -x -d 'Only facts (what a writer or apply stored) or only messages (as they were said). Default: facts, and the messages no writer has read yet (marked pending).'
 complete -c hymem -n '__fish_seen_subcommand_from search' -l origin -x -a 'said quoted document comment code tool unknown agent' -d 'Only memories from this origin (repeatable): said (a participant\'s own words), quoted, document, comment, code, tool, unknown (no source message holds it), agent (an agent wrote it).'
 complete -c hymem -n '__fish_seen_subcommand_from search' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from search' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
@@ -67,6 +87,7 @@ complete -c hymem -n '__fish_seen_subcommand_from search' -s q -l quiet -d 'No m
 
 # hymem serve
 complete -c hymem -n '__fish_seen_subcommand_from serve' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
+complete -c hymem -n '__fish_seen_subcommand_from serve' -l write -d 'Also write the queued chunks with the configured writer, its model loaded once, as they arrive (what hymem add --queue and the agent hooks queue).'
 
 # hymem mcp
 complete -c hymem -n '__fish_seen_subcommand_from mcp' -s m -l model -r -F -a '(__hymem_models)' -d 'Writer model for add_memory: a GGUF path or name (llama), or a served model name (openai).'

@@ -17,12 +17,14 @@ _hymem() {
     '*:: :->args' && ret=0
   case $state in
     command)
-      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'search:Search memories by meaning and by words. Current memories only by default.' 'serve:Keep the bank, its vector codes and the embedder loaded, and answer searches from them.' 'mcp:Serve the bank to an agent over MCP on stdin/stdout - search, add, read, history, update, delete, log, revert.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete memories yourself, with a reason, one revision each ("forget"); `history` keeps them.' 'init:Make a directory a hymem project - .hymem/ with a bank and a project config.' 'trust:Trust a project - its .hymem/config.toml may then set every key, and its .hymem/bank.db is used.' 'stats:Show what the bank holds and what it costs on disk. Changes nothing.' 'reembed:Rebuild every vector of the bank with another embedding model, and record that model.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'eval:Evaluate writers - each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.' 'hook:Answer an agent'\''s hook event - its JSON payload on stdin, what the agent should be told on stdout.' 'install:Wire hymem'\''s MCP server and hooks into Claude Code'\''s settings, and print each file'\''s change.' 'config:Read and change settings. Precedence - defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
+      local -a commands=('add:Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.' 'write:Write the queued chunks with the configured writer, then exit (--follow - keep writing as chunks arrive).' 'status:Show the bank in use and why, its messages and facts, the writer'\''s queue and the writer. Changes nothing.' 'search:Search memories by meaning and by words. Current memories only by default.' 'serve:Keep the bank, its vector codes and the embedder loaded, and answer searches from them.' 'mcp:Serve the bank to an agent over MCP on stdin/stdout - search, add, read, history, update, delete, log, revert.' 'apply:Apply operations, one JSON object a line, as one revision - all of them or none.' 'history:Show every version of a fact, first to current - operation, text, reason, revision, sources.' 'show:Show one memory version with its provenance and status.' 'log:List revisions, newest first, with their counts and what the writer'\''s guards rejected.' 'diff:Show what changed between revisions - added, updated (old -> new), superseded (with reason), deleted.' 'export:Export the bank as JSON Lines - a header, then every revision, chunk, version, retirement and rejection.' 'import:Import an export into an EMPTY bank, keeping every id, in one transaction - all of it or nothing.' 'revert:Undo revision REV by adding a new revision ("revert REV"); nothing is erased.' 'forget:Delete memories yourself, with a reason, one revision each ("forget"); `history` keeps them.' 'init:Make a directory a hymem project - .hymem/ with a bank and a project config.' 'trust:Trust a project - its .hymem/config.toml may then set every key, and its .hymem/bank.db is used.' 'stats:Show what the bank holds and what it costs on disk. Changes nothing.' 'reembed:Rebuild every vector of the bank with another embedding model, and record that model.' 'doctor:Check that hymem can work here - SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank'\''s integrity and invariants. Exits 1 when a check fails.' 'eval:Evaluate writers - each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.' 'hook:Answer an agent'\''s hook event - its JSON payload on stdin, what the agent should be told on stdout.' 'install:Wire hymem'\''s MCP server and hooks into Claude Code'\''s settings, and print each file'\''s change.' 'config:Read and change settings. Precedence - defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.' 'model:Manage writer models - GGUF files in the models directory, and models that packages ship.')
       _describe -t commands 'hymem command' commands && ret=0
       ;;
     args)
       case $words[1] in
         add) _hymem_add && ret=0 ;;
+        write) _hymem_write && ret=0 ;;
+        status) _hymem_status && ret=0 ;;
         search) _hymem_search && ret=0 ;;
         serve) _hymem_serve && ret=0 ;;
         mcp) _hymem_mcp && ret=0 ;;
@@ -55,7 +57,8 @@ _hymem_add() {
   local curcontext="$curcontext" state line ret=1
   typeset -A opt_args
   _arguments -C -s \
-    '--raw[Store each message as it is; no writer model.]' \
+    '--raw[Store each message as it is; no writer model, nothing queued.]' \
+    '--queue[Store the messages and queue their chunks for the writer, then return\: hymem write, or a running hymem serve --write, writes them.]' \
     '(-i --input-format)'{-i,--input-format}'[Force the transcript format\: text, speaker, json, jsonl, markdown, claude-code, codex.]:input_format:(text speaker json jsonl markdown claude-code codex)' \
     '--chunk-tokens[Token budget of one chunk.]:chunk_tokens: ' \
     '--dry-run[Print the operations that would be applied; write nothing.]' \
@@ -75,6 +78,34 @@ _hymem_add() {
   return ret
 }
 
+_hymem_write() {
+  local curcontext="$curcontext" state line ret=1
+  typeset -A opt_args
+  _arguments -C -s \
+    '--follow[Keep waiting for new chunks (and failed ones'\'' next try) until Ctrl-C.]' \
+    '(-n --limit)'{-n,--limit}'[Write at most N chunks, then stop.]:limit: ' \
+    '(-j --jobs)'{-j,--jobs}'[Write up to N sources'\'' chunks side by side (a server).]:jobs: ' \
+    '(-m --model)'{-m,--model}'[Writer model\: a GGUF path or name (llama), or a served model'\''s name.]:model:_hymem_models' \
+    '--backend[Writer backend\: llama, openai (or scripted, for tests).]:backend:(llama openai scripted)' \
+    '--base-url[OpenAI-compatible server, e.g. http\://localhost\:8000/v1.]:base_url: ' \
+    '--protocol[Writer protocol\: hy-memory (the Hy-Memory SDK'\''s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).]:protocol:(auto hy-memory hymem)' \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
+    '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
+    '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
+    '(- *)'{-h,--help}'[Show help and exit.]' && ret=0
+  return ret
+}
+
+_hymem_status() {
+  local curcontext="$curcontext" state line ret=1
+  typeset -A opt_args
+  _arguments -C -s \
+    '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
+    '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
+    '(- *)'{-h,--help}'[Show help and exit.]' && ret=0
+  return ret
+}
+
 _hymem_search() {
   local curcontext="$curcontext" state line ret=1
   typeset -A opt_args
@@ -86,6 +117,7 @@ _hymem_search() {
     '--since[Only memories whose event time is at or after this.]:since: ' \
     '--until[Only memories whose event time is at or before this.]:until: ' \
     '--min-score[Leave out results scoring below this (default\: search.min_score). A score is the chance, fitted on the development set, that a memory is what the query asks for; 0 shows every result.]:min_score: ' \
+    '--layer[Only facts (what a writer or apply stored) or only messages (as they were said). Default\: facts, and the messages no writer has read yet (marked pending).]:layer: ' \
     '--origin[Only memories from this origin (repeatable)\: said (a participant'\''s own words), quoted, document, comment, code, tool, unknown (no source message holds it), agent (an agent wrote it).]:origin:(said quoted document comment code tool unknown agent)' \
     '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
@@ -100,6 +132,7 @@ _hymem_serve() {
   typeset -A opt_args
   _arguments -C -s \
     '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
+    '--write[Also write the queued chunks with the configured writer, its model loaded once, as they arrive (what hymem add --queue and the agent hooks queue).]' \
     '(- *)'{-h,--help}'[Show help and exit.]' && ret=0
   return ret
 }

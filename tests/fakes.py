@@ -22,11 +22,14 @@ class FakeServer:
     Behaviours: ("ok",), ("ok", content, usage), ("status", code, body), ("sleep", s),
     ("reject_schema",) (400 when response_format is present, else ok), ("raw", code, bytes),
     ("drop",) (close the connection without a reply).
-    When the queue is empty every request gets ("ok",).
+    When the queue is empty every request gets ("ok",), or with `answer` set, what answer(request body) returns, after
+    `delay` seconds (a writer that reads each chunk, and takes its time).
     """
 
     def __init__(self) -> None:
         self.behaviours: list[tuple] = []
+        self.answer = None  # request body -> the reply's content
+        self.delay = 0.0
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         server = self
@@ -48,7 +51,7 @@ class FakeServer:
                     server.requests.append(
                         {"path": self.path, "headers": dict(self.headers.items()), "body": body}
                     )
-                    behaviour = server.behaviours.pop(0) if server.behaviours else ("ok",)
+                    behaviour = server.behaviours.pop(0) if server.behaviours else ("answer",) if server.answer else ("ok",)
                 try:
                     server._play(self, behaviour, body)
                 except (BrokenPipeError, ConnectionResetError):
@@ -105,6 +108,9 @@ class FakeServer:
         kind = behaviour[0]
         if kind == "ok":
             self._ok(handler, *behaviour[1:])
+        elif kind == "answer":
+            time.sleep(self.delay)
+            self._ok(handler, self.answer(body))
         elif kind == "status":
             _, code, payload = behaviour
             self._send(handler, code, json.dumps(payload).encode())

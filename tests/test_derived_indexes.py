@@ -31,8 +31,8 @@ FACTS = {"Maya has a dog named Biscuit.": "adopted a retired greyhound",
 
 @pytest.fixture
 def writer_bank(cli, home, tmp_path):
-    """home/bank.db: examples/alex.jsonl added raw (m1..m12, each with its previous turn as context), an apply, and two
-    writer's facts with their source messages (a scripted writer through `hymem add`)."""
+    """home/bank.db: examples/alex.jsonl added raw (m1..m12, each with its previous turn as context), an apply, and a chat
+    through `hymem add` with a scripted writer: its three messages, and two writer's facts with their source messages."""
     assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
     assert cli("apply", "-", input=ops_text({"op": "supersede", "target": "m1", "text": "Alex lives in Sydney.",
                                              "reason": "Alex moved."},
@@ -48,7 +48,7 @@ def writer_bank(cli, home, tmp_path):
     bank = open_bank(path, create=False)
     try:
         facts = bank.conn.execute("SELECT v.text, v.context FROM versions v JOIN revisions r ON r.id = v.revision "
-                                  "WHERE r.writer IS NOT NULL ORDER BY v.id").fetchall()
+                                  "WHERE r.writer IS NOT NULL AND v.layer IS NULL ORDER BY v.id").fetchall()
     finally:
         bank.close()
     assert [text for text, _ in facts] == list(FACTS)
@@ -107,7 +107,7 @@ def test_every_derived_index_is_compared(writer_bank):
 def test_export_then_import_rebuilds_every_derived_index_as_it_was(cli, writer_bank, tmp_path):
     before = derived(writer_bank)
     assert len(before["versions_sources_fts sizes"]) == len(FACTS)  # the facts, not the raw messages with their contexts
-    assert len(before["versions_fts sizes"]) == len(before["versions_vec"]) == 15
+    assert len(before["versions_fts sizes"]) == len(before["versions_vec"]) == 18  # 15 memories, and the chat's 3 messages
     other = _imported(cli, writer_bank, tmp_path)
     after = derived(other)
     assert {name: len(rows) for name, rows in after.items()} == {name: len(rows) for name, rows in before.items()}
@@ -155,7 +155,7 @@ def _raw_sql(path, *statements: str) -> None:
 
 
 def test_verify_names_a_fact_missing_from_the_source_messages_index(writer_bank):
-    fact = 15  # the second writer's fact: m1..m12 raw, m13 the supersede, m14 and m15 the facts
+    fact = 18  # the second writer's fact: m1..m12 raw, m13 the supersede, m14..m16 the chat's messages, m17 and m18 the facts
     _raw_sql(writer_bank, "INSERT INTO versions_sources_fts (versions_sources_fts, rowid, context) "
                           f"SELECT 'delete', id, context FROM versions WHERE id = {fact}")
     assert _verify_failures(writer_bank) == {
@@ -175,4 +175,4 @@ def test_verify_names_a_version_missing_from_a_vector_index(writer_bank, table, 
         statements.append("DELETE FROM versions_code_blocks")
     _raw_sql(writer_bank, *statements)
     name = {"versions_codes": "index: vector codes", "versions_f16": "index: vector copies", "versions_vec": "index: vectors"}[table]
-    assert _verify_failures(writer_bank) == {name: "14 index rows for 15 versions (one per version); missing: m7"}
+    assert _verify_failures(writer_bank) == {name: "17 index rows for 18 versions (one per version); missing: m7"}

@@ -144,13 +144,20 @@ def test_add_unknown_input_format_on_fresh_home_creates_no_bank(cli, home):
     assert not (home / "bank.db").exists()
 
 
-def test_add_without_writer(cli, seeded_bank):
-    fails(cli, seeded_bank, 6, "add", "-", input=NEW, needles=("no memory writer is configured", "--raw"))
+def test_add_without_writer_stores_the_messages_and_queues_them(cli, seeded_bank):
+    """No writer configured is no error: the messages are stored and searchable at once, their chunk waits for one."""
+    done = cli("add", "-", input=NEW)
+    assert done.exit_code == 0, done.stderr
+    line = done.stderr.strip()
+    assert "\n" not in line and "1 message(s) stored" in line and "1 chunk(s) queued" in line
+    assert "no writer is configured" in line and "hymem write" in line
+    hits = json.loads(cli("search", "bakery Ballard", "-f", "json").stdout)
+    assert [(h["text"], h["layer"], h["pending"]) for h in hits][:1] == [("Sam: I work at a bakery in Ballard.", "message", True)]
 
 
-def test_add_without_writer_on_fresh_home_creates_no_bank(cli, home):
-    one_error_line(cli("add", "-", input=NEW), 6, "no memory writer is configured", "--raw")
-    assert not (home / "bank.db").exists()
+def test_add_without_writer_on_fresh_home_makes_the_bank(cli, home):
+    assert cli("add", "-", input=NEW).exit_code == 0
+    assert json.loads(cli("status", "-f", "json").stdout)["queued_chunks"] == 1
 
 
 # ---------------------------------------------------------------------------------------- apply

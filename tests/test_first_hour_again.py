@@ -197,7 +197,7 @@ CONTRACT = [
     (4, "unknown revision: diff", _bank, ["diff", "99"]),
     (4, "unknown revision: revert", _bank, ["revert", "99"]),
     (5, "corrupt bank", _corrupt, ["search", "x"]),
-    (6, "no writer configured", None, ["add", "-"]),
+    (6, "no writer configured", None, ["write"]),
     (6, "writer server unreachable", None, ["add", "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "-"]),
 ]
 
@@ -224,7 +224,8 @@ def test_each_documented_failure_exits_with_its_code(cli, home, hashed, code, wh
         one_error_line(done, code)
 
 
-def test_an_unreachable_writer_server_leaves_no_bank_behind(cli, home, hashed):
+def test_an_unreachable_writer_server_loses_no_message(cli, home, hashed):
     done = cli("add", "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "-", input="Alex: hi\n")
-    one_error_line(done, 6, "unreachable")
-    assert not (home / "bank.db").exists()  # "the bank is left exactly as it was": there was none
+    one_error_line(done, 6, "unreachable", "1 message(s) stored", "1 chunk(s) stay queued")
+    status = cli("status", "-f", "json").json()
+    assert (status["messages"], status["queued_chunks"], status["failed_chunks"]) == (1, 1, 1)

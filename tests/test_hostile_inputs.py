@@ -208,17 +208,20 @@ def test_architecture_llama_cpp_cannot_load(cli, seeded_bank, tmp_path, kvs, nee
 
 
 def test_writer_server_times_out(cli, seeded_bank, monkeypatch):
-    """HYMEM_WRITER_TIMEOUT=0.5 and a server that sleeps: exit 6 naming the timeout, bank unchanged.
-    (A server that is down: tests/test_writer_cli.py::test_writer_server_down_changes_nothing.)"""
+    """HYMEM_WRITER_TIMEOUT=0.5 and a server that sleeps: exit 6 naming the timeout, no fact changed, the message kept
+    and its chunk queued. (A server that is down: tests/test_writer_cli.py::test_writer_server_down_loses_nothing_and_says_so.)"""
     server = FakeServer().start()
     try:
         server.behaviours = [("sleep", 2.0)] * 6
         monkeypatch.setenv("HYMEM_WRITER_TIMEOUT", "0.5")
+        before = rows(seeded_bank, "SELECT id, text FROM versions")
         started = time.monotonic()
-        unchanged(cli, seeded_bank, 6, "add", "--backend", "openai", "--base-url", server.base_url, "-",
-                  input="Sam: I moved to Oslo.\n", needles=("timed out",))
+        run = cli("add", "--backend", "openai", "--base-url", server.base_url, "-", input="Sam: I moved to Oslo.\n")
+        one_error_line(run, 6, "timed out")
         assert time.monotonic() - started < 15
         assert 1 <= len(server.requests) <= 3  # retried, then given up
+        assert rows(seeded_bank, "SELECT id, text FROM versions") == [*before, (len(before) + 1, "Sam: I moved to Oslo.")]
+        assert rows(seeded_bank, "SELECT state, attempts FROM queue") == [("queued", 1)]
     finally:
         server.stop()
 
@@ -237,12 +240,12 @@ def test_writer_server_times_out_mid_ingest_keeps_whole_chunks(cli, home, monkey
         server.behaviours = [ok(0), ("sleep", 2.0), ("sleep", 2.0), ("sleep", 2.0)]
         run = cli("add", "--backend", "openai", "--base-url", server.base_url, "--protocol", "hymem", str(chat))
         one_error_line(run, 6, "timed out")
-        assert rows(home / "bank.db", "SELECT text FROM versions") == [("Sam adopted cat number 0.",)]
+        assert rows(home / "bank.db", "SELECT text FROM versions WHERE layer IS NULL") == [("Sam adopted cat number 0.",)]
         assert revisions(open_bank(home / "bank.db", create=False))[0]["state"] == "interrupted"
         server.behaviours = [ok(1), ok(2)]
         again = cli("add", "--backend", "openai", "--base-url", server.base_url, "--protocol", "hymem", str(chat))
         assert again.exit_code == 0, again.stderr
-        assert sorted(r[0] for r in rows(home / "bank.db", "SELECT text FROM versions")) == [
+        assert sorted(r[0] for r in rows(home / "bank.db", "SELECT text FROM versions WHERE layer IS NULL")) == [
             f"Sam adopted cat number {i}." for i in range(3)]
     finally:
         server.stop()
@@ -303,7 +306,7 @@ def test_garbage_writer_is_recorded_and_nothing_malformed_is_stored(cli, home, t
                    "does not occur in the chunk", "duplicate", "not valid Unicode"):
         assert any(needle in why for why in reasons), (needle, reasons)
     chunk_text = "\n".join(r[0] for r in rows(home / "bank.db", "SELECT text FROM chunks"))
-    for text, evidence, source_ids in rows(home / "bank.db", "SELECT text, evidence, source_ids FROM versions"):
+    for text, evidence, source_ids in rows(home / "bank.db", "SELECT text, evidence, source_ids FROM versions WHERE layer IS NULL"):
         assert 0 < len(text) <= MAX_FACT_CHARS and text == text.strip()
         assert evidence.casefold() in chunk_text.casefold() and json.loads(source_ids)
     for r in entry["rejections"]:

@@ -27,6 +27,7 @@ TOOLS = {  # name: (readOnlyHint, destructiveHint, idempotentHint)
     "update_memory": (False, False, True),
     "delete_memory": (False, True, True),
     "memory_log": (True, False, True),
+    "memory_status": (True, False, True),
     "revert": (False, True, True),
 }
 SEATTLE = [{"role": "user", "content": "I live in Seattle.", "timestamp": "2025-03-01T10:00:00Z"},
@@ -57,12 +58,13 @@ def scripted(tmp_path) -> dict[str, str]:
 # -- the service, without the protocol ------------------------------------------------------------------
 
 
-def test_service_without_a_writer_stores_raw_and_says_so(tmp_path, monkeypatch):
+def test_service_without_a_writer_stores_the_messages_and_says_so(tmp_path, monkeypatch):
     service = service_for(tmp_path, monkeypatch)
     service.warm()  # no bank yet: warming creates nothing
     assert not (tmp_path / "home" / "bank.db").exists()
     added = service.add(SEATTLE)
-    assert added["mode"] == "raw" and "no memory writer" in added["note"]
+    assert added["mode"] == "queued" and "no memory writer is configured" in added["note"]
+    assert (added["message_ids"], added["queued_chunks"], added["writer_running"]) == (["m1", "m2"], 1, False)
     assert [c["after"]["text"] for c in added["changes"]] == ["user: I live in Seattle.", "assistant: Nice, Seattle is lovely."]
     assert added["changes"][0]["after"]["event_time"] == "2025-03-01T10:00:00Z"
     again = service.add(SEATTLE)  # the same messages with the same times: already stored
@@ -72,29 +74,32 @@ def test_service_without_a_writer_stores_raw_and_says_so(tmp_path, monkeypatch):
 
 
 def test_service_writer_supersede_history_update_delete_revert(tmp_path, monkeypatch):
+    """add_memory stores and queues, and never waits for the writer; the writer (here the memory's own, as `hymem
+    write` runs it) writes the facts, and the tools see them."""
     service = service_for(tmp_path, monkeypatch, **scripted(tmp_path))
-    assert not service.writer_loaded
     first = service.add(SEATTLE, source="chat-1")
-    assert service.writer_loaded and first["mode"] == "writer"
-    moved = service.add(SYDNEY)
-    assert [(c["op"], c["before"]["text"], c["after"]["text"]) for c in moved["changes"]] == [
-        ("supersede", "The user lives in Seattle.", "The user lives in Sydney.")]
-    history = service.history("m1")
+    assert not service.writer_loaded and first["mode"] == "queued" and first["queued_chunks"] == 1  # m1, m2: the messages
+    assert service.status()["queued_chunks"] == 1 and service.search("Seattle", 5)[0]["pending"] is True
+    assert service.memory.write().written == 1  # m3: the fact
+    service.add(SYDNEY)  # m4
+    assert service.memory.write().counts["superseded"] == 1  # m5
+    assert service.status()["queued_chunks"] == 0
+    history = service.history("m3")
     assert [v["text"] for v in history["versions"]] == ["The user lives in Seattle.", "The user lives in Sydney."]
     assert history["versions"][0]["status"] == "superseded" and history["versions"][1]["reason"] == "The user moved to Sydney."
     assert history["versions"][0]["source"] == "chat-1" and history["versions"][0]["source_ids"] == ["MSG:1"]
-    assert history["current"] == "m2" and service.get("m1")["current"] == "m2"
+    assert history["current"] == "m5" and service.get("m3")["current"] == "m5"
 
-    updated = service.update("m2", "The user lives in Sydney, in Bondi.", "more precise")
+    updated = service.update("m5", "The user lives in Sydney, in Bondi.", "more precise")
     assert updated["changes"][0]["op"] == "update"
-    with pytest.raises(Exception, match="already updated; the current version is m3"):
-        service.update("m2", "again", "twice")
-    deleted = service.delete("m3", "asked to forget")
-    assert deleted["changes"][0]["op"] == "delete" and service.search("Sydney", 5) == []
+    with pytest.raises(Exception, match="already updated; the current version is m6"):
+        service.update("m5", "again", "twice")
+    deleted = service.delete("m6", "asked to forget")
+    assert deleted["changes"][0]["op"] == "delete" and [h["layer"] for h in service.search("Sydney", 5)] == []
     restored = service.revert(deleted["revision"])
     assert [c["after"]["text"] for c in restored["changes"]] == ["The user lives in Sydney, in Bondi."]
     log = service.log(10)
-    assert [e["command"] for e in log][:3] == ["revert 4", "mcp delete_memory", "mcp update_memory"]
+    assert [e["command"] for e in log][:3] == [f"revert {deleted['revision']}", "mcp delete_memory", "mcp update_memory"]
     service.close()
 
 
@@ -170,24 +175,44 @@ async def call(client, name: str, **arguments):
 
 @pytest.mark.slow
 def test_a_real_server_adds_searches_and_shows_a_supersede(tmp_path):
-    params = StdioServerParameters(command=sys.executable, args=["-m", "hymem_cli", "mcp"], cwd=str(tmp_path),
-                                   env=server_env(tmp_path / "home", **scripted(tmp_path)))
+    """add_memory returns with the messages stored and queued; the facts arrive once `hymem write` has run (here
+    between the calls, as a `hymem serve --write` beside the agent would), and the tools show them."""
+    env = server_env(tmp_path / "home", **scripted(tmp_path))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "hymem_cli", "mcp"], cwd=str(tmp_path), env=env)
+    replies = []
+    for n, reply in enumerate(REPLIES):  # one `hymem write` per reply: a scripted writer replays its file from the start
+        replies.append(tmp_path / f"reply-{n}.jsonl")
+        replies[-1].write_text(json.dumps(reply) + "\n")
+
+    def write(n: int) -> None:
+        done = subprocess.run([sys.executable, "-m", "hymem_cli", "write", "--model", str(replies[n])], env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
 
     async def session():
         async with Client(params) as client:
             names = {t.name for t in (await client.list_tools()).tools}
             first = await call(client, "add_memory", messages=SEATTLE, source="chat-1")
+            queued = await call(client, "memory_status")
+            pending = await call(client, "search_memory", query="where does the user live")
+            write(0)
             second = await call(client, "add_memory", messages=SYDNEY, source="chat-2")
+            write(1)
             found = await call(client, "search_memory", query="where does the user live")
-            history = await call(client, "memory_history", memory_id="m1")
+            history = await call(client, "memory_history", memory_id="m3")
             unknown = await call(client, "memory_history", memory_id="m404")
             after_error = await call(client, "memory_log", limit=5)
-            return names, first, second, found, history, unknown, after_error
+            status = await call(client, "memory_status")
+            return names, first, queued, pending, second, found, history, unknown, after_error, status
 
-    names, first, second, found, history, unknown, after_error = asyncio.run(session())
+    names, first, queued, pending, second, found, history, unknown, after_error, status = asyncio.run(session())
     assert names == set(TOOLS)
-    assert first.structured_content["mode"] == "writer" and first.structured_content["changes"][0]["op"] == "add"
-    assert second.structured_content["changes"][0]["op"] == "supersede"
+    added = first.structured_content
+    assert (added["mode"], added["message_ids"], added["queued_chunks"], added["writer_running"]) == ("queued", ["m1", "m2"], 1, False)
+    assert queued.structured_content["queued_chunks"] == 1 and queued.structured_content["facts"] == 0
+    assert [(r["text"], r["pending"]) for r in pending.structured_content["results"]][:1] == [("user: I live in Seattle.", True)]
+    assert second.structured_content["message_ids"] == ["m4"]
+    assert (status.structured_content["queued_chunks"], status.structured_content["written_chunks"]) == (0, 2)
     results = found.structured_content["results"]
     assert [r["text"] for r in results] == ["The user lives in Sydney."]
     assert results[0]["source"] == "chat-2" and results[0]["event_time"] == "2025-05-01T10:00:00Z"
@@ -195,7 +220,7 @@ def test_a_real_server_adds_searches_and_shows_a_supersede(tmp_path):
     assert [(v["status"], v["text"]) for v in versions] == [("superseded", "The user lives in Seattle."), ("current", "The user lives in Sydney.")]
     assert versions[1]["reason"] == "The user moved to Sydney." and versions[1]["evidence"] == "I moved to Sydney"
     assert unknown.is_error and "no memory m404" in unknown.content[0].text  # an MCP tool error, not a crash
-    assert [r["revision"] for r in after_error.structured_content["revisions"]] == [2, 1]  # the server goes on
+    assert [r["revision"] for r in after_error.structured_content["revisions"]] == [4, 3, 2, 1]  # the server goes on
 
 
 @pytest.mark.slow

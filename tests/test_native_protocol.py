@@ -45,7 +45,7 @@ def test_a_supersede_in_the_native_protocol_shows_in_history(cli, home, monkeypa
     assert log["writer"]["protocol"] == "hy-memory" and log["writer"]["sdk"].startswith("hy-memory 2.")
     assert log["writer"]["prompts"].startswith("b2:") and log["counts"]["writer_calls"] == 1  # nothing related: no second call
 
-    seattle = sdk_id("m1")
+    seattle = sdk_id("m3")  # m1 and m2 are the chat's messages
     two = write_replies(tmp_path / "two.jsonl", extraction("The user moved to Sydney."), [
         {"op": "SUPERSEDE", "memory_id": seattle, "content": "The user lives in Sydney.",
          "supersede_reason": "The user moved from Seattle to Sydney.",
@@ -53,7 +53,7 @@ def test_a_supersede_in_the_native_protocol_shows_in_history(cli, home, monkeypa
     ])
     done = add(cli, two, second)
     assert done.exit_code == 0 and "1 superseded" in done.stderr, done.stderr
-    history = cli("history", "m1", "-f", "json").json()
+    history = cli("history", "m3", "-f", "json").json()
     assert [v["status"] for v in history] == ["superseded", "current"]
     assert history[0]["retired_reason"] == "The user moved from Seattle to Sydney."
     assert history[1]["text"] == "The user lives in Sydney."
@@ -87,7 +87,7 @@ def test_what_the_model_is_shown(cli, home, monkeypatch, tmp_path, chats):
     assert extract[0]["content"] == prompts.texts["EXTRACT_SYSTEM_PROMPT"]
     assert '[{"role": "user", "content": "I moved to Sydney last month.", "name": "Alex"}]' in extract[1]["content"]
     assert reconcile[0] == {"role": "system", "content": ""}
-    assert f'"memory_id": "{sdk_id("m1")}"' in reconcile[1]["content"] and '"m1"' not in reconcile[1]["content"]
+    assert f'"memory_id": "{sdk_id("m3")}"' in reconcile[1]["content"] and '"m3"' not in reconcile[1]["content"]
     # An empty reconciliation keeps nothing of what was extracted, and says so.
     assert report.counts["applied"] == 0 and report.counts["rejected"] == 1
 
@@ -97,7 +97,7 @@ def test_bad_native_output_is_recorded_never_dropped(cli, home, monkeypatch, tmp
     first, second = chats
     assert add(cli, write_replies(tmp_path / "one.jsonl", extraction("The user lives in Seattle.", "The user runs every morning.")),
                first).exit_code == 0
-    retire = {"op": "supersede", "target": "m2", "text": "The user runs every evening.", "reason": "changed routine"}
+    retire = {"op": "supersede", "target": "m4", "text": "The user runs every evening.", "reason": "changed routine"}
     assert cli("apply", "-", input=json.dumps(retire) + "\n").exit_code == 0  # m2 is retired: only chain heads are ever shown
     cases = [
         ("prose", ["Sure! The user moved to Sydney."], "is not the fenced JSON asked for"),
@@ -108,7 +108,7 @@ def test_bad_native_output_is_recorded_never_dropped(cli, home, monkeypatch, tmp
                                                      "supersede_reason": "moved"}]],
          "must name one of the memories shown"),
         ("a fold naming a retired version", [extraction("The user moved to Sydney."), [
-            {"op": "SUPERSEDE", "memory_ids": [sdk_id("m2"), sdk_id("m1")], "content": "The user lives in Sydney.",
+            {"op": "SUPERSEDE", "memory_ids": [sdk_id("m4"), sdk_id("m3")], "content": "The user lives in Sydney.",
              "supersede_reason": "moved"}]],
          "a fold must name memories that were shown"),
         ("prose to the reconciliation", [extraction("The user moved to Sydney."), "I would supersede the Seattle memory."],
@@ -119,7 +119,7 @@ def test_bad_native_output_is_recorded_never_dropped(cli, home, monkeypatch, tmp
         assert done.exit_code == 0, (name, done.stderr)
         entry = cli("log", "-n", "1", "-f", "json").json()[0]
         assert entry["counts"]["applied"] == 0 and any(reason in r["reason"] for r in entry["rejections"]), (name, entry["rejections"])
-    assert [v["status"] for v in cli("history", "m1", "-f", "json").json()] == ["current"]  # nothing reached the bank
+    assert [v["status"] for v in cli("history", "m3", "-f", "json").json()] == ["current"]  # nothing reached the bank
 
 
 def test_a_fold_retires_every_listed_head(cli, home, monkeypatch, tmp_path, chats):
@@ -128,15 +128,15 @@ def test_a_fold_retires_every_listed_head(cli, home, monkeypatch, tmp_path, chat
     one = write_replies(tmp_path / "one.jsonl", extraction("The user lives in Seattle.", "The user lives in Fremont, Seattle."))
     assert add(cli, one, first).exit_code == 0
     fold = write_replies(tmp_path / "fold.jsonl", extraction("The user moved to Sydney."), [
-        {"op": "SUPERSEDE", "memory_ids": [sdk_id("m1"), sdk_id("m2")], "content": "The user lives in Sydney.",
+        {"op": "SUPERSEDE", "memory_ids": [sdk_id("m3"), sdk_id("m4")], "content": "The user lives in Sydney.",
          "supersede_reason": "The user moved to Sydney.", "owner": "user", "tags": ["location"]}])
     done = add(cli, fold, second)
     assert done.exit_code == 0 and "1 superseded" in done.stderr, done.stderr
     hits = cli("search", "where does the user live", "-f", "jsonl").jsonl()
     assert [h["text"] for h in hits] == ["The user lives in Sydney."]  # one current state; both old heads retired
-    first_chain = cli("history", "m1", "-f", "json").json()
-    assert first_chain[0]["status"] == "deleted" and "folded into m3" in first_chain[0]["retired_reason"]
-    assert cli("history", "m2", "-f", "json").json()[-1]["status"] == "current"  # the newest chain listed carries the fold on
+    first_chain = cli("history", "m3", "-f", "json").json()
+    assert first_chain[0]["status"] == "deleted" and "folded into m6" in first_chain[0]["retired_reason"]
+    assert cli("history", "m4", "-f", "json").json()[-1]["status"] == "current"  # the newest chain listed carries the fold on
     assert cli("doctor", "-f", "json").exit_code == 0  # the bank's invariants hold
 
 

@@ -240,7 +240,8 @@ def test_a_version_has_the_public_json_shape(bank):
     """What `show`, `history` and `search` print for a memory: these keys, and the time of the revision that made it."""
     v = bank.version("m1")
     assert list(v) == ["id", "chain", "text", "speaker", "op", "reason", "evidence", "status", "revision", "time", "event_time", "source",
-                       "source_ids", "retired_revision", "retired_reason", "successor", "tags", "owner", "kind", "valid_until", "origin"]
+                       "source_ids", "retired_revision", "retired_reason", "successor", "tags", "owner", "kind", "valid_until", "origin",
+                       "layer", "pending"]
     made = bank.conn.execute("SELECT time FROM revisions WHERE id = 1").fetchone()[0]
     assert (v["time"], v["revision"], v["source"], v["source_ids"], v["status"]) == (made, 1, "a.jsonl", ["s1-1"], "current")
     assert (v["tags"], v["origin"]) == ([], "said")  # none given: no tags, and said by its speaker

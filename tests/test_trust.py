@@ -59,13 +59,14 @@ def test_an_untrusted_project_config_cannot_redirect_the_writer_or_switch_screen
 
     own = tmp_path / "own.db"
     result = cli("add", "--bank", str(own), str(transcript(tmp_path)))
-    assert result.exit_code == 6  # no writer of the user's: nothing is sent anywhere
+    assert result.exit_code == 0 and "no writer is configured" in result.stderr  # no writer of the user's: nothing is sent anywhere
     assert server.requests == []
+    assert SECRET not in repr(snapshot(own))  # the messages it queued were screened
     assert "ignored writer.backend, writer.base_url, writer.related, screen.secrets, screen.instructions" in result.stderr
     assert f"hymem trust {clone}" in result.stderr
 
     result = cli("add", "--raw", "--bank", str(own), str(transcript(tmp_path)))
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0 and "nothing new" in result.stderr, result.stderr
     assert SECRET not in repr(snapshot(own)) and "Perth" in repr(snapshot(own))  # the secret screen stayed on
     assert server.requests == []
 

@@ -11,10 +11,11 @@ from fakes import FakeServer
 CHAT = "Alex: I live in Seattle.\nSam: Nice, I love Seattle.\n"
 
 
-def test_no_writer_says_how_to_get_one(cli, home):
+def test_no_writer_stores_the_messages_and_says_how_to_get_one(cli, home):
     run = cli("add", "-", input=CHAT)
-    one_error_line(run, 6, "no memory writer is configured", "--raw", "--model", "--base-url")
-    assert snapshot(home / "bank.db") is None  # nothing was created
+    assert run.exit_code == 0, run.stderr
+    assert "2 message(s) stored" in run.stderr and "no writer is configured" in run.stderr and "hymem write" in run.stderr
+    assert [h["layer"] for h in cli("search", "Seattle", "-f", "json").json()] == ["message", "message"]
 
 
 def test_scripted_writer_from_the_cli_and_dry_run(cli, home, tmp_path):
@@ -57,15 +58,32 @@ def test_openai_backend_over_http(cli, home, monkeypatch):
         server.stop()
 
 
-def test_writer_server_down_changes_nothing(cli, home):
+def test_writer_server_down_loses_nothing_and_says_so(cli, home):
+    """A writer that cannot be reached: the messages are stored, the chunk stays queued with the error `status` shows,
+    `add` exits 6; once the server is back, `hymem write` writes it."""
     cli("add", "--raw", "-", input="Sam: hello there\n")
-    before = snapshot(home / "bank.db")
     server = FakeServer().start()
     url = server.base_url
     server.stop()  # nothing listens there now
     run = cli("add", "--backend", "openai", "--base-url", url, "-", input=CHAT)
-    assert run.exit_code == 6 and "hymem: error:" in run.stderr
-    assert snapshot(home / "bank.db") == before
+    one_error_line(run, 6, "writer server unreachable", "stay queued", "hymem write")
+    status = cli("status", "-f", "json").json()
+    assert (status["queued_chunks"], status["failed_chunks"], status["messages"]) == (1, 1, 3)
+    assert "unreachable" in status["failures"][0]["error"] and status["failures"][0]["attempts"] == 1
+    assert cli("search", "Seattle", "-f", "json").json()[0]["pending"] is True
+
+    server = FakeServer().start()
+    try:
+        fact = {"op": "add", "text": "Alex lives in Seattle.", "evidence": "I live in Seattle"}
+        server.behaviours = [("ok", json.dumps({"operations": [fact]}), {"prompt_tokens": 10, "completion_tokens": 5})]
+        done = cli("write", "--backend", "openai", "--base-url", server.base_url, "--protocol", "hymem")
+        assert done.exit_code == 0, done.stderr
+    finally:
+        server.stop()
+    status = cli("status", "-f", "json").json()
+    assert (status["queued_chunks"], status["failed_chunks"], status["facts"]) == (0, 0, 1)
+    # the written messages step back behind the fact
+    assert [h["text"] for h in cli("search", "Seattle", "-f", "json").json()] == ["Alex lives in Seattle."]
 
 
 @pytest.mark.llama

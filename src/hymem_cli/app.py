@@ -24,6 +24,7 @@ from hymem_cli.commands import (
     install,
     mcp,
     model,
+    queue,
     reembed,
     revert,
     search,
@@ -105,6 +106,8 @@ def main_options(
 
 for name, fn in [
     ("add", add.add),
+    ("write", queue.write),
+    ("status", queue.status),
     ("search", search.search),
     ("serve", serve.serve),
     ("mcp", mcp.mcp),

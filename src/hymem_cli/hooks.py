@@ -8,7 +8,8 @@ becomes context for the agent. Here:
 - SessionStart: a briefing (Memory.briefing) within hooks.briefing_tokens;
 - UserPromptSubmit: the memories relevant to the prompt (Memory.recall, the search's relevance floor applied) within
   hooks.recall_tokens; nothing at all for a prompt nothing relevant answers;
-- Stop, PreCompact, SessionEnd: the session log's new messages stored as they are (Memory.capture), no writer waited for.
+- Stop, PreCompact, SessionEnd: the session log's new messages stored at once and their chunks queued for the writer
+  (Memory.capture); no writer is waited for.
 
 The hook runs in the payload's `cwd`, so the bank is chosen as any command there would choose it (an untrusted project's
 bank is refused). Whatever goes wrong (bad JSON, a refused bank, a broken file) is one line in hooks.log in hymem's data

@@ -77,6 +77,8 @@ class Memory(BaseModel):
     retired_reason: str | None = Field(None, description="Why it was retired.")
     successor: str | None = Field(None, description="The version that replaced it.")
     score: float | None = Field(None, description="Search rank score (1.0: ranked first by words or by meaning).")
+    layer: str = Field("fact", description="fact (what a writer, an agent or apply stored) or message (as it was said).")
+    pending: bool = Field(False, description="A message no memory writer has read yet: its facts are still to come.")
 
     @classmethod
     def of(cls, version: dict) -> Memory:
@@ -115,15 +117,43 @@ class Rejected(BaseModel):
 
 class AddResult(Framed):
     revision: int | None = Field(description="The revision made; null when nothing was new.")
-    mode: str = Field(description="writer (a memory-writer model decided) or raw (each message stored as it is).")
-    writer: str | None = None
+    mode: str = Field(description="queued (the messages stored, their chunks queued for the memory writer) or raw (each message stored "
+                                  "as it is, infer=false).")
+    writer: str | None = Field(None, description="The memory writer configured, which will write the queued chunks.")
     note: str | None = None
     messages: int
+    message_ids: list[str] = Field(description="The stored messages' ids: searchable now, as layer message.")
+    queued_chunks: int = Field(description="Chunks of this source waiting for the writer.")
+    writer_running: bool = Field(description="Whether a `hymem serve --write` is writing this bank's queue now.")
     chunks: int
     stored: int = Field(description="Chunks stored now.")
     skipped: int = Field(description="Chunks already stored before (the same conversation added again).")
     changes: list[Change]
-    rejected: list[Rejected] = Field(description="What the writer proposed and its guards refused, with why.")
+    rejected: list[Rejected] = Field(description="What was refused (never stored), with why.")
+
+
+class QueueFailure(BaseModel):
+    chunk: int
+    source: str
+    attempts: int
+    error: str | None = None
+    failed_at: str | None = None
+    next_try: str | None = None
+
+
+class StatusResult(Framed):
+    bank: str
+    messages: int = Field(description="Messages stored as they were said (current).")
+    pending_messages: int = Field(description="Messages whose chunk no writer has read yet.")
+    facts: int = Field(description="Current facts (what a writer, apply or an agent stored).")
+    queued_chunks: int
+    failed_chunks: int = Field(description="Queued chunks whose last write failed; see failures.")
+    written_chunks: int
+    seconds_per_chunk: float | None = Field(None, description="The median of the recent writes.")
+    eta_seconds: float | None = Field(None, description="The backlog at that pace.")
+    failures: list[QueueFailure]
+    writer: dict[str, str | None] | None = Field(None, description="The writer configured: backend, model, base_url; null: none.")
+    serve_write: int | None = Field(None, description="The pid of the `hymem serve --write` writing the queue, or null.")
 
 
 class ChangeResult(Framed):
@@ -249,14 +279,23 @@ def build_server(service: MemoryService, *, warm: bool = True):
             "true: a memory-writer model (if one is configured) decides what to keep and revises stored facts; "
             "false: store each message as it is."))] = True,
     ) -> AddResult:
-        """Remember a conversation or a text. With a configured memory writer, it extracts the facts worth keeping and
-        updates or supersedes stored facts the conversation revises (old versions stay in history); without one, or
-        with infer=false, each message is stored as it is. Secrets are redacted; text the agent wrote (text, or a
-        message without a user's role or speaker) is stored as origin agent, and refused if it reads as an
-        instruction. Returns what changed. Adding the same messages (with the same timestamps) again changes nothing."""
+        """Remember a conversation or a text; returns at once. The messages are stored now (searchable, marked pending)
+        and queued for the memory writer, which extracts the facts worth keeping and updates or supersedes stored
+        facts the conversation revises (old versions stay in history) when `hymem serve --write` or `hymem write`
+        runs (memory_status shows the queue); with infer=false each message is stored as it is, nothing queued.
+        Secrets are redacted; text the agent wrote (text, or a message without a user's role or speaker) is stored as
+        origin agent, and refused if it reads as an instruction. Adding the same messages (with the same timestamps)
+        again changes nothing."""
         given = [m.model_dump(exclude_none=True) for m in messages] if messages else None
         result = await call("add_memory", service.add, given, text, source, infer)
         return _reply(AddResult(**{**result, "changes": _changes(result["changes"])}))
+
+    @tool(read_only=True, destructive=False, idempotent=True)
+    async def memory_status() -> StatusResult:
+        """The bank's messages and facts, and the memory writer's queue: chunks queued and failed (with their last
+        error), the seconds a chunk took lately and the backlog's time at that pace, the writer configured, and
+        whether a `hymem serve --write` is writing now."""
+        return _reply(StatusResult(**await call("memory_status", service.status)))
 
     @tool(read_only=True, destructive=False, idempotent=True)
     async def get_memory(memory_id: MemoryId) -> MemoryRecord:

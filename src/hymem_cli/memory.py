@@ -29,15 +29,20 @@ if TYPE_CHECKING:
     from hymem_cli.domain import Operation
     from hymem_cli.ingest.pipeline import ChunkProcessor, IngestReport
     from hymem_cli.ingest.sources import Source
+    from hymem_cli.ingest.writing import WriteReport
     from hymem_cli.screen import Screen
 
 
 @dataclass
 class AddResult:
-    """What `Memory.add` did: the ingest's report and which writer proposed (None for raw ingest)."""
+    """What `Memory.add` did: the ingest's report (for an add through the queue: the messages stored and the chunks
+    queued), which writer proposed (None: raw ingest, or none configured), and what the writer then wrote (None when
+    it did not run)."""
 
     report: IngestReport
     writer: dict | None
+    written: WriteReport | None = None
+    queued: int = 0  # chunks of these sources still queued for a writer after the add
 
 
 @dataclass
@@ -272,15 +277,53 @@ class Memory:
     # -- writing ------------------------------------------------------------------------------
 
     def add(self, sources: list[Source], *, raw: bool = False, dry_run: bool = False, again: bool = False, jobs: int = 1,
-            processor: ChunkProcessor | None = None, on_ready: Callable[[], None] | None = None,
-            on_chunk: Callable[[IngestReport], None] | None = None) -> AddResult:
-        """Ingest `sources`: through the configured writer, or each message as it is (`raw`), or through `processor` (one
-        of `writer()`'s, as a face wraps it). The writer loads before the bank is touched (`on_ready` is called once
-        both are ready); a dry run on a bank that does not exist yet leaves none behind, and neither does an add that
-        fails before it stored anything (a writer server that cannot be reached)."""
+            queue: bool = False, attributed: bool = False, screen: Screen | None = None, processor: ChunkProcessor | None = None,
+            on_ready: Callable[[], None] | None = None,
+            on_chunk: Callable[[IngestReport], None] | None = None, on_write: Callable[[WriteReport], None] | None = None) -> AddResult:
+        """Ingest `sources`. Their messages are stored at once (the message layer), each chunk queued for a writer; then
+        the configured writer writes the chunks of these sources (`on_write` after each), unless `queue` asks only to
+        queue them, or no writer is configured. `raw`: the messages alone, nothing queued. `dry_run` and `again` go
+        straight through the writer (or `processor`, one of `writer()`'s as a face wraps it), as before the queue.
+        `attributed`: words of no person are an agent's (ingest.attribution), as they are stored and as they are written;
+        `screen`: the messages are stored through it (default: this memory's).
+
+        The writer loads before the bank is touched (`on_ready` is called once both are ready); a dry run on a bank
+        that does not exist yet leaves none behind, and neither does an add that fails before it stored anything.
+        A writer that fails on a chunk leaves it and the rest queued, its error on record (`written.errors`)."""
+        if raw or dry_run or again or processor is not None:
+            return self._ingest(sources, processor or self.writer(raw), dry_run=dry_run, again=again, jobs=jobs, on_ready=on_ready,
+                                on_chunk=on_chunk)
+        from hymem_cli.bank.store import RevisionDraft
+        from hymem_cli.ingest.writing import write_queue
+
+        writer = None if queue or not (self.settings.writer.kind or False in self._writers) else self.writer(False)
+        storing = self.writer(True, screen=screen)
+        if attributed:
+            from hymem_cli.ingest.attribution import Attributed
+
+            storing = Attributed(storing)
+        label = self.screen.label("add" if writer is not None else "add --queue")
+        draft = RevisionDraft(command=label, source=", ".join(s.name for s in sources), writer=writer.writer_info() if writer else None)
+        stored = self._ingest(sources, storing, jobs=1, on_ready=on_ready, on_chunk=on_chunk, queue=True, draft=draft)
+        bank, names = self.bank(), {s.name for s in sources}
+        written, ended = None, "interrupted"
+        try:
+            if writer is not None:
+                written = write_queue(bank, writer, sources=names, jobs=jobs, draft=draft, on_chunk=on_write)
+            ended = "interrupted" if written is not None and written.errors else "done"
+        finally:
+            if draft.id is not None:
+                bank.finish(draft, ended)
+        stored.report.revision = draft.id
+        stored.report.counts = draft.counts
+        waiting = sum(s["chunks"] for s in self.queue()["sources"] if s["source"] in names)
+        return AddResult(stored.report, writer.writer_info() if writer else None, written, waiting)
+
+    def _ingest(self, sources: list[Source], processor: ChunkProcessor, *, dry_run: bool = False, again: bool = False, jobs: int = 1,
+                on_ready: Callable[[], None] | None = None, on_chunk: Callable[[IngestReport], None] | None = None,
+                queue: bool = False, draft: RevisionDraft | None = None) -> AddResult:
         from hymem_cli.ingest.pipeline import ingest
 
-        processor = processor or self.writer(raw)
         new = not self.bank_path.exists()
         scratch = tempfile.TemporaryDirectory() if dry_run and new else None
         try:
@@ -289,7 +332,7 @@ class Memory:
                 on_ready()
             try:
                 report = ingest(bank, sources, processor, chunk_tokens=self.settings.ingest.chunk_tokens, dry_run=dry_run, again=again,
-                                jobs=jobs, on_chunk=on_chunk)
+                                jobs=jobs, on_chunk=on_chunk, queue=queue, draft=draft)
             except BaseException:
                 if new and scratch is None:
                     self._remove_if_empty()
@@ -301,6 +344,50 @@ class Memory:
         finally:
             if scratch is not None:
                 scratch.cleanup()
+
+    def write(self, *, limit: int | None = None, follow: bool = False, stop=None, jobs: int = 1,
+              on_chunk: Callable[[WriteReport], None] | None = None) -> WriteReport:
+        """Write the queued chunks with the configured writer (WriterError when none is, or its model fails to load)
+        until none is left (`follow`: until `stop` is set), or `limit` were written; see ingest.writing."""
+        from hymem_cli.ingest.writing import WriteReport, write_queue
+
+        processor = self.writer(False)
+        if not self.bank_path.exists():
+            return WriteReport()
+        return write_queue(self.bank(embed=True), processor, limit=limit, follow=follow, stop=stop, jobs=jobs, on_chunk=on_chunk)
+
+    def queue(self) -> dict:
+        """The writer's queue (bank/queue.status); an empty one when there is no bank yet."""
+        from hymem_cli.bank import queue as chunk_queue
+
+        if not self.bank_path.exists():
+            return chunk_queue.EMPTY
+        return chunk_queue.status(self.bank().conn)
+
+    def status(self) -> dict:
+        """Which bank and why, what it holds in each layer, the writer's queue, the writer configured, and whether a
+        `hymem serve --write` is writing for it."""
+        from hymem_cli import server
+
+        choice = config.locate_bank(self.bank_opt, self.settings)
+        counts = {"messages": 0, "pending_messages": 0, "facts": 0}
+        if choice.refusal is None and choice.path.exists():
+            counts = dict(zip(counts, self.bank().conn.execute(
+                "SELECT count(*) FILTER (WHERE v.layer = 'message'), "
+                "count(*) FILTER (WHERE v.layer = 'message' AND q.state = 'queued'), count(*) FILTER (WHERE v.layer IS NULL) "
+                "FROM versions v LEFT JOIN queued_messages qm ON qm.version = v.id LEFT JOIN queue q ON q.id = qm.queue "
+                "WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id)").fetchone()))
+        w = self.settings.writer
+        return {
+            "bank": str(choice.path),
+            "bank_source": choice.source,
+            "why": choice.refusal or choice.detail,
+            "exists": choice.path.exists(),
+            **counts,
+            **(self.queue() if choice.refusal is None else {}),
+            "writer": {"backend": w.kind or None, "model": w.model or None, "base_url": w.base_url or None} if w.kind else None,
+            "serve_write": server.writing(choice.path),
+        }
 
     def _remove_if_empty(self) -> None:
         """Take back a bank this memory created that holds no revision: the failed command leaves no file behind."""
@@ -436,6 +523,6 @@ class Memory:
         return render(self.current(), bank=str(self.bank_path), revision=bank.latest_revision())
 
     def capture(self, transcript: str, input_format: str | None = None) -> AddResult:
-        """Store an agent's session log as it is (raw messages, no writer): a log that grew since it was last stored
-        adds only its new messages."""
-        return self.add(self.open_sources([transcript], input_format), raw=True)
+        """Store an agent's session log's messages at once and queue them for a writer (`hymem write`, `hymem serve
+        --write`); nothing waits for one. A log that grew since it was last stored adds only its new messages."""
+        return self.add(self.open_sources([transcript], input_format), queue=True)

@@ -19,15 +19,13 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from hymem_cli._errors import InputError, UsageError
-from hymem_cli.domain import Message, Operation, Proposal, Rejection, memory_id
-from hymem_cli.framing import own_words, voice  # noqa: F401 - own_words: re-exported, the service's public word
+from hymem_cli.domain import Message, Operation, memory_id
+from hymem_cli.framing import own_words  # noqa: F401 - re-exported, the service's public word
 from hymem_cli.screen import Redactor, Screen
 from hymem_cli.screen.provenance import AGENT
 
 if TYPE_CHECKING:
     from hymem_cli.bank import Bank
-    from hymem_cli.domain import Chunk
-    from hymem_cli.ingest.pipeline import ChunkProcessor, MemoryBank
     from hymem_cli.memory import Memory
 
 DEFAULT_SOURCE = "mcp"
@@ -77,10 +75,6 @@ class MemoryService:
         one conversation redacted must not shape, or be probed through, another's)."""
         return replace(self.memory.screen, redactor=Redactor(), read_kinds=[])
 
-    def _processor(self, infer: bool, screen: Screen) -> ChunkProcessor:
-        """The writer when `infer` and one is configured, else raw ingest; either screens with `screen`, this call's own."""
-        return self.memory.writer(raw=not (infer and self.settings.writer.kind), screen=screen)
-
     # -- reading ------------------------------------------------------------------------------
 
     def search(self, query: str, limit: int = 10, *, as_of: int | None = None, since: str | None = None, until: str | None = None,
@@ -125,33 +119,51 @@ class MemoryService:
     # -- writing ------------------------------------------------------------------------------
 
     def add(self, messages: list[dict] | None = None, text: str | None = None, source: str | None = None, infer: bool = True) -> dict:
-        """Store a conversation (or one text): through the configured writer when `infer` and one is configured, else
-        each message as it is. Returns the revision's changes; a conversation already stored changes nothing."""
+        """Store a conversation (or one text) at once: its messages, searchable now, and with `infer` its chunks queued
+        for the memory writer (`hymem serve --write` or `hymem write` writes them; nothing here waits for a model);
+        without, each message as it is and nothing queued. Returns the messages' ids and the revision's changes; a
+        conversation already stored changes nothing."""
+        from hymem_cli import server
         from hymem_cli.bank.history import diff
+        from hymem_cli.ingest.attribution import Attributed
         from hymem_cli.ingest.sources import Source
 
         check_text(messages=messages, text=text, source=source)  # before anything is loaded or stored
         screen = self.call_screen()
         given = [replace(m, id=screen.redact(m.id)[0], speaker=m.speaker and screen.redact(m.speaker)[0])  # stored as provenance too
                  for m in _messages(messages, text)]
-        processor = self._processor(infer, screen)  # the model loads before the bank is touched: a writer that fails changes nothing
         bank = self.bank(embed=True)
         name = screen.redact((source or DEFAULT_SOURCE).strip() or DEFAULT_SOURCE)[0]
-        report = self.memory.add([Source(name, given)], processor=Attributed(processor)).report
+        if infer:
+            done = self.memory.add([Source(name, given)], queue=True, attributed=True, screen=screen)
+        else:
+            done = self.memory.add([Source(name, given)], processor=Attributed(self.memory.writer(raw=True, screen=screen)))
+        report = done.report
         changes = diff(bank, report.revision - 1, report.revision) if report.revision else []
         rejected = bank_rejections(bank, report.revision) if report.revision else []
+        writing = server.writing(bank.path)
         return {
             "revision": report.revision,
-            "mode": processor.mode,
-            "writer": (processor.writer_info() or {}).get("model"),
-            "note": None if processor.mode != "raw" or not infer else "no memory writer is configured: messages were stored as they are",
+            "mode": "queued" if infer else "raw",
+            "writer": (self.settings.writer.model or self.settings.writer.kind or None) if infer else None,
+            "note": _queue_note(infer, done.queued, writing, bool(self.settings.writer.kind)),
             "messages": report.messages,
+            "message_ids": [c["after"]["id"] for c in changes if c["after"] and c["after"]["layer"] == "message"],
+            "queued_chunks": done.queued,
+            "writer_running": writing is not None,
             "chunks": report.chunks,
             "stored": report.stored,
             "skipped": report.skipped,
             "changes": changes,
             "rejected": rejected,
         }
+
+    def status(self) -> dict:
+        """The bank's messages and facts, the writer's queue (queued and failed chunks, the pace of recent writes), the
+        writer configured and whether a `hymem serve --write` is writing: what `hymem status` shows."""
+        check = self.memory.status()
+        return {k: check[k] for k in ("bank", "messages", "pending_messages", "facts", "queued_chunks", "failed_chunks", "written_chunks",
+                                      "seconds_per_chunk", "eta_seconds", "failures", "writer", "serve_write")}
 
     def update(self, memory: str, text: str, reason: str) -> dict:
         """A new version of a current memory, with the reason; the old one stays in its history. The agent wrote the new
@@ -192,45 +204,17 @@ class MemoryService:
         return screen.redact(text)[0]
 
 
-class Attributed:
-    """A chunk processor as add_memory uses it: what it proposes from words that are not a person's own (the agent's,
-    a tool's) carries that origin and speaker; and in raw mode, where no guard reads the text, such a message that
-    reads as an instruction to the agent is refused (recorded as a rejection) instead of stored."""
-
-    def __init__(self, inner: ChunkProcessor):
-        self.inner = inner
-        self.mode = inner.mode  # part of the chunk hash: the same as the processor's own
-        self.screen = inner.screen
-
-    def writer_info(self) -> dict | None:
-        return self.inner.writer_info()
-
-    def close(self) -> None:  # the inner processor outlives the call
-        pass
-
-    def process(self, bank: MemoryBank, chunk: Chunk) -> Proposal:
-        proposal = self.inner.process(bank, chunk)
-        by_id = {m.id: m for m in chunk.messages}
-        kept, refused = [], list(proposal.rejections)
-        for op in proposal.operations:
-            sources = [by_id[i] for i in op.source_ids if i in by_id]
-            voices = {voice(m.speaker) for m in sources}
-            if op.origin is None and len(voices) == 1 and (origin := voices.pop()) is not None:
-                op.origin = origin
-                op.speaker = op.speaker or origin
-            if self.mode == "raw" and op.origin is not None and (why := self._instruction(sources)):
-                refused.append(Rejection(self.screen.scrub_operation(op), why))
-                continue
-            kept.append(op)
-        return replace(proposal, operations=kept, rejections=refused)
-
-    def _instruction(self, sources: list[Message]) -> str | None:
-        """Why the words of `sources` must not be stored as they are (raw mode: the message is the memory), or None."""
-        try:
-            hit = next(filter(None, (self.screen.instruction(self.screen.redact(m.text)[0]) for m in sources)), None)
-        except Exception as exc:  # noqa: BLE001 - fail closed: what the screen could not read is not stored
-            return f"the screens failed on it ({type(exc).__name__}); refused rather than stored unscreened"
-        return f'would store an instruction to the agent ({hit.kind}: "{hit.snippet}") that is not a person\'s own words' if hit else None
+def _queue_note(infer: bool, queued: int, writing: int | None, configured: bool) -> str | None:
+    """What happens next to what add_memory stored, in a sentence for the agent."""
+    if not infer:
+        return "stored as they are (infer=false); no writer reads them"
+    if not queued:
+        return None
+    if writing is not None:
+        return "queued for the memory writer: a running `hymem serve --write` writes the facts shortly"
+    if configured:
+        return "queued for the memory writer: the facts are written when `hymem write` or `hymem serve --write` runs"
+    return "queued: no memory writer is configured, so the messages stay searchable as they are until one is"
 
 
 def check_text(**fields: object) -> None:

@@ -37,6 +37,22 @@ def _private_dir(path: Path) -> bool:
     return _why_not_private(path) is None
 
 
+def writer_mark(bank_path: Path) -> Path:
+    """The file a `hymem serve --write` keeps beside its socket while it writes the bank's queue: its pid."""
+    return socket_path(bank_path).with_suffix(".writer")
+
+
+def writing(bank_path: Path) -> int | None:
+    """The pid of the `hymem serve --write` writing this bank's queue, or None when none is running."""
+    mark = writer_mark(bank_path)
+    try:
+        pid = int(mark.read_text().strip())
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return None
+    return pid
+
+
 def _why_not_private(path: Path) -> str | None:
     """Why `path` cannot hold this user's socket, or None: it must be a real directory (not a link another user may
     have planted), owned by this user, that no group or other user can enter."""

@@ -180,8 +180,48 @@ def m010_speaker_index(conn) -> None:
     conn.execute("CREATE INDEX versions_speaker ON versions(speaker COLLATE NOCASE) WHERE speaker IS NOT NULL")
 
 
+def m011_messages_and_queue(conn) -> None:
+    """Two layers in one bank: the messages as they were said (`versions.layer` = 'message'; NULL: a fact) and the
+    facts a writer derives from them; and the queue of chunks waiting for a writer (bank/queue.py). The raw
+    memories stored before it are messages. A message a queued chunk holds is linked to it, so search can tell
+    whether a writer has read it yet."""
+    conn.execute("ALTER TABLE versions ADD COLUMN layer TEXT")
+    conn.execute("UPDATE versions SET layer = 'message' WHERE revision IN "
+                 "(SELECT id FROM revisions WHERE writer IS NULL AND command LIKE 'add --raw%')")
+    run_script(
+        conn,
+        """
+        -- Chunks waiting for a writer, in the order they were read; a source's chunks are written in that order.
+        CREATE TABLE queue (
+            id INTEGER PRIMARY KEY,
+            content TEXT NOT NULL UNIQUE,     -- the chunk's content hash in writer mode (domain.Chunk.hash)
+            source TEXT NOT NULL,
+            messages TEXT NOT NULL,           -- JSON: the messages (screened, as stored), the ones before, the owner
+            queued_at TEXT NOT NULL,
+            state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'done')),
+            taken_by TEXT,                    -- "host:pid" of the writer working on it
+            taken_at TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            failed_at TEXT,
+            next_try TEXT,
+            done_at TEXT,
+            revision INTEGER REFERENCES revisions(id),
+            seconds REAL
+        );
+        CREATE INDEX queue_waiting ON queue(state, source, id);
+        -- The message versions a queued chunk holds.
+        CREATE TABLE queued_messages (
+            version INTEGER PRIMARY KEY REFERENCES versions(id),
+            queue INTEGER NOT NULL REFERENCES queue(id)
+        );
+        CREATE INDEX queued_messages_queue ON queued_messages(queue);
+        """,
+    )
+
+
 MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys, m005_version_details, m006_version_origin,
-              m007_version_context, m008_half_vectors, m009_fact_sources_index, m010_speaker_index]
+              m007_version_context, m008_half_vectors, m009_fact_sources_index, m010_speaker_index, m011_messages_and_queue]
 
 # The vector table is created when the bank first meets its embedder, since its width is the
 # model's dimension: see Bank.bind_embedder.

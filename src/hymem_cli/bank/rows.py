@@ -8,11 +8,19 @@ from hymem_cli.domain import memory_id
 
 VERSION_SELECT = """
 SELECT v.*, rv.time AS time, r.how AS retired_how, r.revision AS retired_revision,
-       r.successor AS successor, r.reason AS retired_reason
+       r.successor AS successor, r.reason AS retired_reason,
+       (SELECT q.state FROM queued_messages qm JOIN queue q ON q.id = qm.queue WHERE qm.version = v.id) AS queue_state
 FROM versions v
 JOIN revisions rv ON rv.id = v.revision
 LEFT JOIN retirements r ON r.version = v.id
 """
+
+
+# A message whose chunk a writer has written: the facts it holds are in the bank, so what reads the current memories (search,
+# a briefing, the Markdown view, evaluation) shows those, not it (docs/benchmarks.md, "Two layers"). Messages stored with
+# --raw were never queued: they are the memories.
+WRITTEN = "EXISTS (SELECT 1 FROM queued_messages qm JOIN queue q ON q.id = qm.queue WHERE qm.version = v.id AND q.state = 'done')"
+SHOWN = f"(v.layer IS NULL OR NOT {WRITTEN})"
 
 
 def version_dict(row, as_of: int | None = None) -> dict:
@@ -40,4 +48,7 @@ def version_dict(row, as_of: int | None = None) -> dict:
         "kind": row["kind"],
         "valid_until": row["valid_until"],
         "origin": row["origin"] or "said",
+        # a message as it was said, or a fact; a message no writer has read yet (its chunk is queued) is pending
+        "layer": "message" if row["layer"] == "message" else "fact",
+        "pending": row["queue_state"] == "queued",
     }

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from hymem_cli import config
 from hymem_cli.bank import codes, scoring
-from hymem_cli.bank.rows import version_dict
+from hymem_cli.bank.rows import SHOWN, version_dict
 from hymem_cli.embed import to_blob
 
 if TYPE_CHECKING:  # the bank is handed in; search never opens one
@@ -107,6 +107,7 @@ class SearchFilter:
     since: str | None = None  # event_time >= since
     until: str | None = None  # event_time <= until
     origin: list[str] | None = None  # --origin: said (a participant's own words), quoted, document, comment, code, tool
+    layer: str | None = None  # --layer: "fact" or "message"; None: facts, and the messages no writer has read (WRITTEN)
 
     def sql(self) -> tuple[str, list]:
         """A WHERE clause over `versions v` selecting the versions this filter admits."""
@@ -134,7 +135,14 @@ class SearchFilter:
             either = ([f"v.origin IN ({', '.join('?' * len(named))})"] if named else []) + (["v.origin IS NULL"] if "said" in self.origin else [])
             where.append(f"({' OR '.join(either)})")
             args += named
+        if self.layer == "fact":
+            where.append("v.layer IS NULL")
+        elif self.layer == "message":
+            where.append("v.layer = 'message'")
+        else:
+            where.append(SHOWN)
         return (" AND ".join(where) or "1"), args
+
 
 
 def query_words(text: str) -> list[str]:
@@ -550,14 +558,18 @@ def _exact_knn(bank: Bank, blob: bytes, where: str, args: list, want: int) -> li
 RELATED = Ranking(min_score=0.0)  # the shipped ranking, without a floor
 
 
+FACTS = SearchFilter(layer="fact")
+
+
 def related(bank: Bank, texts: list[str], limit: int) -> list[dict]:
-    """Current memories closest to any of `texts` (hybrid search per text, merged by best score)."""
+    """Current facts closest to any of `texts` (hybrid search per text, merged by best score); never a message: a
+    writer updates facts, and a message waiting for it is what it is about to read."""
     if limit <= 0 or bank.embedder is None or not texts:
         return []
     best: dict[str, tuple[float, dict]] = {}
     for text, vector in zip(texts, bank.embedder.embed(list(texts))):
         # No floor: the writer must see the fact a chunk changes even when the chunk's words barely touch it.
-        for hit in search(bank, text, limit, None, RELATED, query_vector=vector):
+        for hit in search(bank, text, limit, FACTS, RELATED, query_vector=vector):
             if hit["id"] not in best or hit["score"] > best[hit["id"]][0]:
                 best[hit["id"]] = (hit["score"], hit)
     return [hit for _, hit in sorted(best.values(), key=lambda sh: -sh[0])[:limit]]

@@ -12,11 +12,11 @@ from hymem_cli._errors import BankError, InputError, NotFoundError
 from hymem_cli.bank import codes, db
 from hymem_cli.bank.memory_text import MemoryText, kept
 from hymem_cli.bank.operations import id_problem, parse_memory_id
-from hymem_cli.bank.rows import VERSION_SELECT, version_dict  # noqa: F401 - history reads them from here too
+from hymem_cli.bank.rows import SHOWN, VERSION_SELECT, version_dict  # noqa: F401 - history reads them from here too
 from hymem_cli.bank.sqlite import create_vector_table
 from hymem_cli.bank.verify import Finding
 from hymem_cli.bank.verify import verify as verify_bank
-from hymem_cli.domain import ChunkRecord, Operation, Proposal, Rejection, memory_id
+from hymem_cli.domain import Chunk, ChunkRecord, Operation, Proposal, Rejection, memory_id
 from hymem_cli.embed import Embedder, canonical_model, to_blob
 
 COUNTERS = ("chunks", "messages", "proposed", "applied", "rejected", "added", "updated", "superseded", "deleted")
@@ -148,8 +148,9 @@ class Bank:
         return row[0] if row else None
 
     def current(self, limit: int) -> list[dict]:
-        """Up to `limit` current versions, the latest revision's first (an agent's briefing picks from them)."""
-        rows = self.conn.execute(VERSION_SELECT + " WHERE r.version IS NULL ORDER BY v.revision DESC, v.id DESC LIMIT ?", (limit,))
+        """Up to `limit` current versions, the latest revision's first (an agent's briefing picks from them); no message
+        a writer has read."""
+        rows = self.conn.execute(VERSION_SELECT + f" WHERE r.version IS NULL AND {SHOWN} ORDER BY v.revision DESC, v.id DESC LIMIT ?", (limit,))
         return [version_dict(row) for row in rows]
 
     def code_index(self) -> codes.BinaryCodes:
@@ -163,9 +164,9 @@ class Bank:
         return [r[0] for r in self.conn.execute("SELECT reason FROM rejections ORDER BY id")]
 
     def current_source_ids(self) -> list[list[str]]:
-        """The source message ids of every current memory."""
+        """The source message ids of every current memory (a message a writer has read is no memory of its own)."""
         rows = self.conn.execute(
-            "SELECT v.source_ids FROM versions v WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id)"
+            f"SELECT v.source_ids FROM versions v WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id) AND {SHOWN}"
         )
         return [json.loads(r[0]) for r in rows]
 
@@ -220,17 +221,26 @@ class Bank:
             raise _db_error(exc, self.path) from None
         return draft
 
-    def commit_chunk(self, draft: RevisionDraft, chunk: ChunkRecord, proposal: Proposal, messages: int = 0) -> bool:
+    def commit_chunk(self, draft: RevisionDraft, chunk: ChunkRecord, proposal: Proposal, messages: int = 0, *,
+                     layer: str | None = None, queue: tuple[Chunk, str, bool] | None = None, written: tuple[int, float] | None = None) -> bool:
         """Store one chunk and its accepted operations in one transaction. False if it was already there.
 
-        The proposal carries the operations, the rejections, the count proposed and the writer's stats.
+        The proposal carries the operations, the rejections, the count proposed and the writer's stats. `layer`
+        "message": its versions are the messages as they were said (raw ingest), and with `queue` (the chunk, its
+        content hash in writer mode, and whether its speakerless words are an agent's) they wait for a writer: the chunk is queued, and the run counts them as
+        messages stored, not as memories added. `written` (a queue row, the seconds it took): this chunk's facts
+        finish that row of the queue, in the same transaction (one already stored finishes it too).
         """
+        from hymem_cli.bank import queue as chunk_queue
+
         ops, rejections = proposal.operations, proposal.rejections
         vectors = self.embed_operations(ops)
         saved = (draft.id, dict(draft.counts))  # restored if the transaction rolls back
         try:
             with db.transaction(self.conn):
                 if self.chunk_seen(chunk.hash):  # another process got here first
+                    if written is not None:
+                        chunk_queue.done(self.conn, written[0], None, written[1])
                     return False
                 self._open_revision(draft)
                 cur = self.conn.execute(
@@ -240,16 +250,24 @@ class Bank:
                      chunk.last_line, chunk.start_time, chunk.end_time, chunk.text),
                 )
                 chunk_id = cur.lastrowid
-                refused = self._apply(draft, chunk_id, ops, vectors, strict=False)
+                created: list[int] = []
+                refused = self._apply(draft, chunk_id, ops, vectors, strict=False, layer=layer, created=created, counted=queue is None)
                 for rej in list(rejections) + refused:
                     self.conn.execute(
                         "INSERT INTO rejections (revision, chunk, operation, reason) VALUES (?, ?, ?, ?)",
                         (draft.id, chunk_id, json.dumps(rej.operation.to_json(), ensure_ascii=False), rej.reason),
                     )
+                if queue is not None:
+                    chunk_queue.enqueue(self.conn, *queue, versions=created)
+                if written is not None:
+                    chunk_queue.done(self.conn, written[0], draft.id, written[1])
                 c = draft.counts
-                c["chunks"] += 1
-                c["messages"] += messages
-                c["proposed"] += len(ops) + len(rejections) if proposal.proposed is None else proposal.proposed
+                if queue is not None:  # the writer's input, stored: the write counts the chunk and its messages
+                    c["messages_stored"] = c.get("messages_stored", 0) + len(created)
+                else:
+                    c["chunks"] += 1
+                    c["messages"] += messages
+                    c["proposed"] += len(ops) + len(rejections) if proposal.proposed is None else proposal.proposed
                 c["rejected"] += len(rejections) + len(refused)
                 for key, value in proposal.stats.items():
                     c[key] = round(c.get(key, 0) + value, 3)
@@ -260,6 +278,21 @@ class Bank:
                 raise _db_error(exc, self.path) from None
             raise
         return True
+
+    def enqueue_stored(self, chunk: Chunk, content: str, key: str, requeue: bool = False, agent_words: bool = False) -> None:
+        """Queue for a writer a chunk whose messages raw ingest stored before (known by `key`), unless its content is
+        queued already; `requeue`: queued again if it was written (by another writer: this one has not read it)."""
+        from hymem_cli.bank import queue as chunk_queue
+
+        with db.transaction(self.conn):
+            row = self.conn.execute("SELECT id, state FROM queue WHERE content = ?", (content,)).fetchone()
+            if row is not None:
+                if requeue and row[1] == "done":
+                    chunk_queue.requeue(self.conn, row[0])
+                return
+            versions = [r[0] for r in self.conn.execute(
+                "SELECT v.id FROM versions v JOIN chunks c ON c.id = v.chunk WHERE c.hash = ? AND v.layer = 'message'", (key,))]
+            chunk_queue.enqueue(self.conn, chunk, content, agent_words, versions=versions)
 
     def finish(self, draft: RevisionDraft, state: str = "done") -> None:
         if draft.id is None:
@@ -276,18 +309,20 @@ class Bank:
             draft.id = cur.lastrowid
 
     def _save_counts(self, draft: RevisionDraft) -> None:
-        self.conn.execute("UPDATE revisions SET counts = ? WHERE id = ?", (json.dumps(draft.counts), draft.id))
+        self.conn.execute("UPDATE revisions SET counts = ?, source = ? WHERE id = ?", (json.dumps(draft.counts), draft.source, draft.id))
 
     def _finish(self, draft: RevisionDraft, state: str = "done") -> None:
         self._save_counts(draft)
         self.conn.execute("UPDATE revisions SET state = ? WHERE id = ?", (state, draft.id))
 
-    def _apply(self, draft: RevisionDraft, chunk_id, ops, vectors, strict: bool) -> list[Rejection]:
-        """Insert versions and retirements for `ops`. Refusals raise (strict) or are returned."""
+    def _apply(self, draft: RevisionDraft, chunk_id, ops, vectors, strict: bool, layer: str | None = None,
+               created: list[int] | None = None, counted: bool = True) -> list[Rejection]:
+        """Insert versions (of `layer`) and retirements for `ops`, the new versions' ids appended to `created`, each
+        counted in the revision unless not `counted`. Refusals raise (strict) or are returned."""
         refused: list[Rejection] = []
         targeted: set[int] = set()
         vec = iter(vectors)
-        created = now()
+        created_at = now()
         for i, op in enumerate(ops):
             blob = next(vec) if op.op != "delete" else None
             why, target_row = (None, None) if op.op == "add" else self._check_target(op.target, targeted)
@@ -313,8 +348,10 @@ class Bank:
                 new_id = self.insert_version(
                     chain, op.op, op.text.strip(), blob, speaker=op.speaker, reason=op.reason, evidence=op.evidence,
                     revision=draft.id, chunk=chunk_id, source=draft.source, source_ids=op.source_ids,
-                    event_time=op.event_time, created_at=created, details=op,
+                    event_time=op.event_time, created_at=created_at, details=op, layer=layer,
                 )
+                if created is not None and new_id is not None:
+                    created.append(new_id)
             if target_row is not None:
                 self.conn.execute(
                     "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (?, ?, ?, ?, ?)",
@@ -325,25 +362,28 @@ class Bank:
                     "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (?, ?, 'deleted', NULL, ?)",
                     (row["id"], draft.id, f"{op.reason} (folded into {memory_id(new_id)})"),
                 )
-            draft.counts["applied"] += 1
-            draft.counts[{"add": "added", **RETIRED_AS}[op.op]] += 1
+            if counted:
+                draft.counts["applied"] += 1
+                draft.counts[{"add": "added", **RETIRED_AS}[op.op]] += 1
         return refused
 
     def insert_version(self, chain: int | None, op: str, text: str, blob: bytes, *, revision: int, speaker=None, reason=None,
-                       evidence=None, chunk=None, source=None, source_ids=(), event_time=None, created_at=None, details=None) -> int:
+                       evidence=None, chunk=None, source=None, source_ids=(), event_time=None, created_at=None, details=None,
+                       layer: str | None = None) -> int:
         """Insert one version and its search entries (inside the caller's transaction); chain None starts a chain.
 
-        `details` (an Operation, or a version row) carries tags, owner, kind, valid_until, origin and context."""
+        `details` (an Operation, or a version row) carries tags, owner, kind, valid_until, origin and context; `layer`
+        "message" makes it a message as it was said (None: a fact)."""
         tags = list(_detail(details, "tags") or [])
         if self.embedder is not None and self.meta("embed_model") != self.embedder.name:  # re-embedded while this ran
             raise BankError(f"bank {self.path} now holds {self.meta('embed_model')} vectors, not {self.embedder.name}'s",
                             hint="it was re-embedded while this command ran; run it again with the bank's model")
         cur = self.conn.execute(
             "INSERT INTO versions (chain, op, text, speaker, reason, evidence, revision, chunk, source, source_ids, event_time, created_at, "
-            "tags, owner, kind, valid_until, origin, context) VALUES (coalesce(?, -1), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "tags, owner, kind, valid_until, origin, context, layer) VALUES (coalesce(?, -1), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (chain, op, text, speaker, reason, evidence, revision, chunk, source, json.dumps(list(source_ids)), event_time, created_at or now(),
              json.dumps(tags, ensure_ascii=False) if tags else None, _detail(details, "owner"), _detail(details, "kind"), _detail(details, "valid_until"),
-             _detail(details, "origin"), kept(_detail(details, "context"))),
+             _detail(details, "origin"), kept(_detail(details, "context")), layer),
         )
         vid = cur.lastrowid
         if chain is None:
@@ -355,7 +395,9 @@ class Bank:
     def index_sources(self, vid: int, revision: int, context: str | None) -> None:
         """A writer's fact's source messages go into their own full-text index (bank/search.py's sources_ranked); import
         calls it too, after the version's revision is stored."""
-        if context and self.conn.execute("SELECT writer IS NOT NULL FROM revisions WHERE id = ?", (revision,)).fetchone()[0]:
+        # a fact only: a message's context is its previous turn, not the words a fact came from
+        if context and self.conn.execute("SELECT rv.writer IS NOT NULL AND v.layer IS NULL FROM versions v JOIN revisions rv "
+                                         "ON rv.id = v.revision WHERE v.id = ?", (vid,)).fetchone()[0]:
             self.conn.execute("INSERT INTO versions_sources_fts (rowid, context) VALUES (?, ?)", (vid, context))
 
     def index_version(self, vid: int, text: str, blob: bytes) -> None:

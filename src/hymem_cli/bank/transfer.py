@@ -27,6 +27,7 @@ from typing import Callable, Iterable, Iterator
 from hymem_cli._errors import BankError, InputError
 from hymem_cli.bank import db
 from hymem_cli.bank.operations import MAX_ID, MAX_TEXT, id_problem, parse_time, time_problem
+from hymem_cli.bank.queue import payload_problem
 from hymem_cli.bank.store import Bank
 from hymem_cli.domain import chunk_key, memory_id
 from hymem_cli.screen.provenance import ALL_ORIGINS
@@ -34,7 +35,7 @@ from hymem_cli.screen.provenance import ALL_ORIGINS
 FORMAT = 2
 READS = (1, 2)
 # Columns holding memory ids, written in their public form ("m12") from format 2 on.
-MEMORY_ID_COLUMNS = {"version": ("id", "chain"), "retirement": ("version", "successor")}
+MEMORY_ID_COLUMNS = {"version": ("id", "chain"), "retirement": ("version", "successor"), "queued_message": ("version",)}
 HEADER_TYPE = "hymem-export"
 EMBED_BATCH = 256  # texts per embedder call while importing; progress is reported per batch
 
@@ -55,7 +56,7 @@ TABLES: dict[str, tuple[str, dict[str, tuple[type, ...]]]] = {
         "id": _INT, "chain": _INT, "op": _STR, "text": _STR, "speaker": _OPT_STR, "reason": _OPT_STR, "evidence": _OPT_STR,
         "revision": _INT, "chunk": _OPT_INT, "source": _OPT_STR, "source_ids": _LIST, "event_time": _OPT_STR, "created_at": _STR,
         "tags": _OPT_LIST, "owner": _OPT_STR, "kind": _OPT_STR, "valid_until": _OPT_STR, "origin": _OPT_STR,
-        "context": _OPT_STR,
+        "context": _OPT_STR, "layer": _OPT_STR,
     }),
     "retirement": ("retirements", {
         "version": _INT, "revision": _INT, "how": _STR, "successor": _OPT_INT, "reason": _OPT_STR,
@@ -63,25 +64,36 @@ TABLES: dict[str, tuple[str, dict[str, tuple[type, ...]]]] = {
     "rejection": ("rejections", {
         "id": _INT, "revision": _INT, "chunk": _OPT_INT, "operation": _DICT, "reason": _STR,
     }),
+    # the writer's queue (bank/queue.py); who holds a chunk is no part of an export
+    "queue": ("queue", {
+        "id": _INT, "content": _STR, "source": _STR, "messages": _DICT, "queued_at": _STR, "state": _STR, "attempts": _INT,
+        "last_error": _OPT_STR, "failed_at": _OPT_STR, "next_try": _OPT_STR, "done_at": _OPT_STR, "revision": _OPT_INT,
+        "seconds": (int, float, type(None)),
+    }),
+    "queued_message": ("queued_messages", {"version": _INT, "queue": _INT}),
 }
-JSON_COLUMNS = {"writer", "counts", "message_ids", "source_ids", "operation", "tags"}
+JSON_COLUMNS = {"writer", "counts", "message_ids", "source_ids", "operation", "tags", "messages"}
 # Columns a record may leave out (written only when set; files from before they existed lack them).
-OPTIONAL_COLUMNS = {"version": ("tags", "owner", "kind", "valid_until", "origin", "context")}
-KEY_COLUMN = {"retirement": "version"}  # the primary key where it is not `id`
-ALLOWED = {("version", "op"): ("add", "update", "supersede"), ("retirement", "how"): ("updated", "superseded", "deleted")}
+OPTIONAL_COLUMNS = {"version": ("tags", "owner", "kind", "valid_until", "origin", "context", "layer")}
+KEY_COLUMN = {"retirement": "version", "queued_message": "version"}  # the primary key where it is not `id`
+ALLOWED = {("version", "op"): ("add", "update", "supersede"), ("retirement", "how"): ("updated", "superseded", "deleted"),
+           ("queue", "state"): ("queued", "done")}
 # Columns holding a row's id or a reference to one: SQLite's integers, from 1 up (hymem never writes 0 or less).
 ID_COLUMNS = {"revision": ("id",), "chunk": ("id", "revision"), "version": ("id", "chain", "revision", "chunk"),
-              "retirement": ("version", "revision", "successor"), "rejection": ("id", "revision", "chunk")}
+              "retirement": ("version", "revision", "successor"), "rejection": ("id", "revision", "chunk"),
+              "queue": ("id", "revision"), "queued_message": ("version", "queue")}
 # Times every hymem writes, and when they may be absent; none lies more than a day ahead of the importing clock.
-TIME_COLUMNS = {"revision": ("time",), "chunk": ("start_time", "end_time"), "version": ("created_at", "event_time")}
+TIME_COLUMNS = {"revision": ("time",), "chunk": ("start_time", "end_time"), "version": ("created_at", "event_time"),
+                "queue": ("queued_at", "failed_at", "next_try", "done_at")}
 # Every origin but "said", which is stored as NULL (a participant's own words)
 VERSION_ORIGINS = tuple(o for o in ALL_ORIGINS if o != "said")
 # The commands a revision records (ingest/pipeline.py, commands/apply.py, bank/revert.py, memory_service.py), with the
 # screens switched off while it ran (Screen.label).
-COMMAND = re.compile(r"(?P<base>add --raw|add|apply|forget|revert (?P<reverted>[0-9]{1,19})|mcp [a-z_]{1,40})"
+COMMAND = re.compile(r"(?P<base>add --raw|add --queue|add|write|apply|forget|revert (?P<reverted>[0-9]{1,19})|mcp [a-z_]{1,40})"
                      r"(?: \(unscreened: (?:secrets|instructions)(?:, (?:secrets|instructions))?\))?")
 CLOCK_SLACK = timedelta(minutes=5)  # revisions are stamped in id order; a clock set back by a little is no forgery
-INGESTS = ("add", "add --raw")  # the only commands that store chunks and rejections
+INGESTS = ("add", "add --raw", "add --queue", "write")  # the only commands that store chunks and rejections
+WRITERS = ("add", "write")  # the commands whose revision names its writer
 
 
 # -- export -----------------------------------------------------------------------------------
@@ -101,8 +113,8 @@ def export_records(bank: Bank, current: bool = False) -> Iterator[dict]:
             if current and kind in ("retirement", "rejection"):
                 continue
             where = ""
-            if current and kind == "version":
-                where = " WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = versions.id)"
+            if current and kind in ("version", "queued_message"):
+                where = f" WHERE NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = {table}.{'id' if kind == 'version' else 'version'})"
             key = KEY_COLUMN.get(kind, "id")
             for row in bank.conn.execute(f"SELECT {', '.join(columns)} FROM {table}{where} ORDER BY {key}"):
                 record = {"type": kind}
@@ -252,6 +264,10 @@ def _check_record(kind: str, obj: dict, where: str, public_ids: bool = True) -> 
                          hint="leave origin out for a participant's own words; hymem writes no other value")
     if kind == "version" and not obj["text"].strip():
         raise InputError(f"{where}: version text is empty")
+    if kind == "version" and obj["layer"] not in (None, "message"):
+        raise InputError(f"{where}: version layer {obj['layer'][:40]!r} is not message", hint="leave layer out for a fact")
+    if kind == "queue" and (why := payload_problem(obj["messages"])):
+        raise InputError(f"{where}: queue messages {why}", hint="give a file written by `hymem export`")
     return {col: obj[col] for col in columns}
 
 
@@ -259,13 +275,14 @@ def _check_limits(export: ExportFile, defined: dict[tuple[str, int], int], name:
     """The limits `apply` holds: no NUL in any text, and a fact no longer than MAX_TEXT unless raw ingest stored it
     (a raw memory is a whole message, however long)."""
     raw = {r["id"] for r in export.records["revision"] if r["command"].startswith("add --raw")}
+    messages = {v["id"] for v in export.records["version"] if v["layer"] == "message"}
     for kind, fields in (("version", ("text", "reason", "evidence", "speaker")), ("chunk", ("text", "source")), ("revision", ("source",))):
         for record in export.records[kind]:
             where = f"{name} line {defined[(kind, record['id'])]}"
             for col in fields:
                 if isinstance(record.get(col), str) and "\x00" in record[col]:
                     raise InputError(f"{where}: {kind} {col} holds a NUL character", hint="an export written by hymem never does; fix or drop the record")
-            if kind == "version" and record["revision"] not in raw and len(record["text"]) > MAX_TEXT:
+            if kind == "version" and record["revision"] not in raw and record["id"] not in messages and len(record["text"]) > MAX_TEXT:
                 raise InputError(f"{where}: version text is {len(record['text'])} characters; the limit is {MAX_TEXT}",
                                  hint="only raw ingest stores longer texts")
 
@@ -329,9 +346,9 @@ def _check_provenance(export: ExportFile, name: str) -> None:
             raise InputError(f"{where}: revision command {r['command'][:60]!r} is not one hymem writes",
                              hint="add, add --raw, apply, forget, revert N or mcp TOOL, with the screens switched off in brackets")
         base[r["id"]] = match["base"].split(" ")[0] if match["base"].startswith(("revert", "mcp")) else match["base"]
-        if (base[r["id"]] == "add") != (r["writer"] is not None):
+        if (base[r["id"]] in WRITERS) != (r["writer"] is not None):
             raise InputError(f"{where}: revision {r['id']} ({r['command']}) " + ("has no writer record" if r["writer"] is None else "has a writer record"),
-                             hint="a writer record belongs to `add` with a writer, and to nothing else")
+                             hint="a writer record belongs to `add` with a writer and to `write`, and to nothing else")
         if r["writer"] is not None and not isinstance(r["writer"].get("backend"), str):
             raise InputError(f"{where}: revision {r['id']}'s writer record names no backend", hint="give a file written by `hymem export`")
         if match["reverted"] is not None and int(match["reverted"]) >= r["id"]:
@@ -356,18 +373,20 @@ def _check_provenance(export: ExportFile, name: str) -> None:
             raise InputError(f"{where} of revision {v['revision']} ({made_by}) names chunk {v['chunk']}", hint=f"{made_by} stores no chunks")
         if made_by == "forget":
             raise InputError(f"{where} was made by revision {v['revision']}, a forget", hint="forget only retires")
-        if made_by == "add --raw" and v["op"] != "add":
-            raise InputError(f"{where} of revision {v['revision']} (add --raw) is an {v['op']}", hint="raw ingest only adds: each message as it is")
+        message = made_by == "add --raw" or v["layer"] == "message"
+        if message and (v["op"] != "add" or made_by not in ("add --raw", "add --queue", "add", "mcp")):
+            raise InputError(f"{where} of revision {v['revision']} ({made_by}) is a message made by an {v['op']}",
+                             hint="a message is stored as it is, by an add: each message as it is")
         # A raw message is stored "Speaker: text" (ingest/processors.py), unless its speaker stands for its origin (MCP).
-        if made_by == "add --raw" and v["speaker"] and v["speaker"] != v["origin"] and not v["text"].startswith(f"{v['speaker']}: "):
-            raise InputError(f"{where} of revision {v['revision']} (add --raw) does not begin with its speaker {v['speaker'][:40]!r}",
+        if message and v["speaker"] and v["speaker"] != v["origin"] and not v["text"].startswith(f"{v['speaker']}: "):
+            raise InputError(f"{where} of revision {v['revision']} ({made_by}) does not begin with its speaker {v['speaker'][:40]!r}",
                              hint="raw ingest stores each message as it is, \"Speaker: text\"")
         if parse_time(v["created_at"]) < parse_time(revisions[v["revision"]]["time"]) - CLOCK_SLACK:
             raise InputError(f"{where} was created at {v['created_at']}, before its revision {v['revision']} ({revisions[v['revision']]['time']})",
                              hint="a version is made within its revision")
     for r in export.records["retirement"]:
         made_by = base[r["revision"]]
-        if made_by == "add --raw" or (made_by == "forget" and r["how"] != "deleted"):
+        if made_by in ("add --raw", "add --queue") or (made_by == "forget" and r["how"] != "deleted"):
             raise InputError(f"{export.where(name, 'retirement', r['version'])}: {memory_id(r['version'])} is {r['how']} by revision {r['revision']} ({made_by})",
                              hint="raw ingest retires nothing; forget only deletes")
     for r in export.records["rejection"]:
@@ -385,6 +404,7 @@ FREE_TEXT = {
     "version": ("text", "speaker", "reason", "evidence", "source", "source_ids", "tags", "owner", "kind", "valid_until", "context"),
     "retirement": ("reason",),
     "rejection": ("operation", "reason"),
+    "queue": ("source", "messages", "last_error"),
 }
 # What add's guards and apply screen for instructions to the agent: a fact's text, reason and quote (and its tags, shown
 # with it), and a retirement's reason. Chunks, contexts and rejections are transcripts and refusals, not facts; a raw
@@ -417,7 +437,7 @@ def refuse_instructions(export: ExportFile, refusal: Callable[[dict[str, str | N
     raw = {r["id"] for r in export.records["revision"] if COMMAND.fullmatch(r["command"])["base"] == "add --raw"}
     for kind, cols in FACT_FIELDS.items():
         for record in export.records[kind]:
-            if record["revision"] in raw:
+            if record["revision"] in raw or record.get("layer") == "message":
                 continue
             fields = {col: "\n".join(record[col]) if isinstance(record[col], list) else record[col] for col in cols}  # a tag a line
             if why := refusal(fields):
@@ -429,7 +449,7 @@ def refuse_instructions(export: ExportFile, refusal: Callable[[dict[str, str | N
 
 def _check_references(kind: str, record: dict, defined: dict[tuple[str, int], int], where: str) -> None:
     """What a record points at must be in the file too (a version's chain may not be: see --current)."""
-    for col, target in (("revision", "revision"), ("chunk", "chunk"), ("version", "version"), ("successor", "version")):
+    for col, target in (("revision", "revision"), ("chunk", "chunk"), ("version", "version"), ("successor", "version"), ("queue", "queue")):
         value = record.get(col)
         if value is not None and (target, value) not in defined:
             raise InputError(f"{where}: {kind} refers to {target} {value}, which the file lacks",
@@ -473,7 +493,7 @@ def _stored(col: str, value):
     """JSON columns encoded as Bank writes them, so an imported bank holds the very same rows."""
     if col not in JSON_COLUMNS or value is None:
         return value
-    return json.dumps(value, ensure_ascii=col != "operation")
+    return json.dumps(value, ensure_ascii=col not in ("operation", "messages", "tags"))  # tags: as Bank.insert_version writes them
 
 
 def require_empty(bank: Bank) -> None:

@@ -75,7 +75,7 @@ INDEXES = [
     ("index: full-text", "versions_fts_docsize", "SELECT id FROM versions_fts_docsize", ALL_VERSIONS, "one per version"),
     ("index: source messages", "versions_sources_fts_docsize", "SELECT id FROM versions_sources_fts_docsize",
      # Bank.index_sources: a writer's facts with the source messages they were embedded with, and nothing else
-     "SELECT v.id FROM versions v JOIN revisions r ON r.id = v.revision WHERE r.writer IS NOT NULL AND v.context != ''",
+     "SELECT v.id FROM versions v JOIN revisions r ON r.id = v.revision WHERE r.writer IS NOT NULL AND v.context != ''{facts}",
      "one per writer's fact with source messages"),
     ("index: vector codes", "versions_codes", "SELECT version FROM versions_codes", ALL_VERSIONS, "one per version"),
     ("index: vector copies", "versions_f16", "SELECT version FROM versions_f16", ALL_VERSIONS, "one per version"),
@@ -154,9 +154,13 @@ def findings(conn, path: Path) -> Iterator[Finding]:
         else:
             yield Finding(name, OK, "holds for every chain")
 
+    if "queue" in tables:
+        yield queue_finding(conn)
+
     for name, index, held, expected, what in INDEXES:
         if index in tables:
-            yield _index_finding(conn, name, held, expected, what)
+            # facts only: a bank from before m011 holds no messages beside them (and no layer column to read)
+            yield _index_finding(conn, name, held, expected.format(facts=" AND v.layer IS NULL" if "queue" in tables else ""), what)
         elif name == "index: full-text":
             yield Finding(name, FAIL, "the index table is missing", BANK_HINT)
     if "versions_code_blocks" in tables:
@@ -176,6 +180,27 @@ def findings(conn, path: Path) -> Iterator[Finding]:
         yield Finding("index: vectors", FAIL, f"{versions} versions but no vector table", BANK_HINT)
     else:
         yield Finding("index: vectors", OK, "no vectors yet (empty bank)")
+
+
+BACKLOG_DAYS = 1  # a chunk queued longer than this is a writer nobody runs
+
+
+def queue_finding(conn) -> Finding:
+    """The writer's queue: a warning for chunks whose write failed, and for a backlog older than BACKLOG_DAYS (a writer
+    that fails or never runs is found here, not weeks later)."""
+    from datetime import datetime, timedelta, timezone
+
+    from hymem_cli.bank import queue as chunk_queue
+
+    q = chunk_queue.status(conn)
+    if q["failed_chunks"]:
+        return Finding("writer queue", WARN, f"{q['failed_chunks']} queued chunk(s) failed to write, the last with: {q['failures'][-1]['error']}",
+                       "fix the writer (the writer check above), then `hymem write`; `hymem status` lists them")
+    old = chunk_queue.stamp(datetime.now(timezone.utc) - timedelta(days=BACKLOG_DAYS))
+    if q["oldest_queued"] is not None and q["oldest_queued"] < old:
+        return Finding("writer queue", WARN, f"{q['queued_chunks']} chunk(s) queued, the oldest since {q['oldest_queued']}: no writer has "
+                       "run for over a day", "run `hymem write`, or keep `hymem serve --write` running")
+    return Finding("writer queue", OK, f"{q['queued_chunks']} chunk(s) queued" if q["queued_chunks"] else "nothing queued")
 
 
 def schema_finding(conn) -> Finding:

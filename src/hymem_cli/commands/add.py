@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from hymem_cli import _output
+from hymem_cli._errors import WriterError
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import (
     BackendOpt,
@@ -24,11 +25,14 @@ from hymem_cli.commands._options import (
     check_input_format,
 )
 from hymem_cli.domain import reason_kind
+from hymem_cli.writer.factory import NO_WRITER_HINT
 
 
 def add(
     files: Annotated[Optional[list[str]], typer.Argument(help="Transcript files; - or none reads stdin.", show_default=False)] = None,
-    raw: Annotated[bool, typer.Option("--raw", help="Store each message as it is; no writer model.")] = False,
+    raw: Annotated[bool, typer.Option("--raw", help="Store each message as it is; no writer model, nothing queued.")] = False,
+    queue: Annotated[bool, typer.Option("--queue", help="Store the messages and queue their chunks for the writer, then return: "
+                                        "hymem write, or a running hymem serve --write, writes them.")] = False,
     input_format: InputFormatOpt = None,
     chunk_tokens: ChunkTokensOpt = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the operations that would be applied; write nothing.")] = False,
@@ -46,6 +50,11 @@ def add(
 ) -> None:
     """Add transcripts to the bank. Already-stored chunks are skipped, so re-running resumes.
 
+    Every message is stored at once (searchable as "layer": "message") and its chunk queued for the
+    writer, which then writes the facts (with a progress bar; Ctrl-C leaves the rest queued, not
+    lost). With --queue, or with no writer configured, the chunks stay queued for `hymem write` or
+    `hymem serve --write`; a writer that fails leaves them queued with the error (`hymem status`).
+
     Formats are detected: plain text, `Speaker: text` lines, JSON or JSONL chat messages
     (OpenAI {role, content} or {id, speaker, text, timestamp, session}), Markdown chat exports,
     and coding-agent session logs (Claude Code's ~/.claude/projects/*/*.jsonl, Codex CLI's
@@ -55,6 +64,8 @@ def add(
     Examples:
 
       printf 'Alex: I live in Seattle.\\n' | hymem add --raw -
+
+      hymem add --queue chat.jsonl && hymem write
 
       hymem add --raw chats/*.jsonl && hymem log -n 1
 
@@ -81,14 +92,26 @@ def add(
         if total is None and sys.stdin.isatty():  # said once everything is loaded: a Ctrl-C from here on ends with 130
             ctx.out.info("reading stdin (Ctrl-D to end)")
 
+    direct = raw or dry_run or again
     try:
-        done = ctx.memory.add(sources, raw=raw, dry_run=dry_run, again=again, jobs=jobs, on_ready=ready,
-                              on_chunk=(lambda r: bar.update(task, completed=r.messages)) if bar else None)
+        done = ctx.memory.add(sources, raw=raw, dry_run=dry_run, again=again, jobs=jobs, queue=queue, on_ready=ready,
+                              on_chunk=(lambda r: bar.update(task, completed=r.messages)) if bar and direct else None,
+                              on_write=(lambda r: bar.update(task, completed=r.messages)) if bar else None)
     finally:
         if bar:
             bar.stop()
         ctx.memory.close()
-    (_say_dry_run if dry_run else _say_run)(ctx, done.report, done.writer, fmt)
+    if done.written is not None and done.written.errors:  # the error line says it all (what was stored, what waits)
+        stored = done.report.counts.get("messages_stored", 0)
+        raise WriterError(f"the writer failed: {done.written.errors[-1]}",
+                          hint=f"{stored} message(s) stored, {done.written.written} chunk(s) written, {done.queued} chunk(s) stay queued; "
+                               "`hymem status` shows why, `hymem write` writes them once the writer works")
+    if dry_run:
+        _say_dry_run(ctx, done.report, done.writer, fmt)
+    elif direct or done.written is not None:
+        _say_run(ctx, done.report, done.writer, fmt, done.written, done.queued)
+    else:
+        _say_queued(ctx, done, fmt)
 
 
 def _say_dry_run(ctx: Context, report, writer: dict | None, fmt) -> None:
@@ -117,9 +140,27 @@ def _why_rejected(refused) -> str:
     return f"the guards rejected {len(refused)} operation(s), why: {shown}{more}"
 
 
-def _say_run(ctx: Context, report, writer: dict | None, fmt) -> None:
+def _say_queued(ctx: Context, done, fmt) -> None:
+    """An add that stored the messages and queued their chunks, with no writer run: what is queued and what writes it."""
+    report = done.report
+    stored = report.counts.get("messages_stored", 0)
+    if fmt is not None:
+        _output.emit_one({"revision": report.revision, "messages": report.messages, "messages_stored": stored, "queued_chunks": done.queued,
+                          "skipped": report.skipped, "counts": report.counts}, fmt)
+    head = f"revision {report.revision}: " if report.revision is not None else ""
+    line = f"{head}{stored} message(s) stored of {report.messages} read, {done.queued} chunk(s) queued for the writer"
+    if not ctx.memory.settings.writer.kind:
+        line += f"; no writer is configured: `hymem write` writes them once one is ({NO_WRITER_HINT.split('; ', 1)[1]})"
+    elif done.queued:
+        line += "; `hymem write` (or a running `hymem serve --write`) writes them"
+    ctx.out.info(line)
+
+
+def _say_run(ctx: Context, report, writer: dict | None, fmt, written=None, queued: int = 0) -> None:
     """The run's summary: a record on stdout when a format is asked for, a line on stderr always."""
     c = report.counts
+    if written is not None:  # stored, queued and written: the chunks are the writer's
+        report.stored, report.chunks = written.written, max(report.chunks, written.written + written.skipped)
     if fmt is not None:
         summary = {"revision": report.revision, "chunks": report.chunks, "stored": report.stored, "skipped": report.skipped,
                    "messages": report.messages, "counts": c}
@@ -132,6 +173,7 @@ def _say_run(ctx: Context, report, writer: dict | None, fmt) -> None:
             f"revision {report.revision}: {report.stored} chunk(s), {report.messages} message(s) read, "
             f"{c['added']} added, {c['updated']} updated, {c['superseded']} superseded, {c['deleted']} deleted, "
             f"{c['rejected']} rejected" + (f"; {skipped}" if report.skipped else "")
+            + (f"; {queued} chunk(s) still queued (`hymem write`)" if queued else "")
         )
 
 

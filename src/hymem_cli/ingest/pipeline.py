@@ -23,7 +23,10 @@ class MemoryBank(Protocol):
 
     def chunk_seen(self, chunk_key: str) -> int | None: ...
 
-    def commit_chunk(self, draft: RevisionDraft, chunk: ChunkRecord, proposal: Proposal, messages: int = 0) -> bool: ...
+    def commit_chunk(self, draft: RevisionDraft, chunk: ChunkRecord, proposal: Proposal, messages: int = 0, *,
+                     layer: str | None = None, queue: tuple[Chunk, str, bool] | None = None, written: tuple[int, float] | None = None) -> bool: ...
+
+    def enqueue_stored(self, chunk: Chunk, content: str, key: str, requeue: bool = False, agent_words: bool = False) -> None: ...
 
     def finish(self, draft: RevisionDraft, state: str = "done") -> None: ...
 
@@ -49,6 +52,7 @@ class IngestReport:
     messages: int = 0
     counts: dict = field(default_factory=dict)
     proposals: list[tuple[Chunk, Proposal]] = field(default_factory=list)  # dry runs only
+    draft: RevisionDraft | None = None  # the run's revision (a write that follows an add goes on in it)
 
 
 def ingest(
@@ -61,19 +65,27 @@ def ingest(
     again: bool = False,
     jobs: int = 1,
     on_chunk: Callable[[IngestReport], None] | None = None,
+    queue: bool = False,
+    draft: RevisionDraft | None = None,
 ) -> IngestReport:
-    """Feed every chunk of `sources` through `processor` into `bank`; one revision for the whole run.
+    """Feed every chunk of `sources` through `processor` into `bank`; one revision for the whole run (`draft`, when
+    given: the write that follows goes on in it, and it is left open for that).
+
+    `queue` (raw processor only): the messages are stored as the writer's input, and each chunk is queued for a
+    writer (bank/queue.py), a chunk stored before too unless its content is queued already.
 
     A chunk this writer (or raw ingest) stored before is skipped, unless `again`: then it is processed anew; so
     is the stored beginning of a chunk that has grown since (see _unstored_part). With `jobs` > 1, up to that
     many sources are processed side by side (their writer calls overlap; each source's chunks stay in order,
     so its supersede chains come out as from a serial run; bank reads and commits take turns)."""
-    draft = RevisionDraft(
+    keep_open = draft is not None
+    draft = draft or RevisionDraft(
         command=processor.screen.label("add --raw" if processor.mode == "raw" else "add"),  # a screen switched off is on record
         source=", ".join(s.name for s in sources),
         writer=processor.writer_info(),
     )
-    report = IngestReport()
+    report = IngestReport(draft=draft)
+    writer = processor.writer_info()
     nonce = f"again:{time.time_ns()}" if again else None
     lock = threading.Lock()  # the bank and the report are touched by one source at a time; writer calls overlap
     shared = _Locked(bank, lock)
@@ -86,11 +98,19 @@ def ingest(
             with lock:
                 report.chunks += 1
                 report.messages += len(chunk.messages)
-                chunk, digest, by = _unstored_part(bank, chunk, processor.mode, lambda content: chunk_key(content, draft.writer, nonce), report)
+                chunk, digest, by = _unstored_part(bank, chunk, processor.mode, lambda content: chunk_key(content, writer, nonce), report)
+            written_by = None  # the writer that follows this add skips a chunk it wrote before, and writes any other
+            if queue and draft.writer:
+                with lock:
+                    written_by = bank.chunk_seen(chunk_key(chunk.hash("writer"), draft.writer))
             if by:
                 with lock:
-                    report.skipped += 1
-                    report.stored_by[by] = report.stored_by.get(by, 0) + 1
+                    if queue:
+                        bank.enqueue_stored(_as_stored(chunk, processor.screen), chunk.hash("writer"), digest,
+                                            requeue=bool(draft.writer) and not written_by, agent_words=getattr(processor, "agent_words", False))
+                    if not (queue and draft.writer) or written_by:
+                        report.skipped += 1
+                        report.stored_by[written_by or by] = report.stored_by.get(written_by or by, 0) + 1
             elif dry_run:
                 proposal = processor.process(shared, chunk)
                 with lock:
@@ -106,8 +126,10 @@ def ingest(
                 start, end = chunk.times
                 kept = processor.screen.redact_chunk(chunk).render()  # provenance keeps no secret either
                 record = ChunkRecord(digest, source.name, [m.id for m in chunk.messages], kept, first, last, start, end)
+                waiting = (_as_stored(chunk, processor.screen), chunk.hash("writer"), getattr(processor, "agent_words", False)) if queue else None
                 with lock:
-                    if bank.commit_chunk(draft, record, proposal, len(chunk.messages)):
+                    if bank.commit_chunk(draft, record, proposal, len(chunk.messages), layer="message" if processor.mode == "raw" else None,
+                                         queue=waiting):
                         report.stored += 1
                     else:
                         report.skipped += 1
@@ -132,7 +154,7 @@ def ingest(
             except Exception:
                 pass
         raise
-    if draft.id is not None:
+    if draft.id is not None and not keep_open:
         bank.finish(draft)
     report.revision = draft.id
     report.counts = draft.counts
@@ -171,6 +193,11 @@ def _unstored_part(bank: MemoryBank, chunk: Chunk, mode: str, key: Callable[[str
                 break
         else:
             return chunk, digest, None
+
+
+def _as_stored(chunk: Chunk, screen: Screen) -> Chunk:
+    """The chunk as the queue keeps it for a writer: its messages and the ones before them with secrets redacted."""
+    return Chunk(chunk.source, screen.redact_messages(chunk.messages)[0], screen.redact_messages(chunk.earlier)[0], chunk.owner)
 
 
 def _previous_turns(chunk: Chunk, last: Message | None) -> dict[str, Message]:

@@ -37,7 +37,8 @@ class RawProcessor:
     def process(self, bank: MemoryBank, chunk: Chunk) -> Proposal:
         ops, redacted = [], []
         for m in chunk.messages:
-            text, kinds = self.screen.redact(m.text)  # secrets are never stored, raw or not
+            # secrets are never stored, raw or not; nor a value said to be one earlier in this ingest (seen)
+            text, kinds = self.screen.redact(m.text, seen=True)
             redacted += kinds
             ops.append(
                 Operation(
