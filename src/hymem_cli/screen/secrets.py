@@ -65,7 +65,8 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
         r"contrase(?:ñ|n)a|mot\s+de\s+passe|senha|пароль)\b[\"']?(?:\*\*|__)?"
         r"(?:[ \t]{1,3}(?:for|to|of|on|at)[ \t]{1,3}(?:the[ \t]{1,3}|my[ \t]{1,3}|our[ \t]{1,3}|his[ \t]{1,3}|her[ \t]{1,3})?[\w.@\-]{1,40})?"
         # a word connector stands alone ("to maplesyrup" is not "to maple" + "s" + "yrup"); a sign may touch the keyword
-        r"(?:(?:[ \t]{1,3}(?:is[ \t]{1,3}now|is|was|will[ \t]{1,3}be|(?:was[ \t]{1,3})?(?:changed|set)[ \t]{1,3}to"
+        # "was changed to" before "was": a connector that matched alone would leave "changed" to be read as the value
+        r"(?:(?:[ \t]{1,3}(?:(?:(?:was|is(?:[ \t]{1,3}now)?)[ \t]{1,3})?(?:changed|set)[ \t]{1,3}to|is[ \t]{1,3}now|is|was|will[ \t]{1,3}be"
         r"|ist|lautet|hei(?:ß|ss)t|est|es|é)(?![^\W\d_])|[ \t]{0,3}(?:=>|->|=|:))[ \t]{0,2}:?(?:\*\*|__)?"
         r"[ \t]{0,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`|(?:(?!\[REDACTED:)[^\s\"'“`]){3,128})"
         r"|[ \t]{1,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`))",
