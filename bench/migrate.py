@@ -1,6 +1,6 @@
 """How long upgrading a large bank takes, and what it does to the file's size (a script, not a test).
 
-Usage: python bench/migrate.py [--sizes 100000,1000000] [--from m001|m006] [--workdir DIR]
+Usage: python bench/migrate.py [--sizes 100000,1000000] [--from m001|m006|m010] [--workdir DIR]
 
 Builds banks as an older hymem left them, straight into that schema (the structured `mixture` vectors
 of bench/search_latency.py, made the same way), then opens each with this hymem and times the upgrade,
@@ -10,6 +10,8 @@ phase by phase, as `hymem` shows it:
     every vector once to make its sign-bit codes and once for its float16 copies.
   - `--from m006`: a bank with float32 copies of every vector (m008 pending): the upgrade makes float16
     copies, drops the float32 ones, and rewrites the file without the freed pages (VACUUM).
+  - `--from m010`: a bank of raw messages from before the message layer (m011 pending): the upgrade marks every
+    memory a message (they came from `add --raw`) and makes the writer's queue.
 
 Prints seconds per phase and in all, the file's size and bytes per memory before and after, and its parts
 (`hymem stats`' size by part). 1M memories take about two minutes to build and 4 GB of disk per bank.
@@ -34,7 +36,8 @@ from hymem_cli.bank.migrations import MIGRATIONS  # noqa: E402
 from hymem_cli.bank.stats import size_by_part  # noqa: E402
 from hymem_cli.embed import DEFAULT_MODEL  # noqa: E402
 
-FROM = {"m001": 1, "m006": 5}  # how many migrations the old bank had
+FROM = {"m001": 1, "m006": 5, "m010": 9}  # how many migrations the old bank had
+HALVES = 7  # from m008 on, the rescoring copies are float16
 
 
 def build_old(path: Path, size: int, applied: int, base_texts: list[str], base: np.ndarray, seed: int = 7) -> float:
@@ -56,7 +59,7 @@ def build_old(path: Path, size: int, applied: int, base_texts: list[str], base: 
     conn.execute(f"CREATE VIRTUAL TABLE versions_vec USING vec0(embedding float[{DIM}] distance_metric=cosine)")
     now = "2026-11-30T00:00:00.000000Z"
     conn.execute("INSERT INTO revisions (id, time, command, source, writer, counts, state) "
-                 "VALUES (1, ?, 'bench', 'synthetic', NULL, '{}', 'done')", (now,))
+                 "VALUES (1, ?, 'add --raw', 'synthetic', NULL, '{}', 'done')", (now,))
     rng = np.random.default_rng(seed)
     for start in range(1, size + 1, BATCH):
         n = min(BATCH, size + 1 - start)
@@ -65,8 +68,9 @@ def build_old(path: Path, size: int, applied: int, base_texts: list[str], base: 
         if floats:
             bits = np.packbits(vectors > 0, axis=1, bitorder="little")
             conn.executemany("INSERT INTO versions_codes (version, bits) VALUES (?, ?)", [(i, b.tobytes()) for i, b in zip(ids, bits)])
-            conn.executemany("INSERT INTO versions_floats (version, embedding) VALUES (?, ?)",
-                             [(i, v.tobytes()) for i, v in zip(ids, vectors)])
+            copies = "versions_f16" if applied >= HALVES else "versions_floats"
+            conn.executemany(f"INSERT INTO {copies} (version, embedding) VALUES (?, ?)",
+                             [(i, codes.half_blob(v.tobytes()) if applied >= HALVES else v.tobytes()) for i, v in zip(ids, vectors)])
     if floats:
         codes.compact(conn)
     conn.execute("COMMIT")

@@ -75,12 +75,14 @@ def kind_of(conversation) -> str:
 
 
 def build_banks(conversations, embedder, recipe: MemoryText, workdir: Path, shared: bool,
-                facts: list[dict] | None = None) -> dict[str, Path]:
+                facts: list[dict] | None = None, layers: bool = False) -> dict[str, Path]:
     """A bank of raw messages per conversation (or one for all, `shared`), embedded with `recipe`; with `facts`, a
-    bank of the facts the script holds for each conversation, written through the scripted writer."""
+    bank of the facts the script holds for each conversation, written through the scripted writer; with `layers`
+    too, as `hymem add` stores them: the messages first (queued), then the facts the writer writes from the queue."""
     banks = {}
     for conv in conversations:
-        path = workdir / f"{'all' if shared else conv.name}-{recipe.context}-{int(recipe.date)}{'-facts' if facts else ''}.db"
+        kind = ("-facts" if facts else "") + ("-layers" if layers else "")
+        path = workdir / f"{'all' if shared else conv.name}-{recipe.context}-{int(recipe.date)}{kind}.db"
         if not path.exists():
             bank = open_bank(path)
             bank.bind_embedder(embedder, recipe)
@@ -90,7 +92,13 @@ def build_banks(conversations, embedder, recipe: MemoryText, workdir: Path, shar
                 else:
                     script = FactScript(facts, {m.id: m.text for m in c.messages})
                     processor = WriterProcessor(script.backend(), Screen())
-                report = ingest(bank, [Source(c.name, c.messages)], processor)
+                if layers and facts is not None:
+                    from hymem_cli.ingest.writing import write_queue
+
+                    ingest(bank, [Source(c.name, c.messages)], RawProcessor(Screen()), queue=True)
+                    report = write_queue(bank, processor)
+                else:
+                    report = ingest(bank, [Source(c.name, c.messages)], processor)
                 if facts is not None and (script.unshown or report.counts.get("rejected")):
                     print(f"{c.name}: {report.counts.get('rejected', 0)} facts refused, changes written as adds (old fact not shown): "
                           f"{', '.join(script.unshown) or 'none'}", file=sys.stderr)
@@ -99,10 +107,36 @@ def build_banks(conversations, embedder, recipe: MemoryText, workdir: Path, shar
     return banks
 
 
+LAYER_RULES = ("hidden", "all", "below", "deduplicated")  # how a message a writer has read ranks beside the facts
+
+
+def by_layer(hits: list[dict], rule: str) -> list[dict]:
+    """`hits` of both layers (SearchFilter(layer="all")) as a layer rule would show them: "below": the facts first, the
+    messages after them, each in rank order; "deduplicated": a message dropped when a fact above it cites it."""
+    if rule == "below":
+        return [h for h in hits if h["layer"] == "fact"] + [h for h in hits if h["layer"] != "fact"]
+    if rule == "deduplicated":
+        cited: set[str] = set()
+        kept = []
+        for h in hits:
+            if h["layer"] == "fact":
+                cited |= set(h["source_ids"])
+            elif cited & set(h["source_ids"]):
+                continue
+            kept.append(h)
+        return kept
+    return hits
+
+
+def layer_filter(rule: str) -> SearchFilter:
+    return SearchFilter() if rule == "hidden" else SearchFilter(layer="all")
+
+
 def score(conversations, questions, banks, embedder, settings, splits: dict[str, str],
-          nothing: list[dict]) -> tuple[list[dict], list[dict]]:
+          nothing: list[dict], rule: str = "hidden") -> tuple[list[dict], list[dict]]:
     """Each question's ranks, scored without the floor (all@k compares orderings), and whether the floor keeps its
-    evidence; then each query about nothing per conversation, and whether the floor leaves it empty."""
+    evidence; then each query about nothing per conversation, and whether the floor leaves it empty. `rule`: how the
+    messages a writer has read rank beside its facts (LAYER_RULES; "hidden" is what search does)."""
     rows, empty = [], []
     ranking = Ranking.of(settings.search)
     unfloored = ranking.changed({"min_score": 0.0})
@@ -111,7 +145,8 @@ def score(conversations, questions, banks, embedder, settings, splits: dict[str,
         bank.bind_embedder(embedder)
         session_of, kind = conv.session_of(), kind_of(conv)
         for q in (q for q in questions if q.conversation == conv.name):
-            hits = search(bank, q.question, LIMIT, SearchFilter(), unfloored)
+            wider = 3 * LIMIT if rule in ("below", "deduplicated") else LIMIT  # room for what the rule moves down or drops
+            hits = by_layer(search(bank, q.question, wider, layer_filter(rule), unfloored), rule)[:LIMIT]
             s = score_question(q, hits, session_of, [])
             wanted = set(q.evidence)
             kept = [h for h in hits[:10] if h["score"] >= ranking.min_score]
@@ -121,9 +156,9 @@ def score(conversations, questions, banks, embedder, settings, splits: dict[str,
                          "found": len(found), "kept": len(found & {i for h in kept for i in h.get("source_ids") or []}),
                          "first": hits[0]["score"] if hits else None})
         for n in nothing:
-            hits = search(bank, n["question"], LIMIT, SearchFilter(), ranking)
+            hits = search(bank, n["question"], LIMIT, layer_filter(rule), ranking)
             empty.append({"split": n.get("split", "dev"), "conversation": conv.name, "question": n["question"], "empty": not hits,
-                          "top": max([h["score"] for h in search(bank, n["question"], 1, SearchFilter(), unfloored)], default=0.0)})
+                          "top": max([h["score"] for h in search(bank, n["question"], 1, layer_filter(rule), unfloored)], default=0.0)})
         bank.close()
     return rows, empty
 
@@ -164,6 +199,8 @@ def main() -> None:
     parser.add_argument("--workdir", help="keep the banks here between runs (default: a temporary folder)")
     parser.add_argument("--json", help="write every figure (and each question's ranks) to this file")
     parser.add_argument("--writer", metavar="SCRIPT", help="store facts from this script (bench/writer_script.py) instead of raw messages")
+    parser.add_argument("--layers", action="store_true", help="with --writer: store the messages too, as `hymem add` does, and score each "
+                                                              "way the messages a writer has read may rank beside its facts")
     args = parser.parse_args()
     facts = load_facts(args.writer) if args.writer else None
 
@@ -194,15 +231,17 @@ def main() -> None:
                 embedders[model] = get_embedder(model, prepare_fast=True)
             recipe = MemoryText(settings.embed.context, settings.embed.date)
             started = time.perf_counter()
-            banks = build_banks(conversations, embedders[model], recipe, workdir / model.replace("/", "_"), args.shared, facts)
+            banks = build_banks(conversations, embedders[model], recipe, workdir / model.replace("/", "_"), args.shared, facts, args.layers)
             built = time.perf_counter() - started
-            started = time.perf_counter()
-            rows, empty = score(conversations, questions, banks, embedders[model], settings, splits, nothing)
-            results[name] = {"summary": {split: summary([r for r in rows if r["split"] == split], [e for e in empty if e["split"] == split])
-                                         for split in ("dev", "held-out")},
-                             "questions": rows, "nothing": empty, "model": model,
-                             "seconds": {"ingest": round(built, 2), "queries": round(time.perf_counter() - started, 2)}}
-            print(f"{name}: {json.dumps(results[name]['summary'])}", file=sys.stderr)
+            for rule in LAYER_RULES if args.layers else ("hidden",):
+                started = time.perf_counter()
+                rows, empty = score(conversations, questions, banks, embedders[model], settings, splits, nothing, rule)
+                label = f"{name} ({rule})" if args.layers else name
+                results[label] = {"summary": {split: summary([r for r in rows if r["split"] == split],
+                                                             [e for e in empty if e["split"] == split]) for split in ("dev", "held-out")},
+                                  "questions": rows, "nothing": empty, "model": model,
+                                  "seconds": {"ingest": round(built, 2), "queries": round(time.perf_counter() - started, 2)}}
+                print(f"{label}: {json.dumps(results[label]['summary'])}", file=sys.stderr)
 
     columns = list(next(iter(results.values()))["summary"]["dev"])
     print("| config | split | " + " | ".join(columns) + " |")

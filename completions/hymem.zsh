@@ -117,7 +117,7 @@ _hymem_search() {
     '--since[Only memories whose event time is at or after this.]:since: ' \
     '--until[Only memories whose event time is at or before this.]:until: ' \
     '--min-score[Leave out results scoring below this (default\: search.min_score). A score is the chance, fitted on the development set, that a memory is what the query asks for; 0 shows every result.]:min_score: ' \
-    '--layer[Only facts (what a writer or apply stored) or only messages (as they were said). Default\: facts, and the messages no writer has read yet (marked pending).]:layer: ' \
+    '--layer[fact\: only facts (what a writer or apply stored); message\: only messages (as they were said); all\: both, messages a writer has read too. Default\: facts, and the messages no writer has read yet (marked pending).]:layer: ' \
     '--origin[Only memories from this origin (repeatable)\: said (a participant'\''s own words), quoted, document, comment, code, tool, unknown (no source message holds it), agent (an agent wrote it).]:origin:(said quoted document comment code tool unknown agent)' \
     '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \

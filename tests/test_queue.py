@@ -120,6 +120,9 @@ def test_add_queue_returns_without_the_writer_and_write_drains_it(cli, home, ser
     # the messages a writer has read step back: the fact answers, and each message is still there by --layer message
     assert [h["text"] for h in cli("search", "Sydney", "-f", "json").json()] == ["Alex lives in Sydney."]
     assert cli("search", "Sydney", "--layer", "message", "-f", "json").json()[0]["text"] == "Alex: I moved to Sydney."
+    both = {(h["text"], h["layer"]) for h in cli("search", "Sydney", "--layer", "all", "-f", "json").json()}
+    assert {("Alex lives in Sydney.", "fact"), ("Alex: I moved to Sydney.", "message")} <= both
+    assert cli("search", "Sydney", "--layer", "facts").exit_code == 2  # a usage error names the layers
     assert cli("write").stderr.strip() == "nothing queued"
 
 

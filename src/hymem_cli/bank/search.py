@@ -107,7 +107,7 @@ class SearchFilter:
     since: str | None = None  # event_time >= since
     until: str | None = None  # event_time <= until
     origin: list[str] | None = None  # --origin: said (a participant's own words), quoted, document, comment, code, tool
-    layer: str | None = None  # --layer: "fact" or "message"; None: facts, and the messages no writer has read (WRITTEN)
+    layer: str | None = None  # --layer: "fact", "message" or "all"; None: facts, and the messages no writer has read (rows.SHOWN)
 
     def sql(self) -> tuple[str, list]:
         """A WHERE clause over `versions v` selecting the versions this filter admits."""
@@ -139,7 +139,7 @@ class SearchFilter:
             where.append("v.layer IS NULL")
         elif self.layer == "message":
             where.append("v.layer = 'message'")
-        else:
+        elif self.layer != "all":
             where.append(SHOWN)
         return (" AND ".join(where) or "1"), args
 

@@ -37,8 +37,9 @@ def search(
     since: Annotated[Optional[str], typer.Option("--since", help="Only memories whose event time is at or after this.", show_default=False)] = None,
     until: Annotated[Optional[str], typer.Option("--until", help="Only memories whose event time is at or before this.", show_default=False)] = None,
     min_score: Annotated[Optional[float], typer.Option("--min-score", min=0.0, max=1.0, help="Leave out results scoring below this (default: search.min_score). A score is the chance, fitted on the development set, that a memory is what the query asks for; 0 shows every result.", show_default=False)] = None,
-    layer: Annotated[Optional[str], typer.Option("--layer", help="Only facts (what a writer or apply stored) or only messages (as they were said). "
-                                                 "Default: facts, and the messages no writer has read yet (marked pending).", show_default=False)] = None,
+    layer: Annotated[Optional[str], typer.Option("--layer", help="fact: only facts (what a writer or apply stored); message: only messages "
+                                                 "(as they were said); all: both, messages a writer has read too. Default: facts, and the "
+                                                 "messages no writer has read yet (marked pending).", show_default=False)] = None,
     origin: Annotated[Optional[list[str]], typer.Option("--origin", help="Only memories from this origin (repeatable): said (a participant's own words), quoted, document, comment, code, tool, unknown (no source message holds it), agent (an agent wrote it).", show_default=False)] = None,
     bank: BankOpt = None,
     fmt: FormatOpt = None,
@@ -65,8 +66,8 @@ def search(
         raise InputError("the query is empty", hint="give words to search for, or - to read queries from stdin")
     ctx = Context.start(quiet=quiet, bank=bank, search__limit=limit, search__min_score=min_score)
     memory = ctx.memory
-    if layer not in (None, "fact", "message"):
-        raise UsageError(f"--layer {layer!r} is not a layer", hint="use fact or message")
+    if layer not in (None, "fact", "message", "all"):
+        raise UsageError(f"--layer {layer!r} is not a layer", hint="use fact, message or all")
     if origin and (unknown := [o for o in origin if o not in ORIGINS]):
         raise UsageError(f"--origin {unknown[0]!r} is not an origin", hint=f"use one of: {', '.join(ORIGINS)}")
     flt = SearchFilter(include_retired=all_versions, source=source, since=_time(since, "--since"), until=_time(until, "--until"),
