@@ -228,3 +228,31 @@ def test_doctor_warns_on_failed_chunks_and_on_a_backlog_older_than_a_day(cli, ho
     conn.close()
     check = next(r for r in cli("doctor", "-f", "json").json() if r["check"] == "writer queue")
     assert check["status"] == "warn" and "1 queued chunk(s) failed to write" in check["detail"] and "connection refused" in check["detail"]
+
+
+@pytest.mark.slow  # a warm server and a few whole processes (about 10 s)
+def test_serve_write_writes_what_is_queued_as_it_arrives(server, tmp_path):
+    home = tmp_path / "home"
+    env = writer_env(home, server)
+    chat = transcript(tmp_path / "chat.jsonl", [["I live in Seattle."]])
+    assert subprocess.run([*HYMEM, "add", "--raw", "-"], input=b"Sam: hello\n", env=env, capture_output=True, timeout=60).returncode == 0
+    serving = subprocess.Popen([*HYMEM, "serve", "--write"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        status = {}
+        while time.monotonic() < deadline and not status.get("serve_write"):
+            status = json.loads(subprocess.run([*HYMEM, "status", "-f", "json"], env=env, capture_output=True, timeout=60).stdout)
+            time.sleep(0.2)
+        assert status["serve_write"] == serving.pid
+        assert subprocess.run([*HYMEM, "add", "--queue", str(chat)], env=env, capture_output=True, timeout=60).returncode == 0
+        while time.monotonic() < deadline and read(home / "bank.db", "SELECT count(*) FROM versions WHERE layer IS NULL") == [(0,)]:
+            time.sleep(0.2)
+        assert read(home / "bank.db", "SELECT text FROM versions WHERE layer IS NULL") == [("Alex lives in Seattle.",)]
+        assert read(home / "bank.db", "SELECT state FROM queue") == [("done",)]
+    finally:
+        serving.send_signal(signal.SIGTERM)
+        err = serving.communicate(timeout=30)[1]
+    assert serving.returncode == 0, err
+    assert "writing its queue" in err and "wrote 1 chunk(s)" in err
+    status = json.loads(subprocess.run([*HYMEM, "status", "-f", "json"], env=env, capture_output=True, timeout=60).stdout)
+    assert status["serve_write"] is None  # gone with the server
