@@ -652,12 +652,48 @@ def readme_reference(tree: Command) -> str:
     return "\n".join(out)
 
 
-def with_reference(readme: str, reference: str) -> str:
-    if README_START in readme and README_END in readme:
-        head, rest = readme.split(README_START, 1)
-        tail = rest.split(README_END, 1)[1]
+def with_reference(readme: str, reference: str, start: str = README_START, end: str = README_END) -> str:
+    if start in readme and end in readme:
+        head, rest = readme.split(start, 1)
+        tail = rest.split(end, 1)[1]
         return head + reference + tail
     return readme.rstrip("\n") + "\n\n" + reference + "\n"
+
+
+MCP_START, MCP_END = "<!-- mcp-tools:start -->", "<!-- mcp-tools:end -->"
+
+
+def mcp_tools() -> str | None:
+    """The README's table of MCP tools, from the tools `hymem mcp` serves: each one's arguments as its input schema
+    names them (optional ones with `?`), the first sentence of its description, and its annotations. None without
+    the MCP SDK (an extra): the README's table is then left as it is."""
+    try:
+        from hymem_cli.mcp_server import build_server
+    except ImportError:
+        return None
+    import asyncio
+
+    from hymem_cli import config
+    from hymem_cli.memory import Memory
+    from hymem_cli.memory_service import MemoryService
+
+    server, worker = build_server(MemoryService(Memory(config.defaults())), warm=False)
+    try:
+        tools = asyncio.run(server.list_tools())
+    finally:
+        worker.shutdown()
+    yes = lambda flag: "yes" if flag else "no"  # noqa: E731
+    out = [MCP_START, "| tool | what it does | read-only | destructive | idempotent |", "|---|---|---|---|---|"]
+    for tool in tools:
+        schema = tool.input_schema
+        required = set(schema.get("required", []))
+        args = ", ".join(name + ("" if name in required else "?") for name in schema.get("properties", {}))
+        first = re.split(r"(?<=\.)\s", tool.description or "", maxsplit=1)[0]
+        a = tool.annotations
+        hints = " | ".join(yes(flag) for flag in (a.read_only_hint, a.destructive_hint, a.idempotent_hint))
+        out.append(f"| `{tool.name}({args})` | {_md(first)} | {hints} |")
+    out.append(MCP_END)
+    return "\n".join(out)
 
 
 # -- main ---------------------------------------------------------------------------------------
@@ -667,6 +703,8 @@ def outputs() -> dict[Path, str]:
     tree = build_tree()
     readme = ROOT / "README.md"
     current = readme.read_text(encoding="utf-8") if readme.exists() else "# hymem\n"
+    if (tools := mcp_tools()) is not None and MCP_START in current:
+        current = with_reference(current, tools, MCP_START, MCP_END)
     return {
         ROOT / "man" / "hymem.1": man_page(tree),
         ROOT / "completions" / "hymem.bash": bash_completion(tree),
