@@ -256,3 +256,20 @@ def test_serve_write_writes_what_is_queued_as_it_arrives(server, tmp_path):
     assert "writing its queue" in err and "wrote 1 chunk(s)" in err
     status = json.loads(subprocess.run([*HYMEM, "status", "-f", "json"], env=env, capture_output=True, timeout=60).stdout)
     assert status["serve_write"] is None  # gone with the server
+
+
+def test_where_no_bar_is_drawn_a_long_write_says_how_it_goes(capsys, monkeypatch):
+    """Outside a terminal (a log), progress is a line now and then: done of total, the pace, the time left."""
+    from hymem_cli import _output
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    assert _output.Output(quiet=True).pacer("writing", 30) is None
+    tick = _output.Output().pacer("writing", 30, every=0.0)
+    time.sleep(0.05)
+    tick(10)
+    line = capsys.readouterr().err.strip()
+    assert re.fullmatch(r"writing: 10/30 chunk\(s\), \d+\.\d s a chunk, about \d+ s left", line), line
+    tick(0)  # nothing done yet: nothing to say
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert _output.Output().pacer("writing", 30) is None  # a terminal draws the bar instead

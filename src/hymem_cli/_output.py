@@ -326,6 +326,38 @@ class Output:
         return Progress(*columns, console=_console(stderr=True), transient=True)
 
 
+    def pacer(self, label: str, total: int | None = None, every: float = 30.0):
+        """Progress where no bar can be drawn (stderr is no terminal, a log of a long run): a callable `tick(done)` that
+        prints "writing: 12/30 chunk(s), 8.1 s a chunk, about 2 min left" at most every `every` seconds; None on a
+        terminal (the bar shows it) or with --quiet."""
+        if self.quiet or sys.stderr.isatty():
+            return None
+        import time
+
+        started = last = time.monotonic()
+
+        def tick(done: int) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if now - last < every or done <= 0:
+                return
+            last = now
+            pace = (now - started) / done
+            left = f", about {duration(pace * (total - done))} left" if total is not None and total > done else ""
+            self.info(f"{label}: {done}{f'/{total}' if total is not None else ''} chunk(s), {pace:.1f} s a chunk{left}")
+
+        return tick
+
+
+def duration(seconds: float) -> str:
+    """A time to wait, as a person reads it: 40 s, 12 min, 1.5 h."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 class UpgradeProgress:
     """Told how a bank upgrade goes (bank/db.migrate's `progress`): a bar per phase when stderr is a terminal,
     else one line per phase; nothing with --quiet. The core never sees rich: it calls this with plain values."""

@@ -93,10 +93,18 @@ def add(
             ctx.out.info("reading stdin (Ctrl-D to end)")
 
     direct = raw or dry_run or again
+    tick = ctx.out.pacer("writing") if not (direct or queue) else None  # a line now and then where no bar is drawn
+
+    def written(r) -> None:
+        if bar:
+            bar.update(task, completed=r.messages)
+        if tick:
+            tick(r.written + r.skipped)
+
     try:
         done = ctx.memory.add(sources, raw=raw, dry_run=dry_run, again=again, jobs=jobs, queue=queue, on_ready=ready,
                               on_chunk=(lambda r: bar.update(task, completed=r.messages)) if bar and direct else None,
-                              on_write=(lambda r: bar.update(task, completed=r.messages)) if bar else None)
+                              on_write=written)
     finally:
         if bar:
             bar.stop()

@@ -47,13 +47,21 @@ def write(
     memory = ctx.memory
     waiting = memory.queue()["queued_chunks"]
     stop = threading.Event()
+    total = min(waiting, limit or waiting)
     bar = ctx.out.progress("writing", eta=not follow) if waiting else None
-    task = bar.add_task("write", total=min(waiting, limit or waiting)) if bar else None
+    task = bar.add_task("write", total=total) if bar else None
+    tick = ctx.out.pacer("writing", None if follow else total)  # a line now and then where no bar is drawn
     if bar:
         bar.start()
+
+    def moved(r) -> None:
+        if bar:
+            bar.update(task, completed=r.written + r.skipped)
+        if tick:
+            tick(r.written + r.skipped)
+
     try:
-        report = memory.write(limit=limit, follow=follow, stop=stop,
-                              jobs=jobs, on_chunk=lambda r: bar.update(task, completed=r.written + r.skipped) if bar else None)
+        report = memory.write(limit=limit, follow=follow, stop=stop, jobs=jobs, on_chunk=moved)
     except KeyboardInterrupt:
         stop.set()
         raise
@@ -123,18 +131,11 @@ def status_rows(report: dict) -> list[dict]:
         ("failed chunks", report.get("failed_chunks", 0)),
         ("written chunks", report.get("written_chunks", 0)),
         ("seconds per chunk", report.get("seconds_per_chunk") or "(no write yet)"),
-        ("backlog", f"about {_duration(eta)}" if eta else "(unknown until a chunk is written)" if report.get("queued_chunks") else "none"),
+        ("backlog", f"about {_output.duration(eta)}" if eta else "(not known until a chunk is written)" if report.get("queued_chunks")
+         else "none"),
         ("writer", writer),
         ("serve --write", f"running (pid {report['serve_write']})" if report["serve_write"] else "not running"),
     ]
     rows += [("queued from", f"{s['source']}: {s['chunks']} chunk(s) since {s['oldest']}") for s in report.get("sources", [])]
     rows += [("failed", f"{f['source']} chunk {f['chunk']}, {f['attempts']} attempt(s): {f['error']}") for f in report.get("failures", [])]
     return [{"what": what, "value": value} for what, value in rows]
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
