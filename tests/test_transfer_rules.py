@@ -55,3 +55,23 @@ def test_a_banks_own_export_imports_as_it_is(cli, home, tmp_path, monkeypatch):
     assert imported.exit_code == 0, imported.stderr
     assert _rows(other) == _rows(bank)  # byte for byte, JSON text included
     assert cli("export", "--bank", str(other)).stdout == exported.stdout
+
+
+def test_an_export_from_before_the_layers_imports_its_raw_messages_as_they_are(cli, home, tmp_path, monkeypatch):
+    """hymem before the message layer wrote no `layer`: a raw ingest's versions are known by their revision's command,
+    whatever screens it names, and keep the whole message however long."""
+    monkeypatch.setenv("HYMEM_SCREEN_INSTRUCTIONS", "0")
+    assert cli("add", "--raw", _jsonl(tmp_path / "order.jsonl", {"id": "o-1", "speaker": "Mallory", "text": ORDER})).exit_code == 0
+    monkeypatch.delenv("HYMEM_SCREEN_INSTRUCTIONS")
+    diary = tmp_path / "diary.txt"
+    diary.write_text(LONG + "\n", encoding="utf-8")
+    assert cli("add", "--raw", str(diary)).exit_code == 0
+    records = [json.loads(line) for line in cli("export").stdout.splitlines()]
+    assert {r["type"] for r in records} == {"hymem-export", "revision", "chunk", "version"}
+    older = "".join(json.dumps({k: v for k, v in r.items() if k != "layer"}, ensure_ascii=False) + "\n" for r in records)
+    assert '"layer"' not in older and "(unscreened: instructions)" in older
+    other = tmp_path / "restored.db"
+    imported = cli("import", "-", "--bank", str(other), input=older)
+    assert imported.exit_code == 0, imported.stderr
+    texts = [v[3] for v in snapshot(other)["versions"]]
+    assert ORDER in " ".join(texts) and max(len(t) for t in texts) > 2000
