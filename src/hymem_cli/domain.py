@@ -37,6 +37,9 @@ class Chunk:
     # and the session's owner (the first speaker of the source who is neither an assistant nor a tool).
     earlier: list[Message] = field(default_factory=list)
     owner: str | None = None
+    # Its messages (and the earlier ones) are as stored, secrets redacted already (the writer's queue keeps chunks so):
+    # a processor reads them as they are instead of screening a long message once more.
+    screened: bool = False
 
     def render(self) -> str:
         """The chunk as the writer and `show` see it: one turn a line, with time and speaker."""

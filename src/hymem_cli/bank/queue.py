@@ -54,7 +54,7 @@ def chunk_json(chunk: Chunk, agent_words: bool = False) -> str:
 
 def chunk_from(source: str, text: str) -> tuple[Chunk, bool]:
     doc = json.loads(text)
-    chunk = Chunk(source, [Message(**m) for m in doc["messages"]], [Message(**m) for m in doc["earlier"]], doc["owner"])
+    chunk = Chunk(source, [Message(**m) for m in doc["messages"]], [Message(**m) for m in doc["earlier"]], doc["owner"], screened=True)
     return chunk, doc.get("agent_words", False)
 
 

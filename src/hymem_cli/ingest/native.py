@@ -70,7 +70,7 @@ class NativeWriterProcessor:
                                             "prompts": self.prompts.digest, **({"user": self.user} if self.user else {})})
 
     def process(self, bank: MemoryBank, chunk: Chunk) -> Proposal:
-        messages, redacted = self.screen.redact_messages(chunk.messages)
+        messages, redacted = (chunk.messages, []) if chunk.screened else self.screen.redact_messages(chunk.messages)
         call = WriterCalls(self.backend, redacted, fence=True)
         stats = call.stats
 
@@ -78,7 +78,7 @@ class NativeWriterProcessor:
         new = [_item(m, user) for m in messages]
         memory_at = Chunk(chunk.source, messages).times[1]
         # The chunk's own earlier messages (from the input, not from what this run processed), redacted as the chunk is.
-        earlier = [(_label(_item(m, user)), m.text) for m in self.screen.redact_messages(chunk.earlier)[0]]
+        earlier = [(_label(_item(m, user)), m.text) for m in (chunk.earlier if chunk.screened else self.screen.redact_messages(chunk.earlier)[0])]
         reply = call(hy_memory.extract_messages(self.prompts, new, earlier, memory_at, intentions=self.intentions), hy_memory.EXTRACTION_SCHEMA)
         extracted = _extracted(hy_memory.fenced_json(reply.text))
         if extracted is None:

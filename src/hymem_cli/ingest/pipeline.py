@@ -106,7 +106,7 @@ def ingest(
             if by:
                 with lock:
                     if queue:
-                        bank.enqueue_stored(_as_stored(chunk, processor.screen), chunk.hash("writer"), digest,
+                        bank.enqueue_stored(_as_stored(chunk, processor.screen)[0], chunk.hash("writer"), digest,
                                             requeue=bool(draft.writer) and not written_by, agent_words=getattr(processor, "agent_words", False))
                     if not (queue and draft.writer) or written_by:
                         report.skipped += 1
@@ -116,17 +116,21 @@ def ingest(
                 with lock:
                     report.proposals.append((chunk, proposal))
             else:
-                proposal = processor.process(shared, chunk)
-                for key, n in kind_counts((source.screen or processor.screen).take_read_kinds()).items():  # redacted as lines were read
+                content = chunk.hash("writer")
+                # queued for a writer: screened once, as stored, and that chunk is what is stored, kept and queued
+                stored, found = _as_stored(chunk, processor.screen) if queue else (chunk, [])
+                proposal = processor.process(shared, stored)
+                read_kinds = (source.screen or processor.screen).take_read_kinds()  # redacted as lines were read
+                for key, n in kind_counts(read_kinds + found).items():
                     if n:
                         proposal.stats[key] = proposal.stats.get(key, 0) + n
-                _mark_tool_output(proposal, chunk)
+                _mark_tool_output(proposal, stored)
                 _add_context(proposal, chunk, before, processor.mode, processor.screen)
                 first, last = chunk.lines
                 start, end = chunk.times
-                kept = processor.screen.redact_chunk(chunk).render()  # provenance keeps no secret either
+                kept = processor.screen.redact_chunk(stored).render()  # provenance keeps no secret either
                 record = ChunkRecord(digest, source.name, [m.id for m in chunk.messages], kept, first, last, start, end)
-                waiting = (_as_stored(chunk, processor.screen), chunk.hash("writer"), getattr(processor, "agent_words", False)) if queue else None
+                waiting = (stored, content, getattr(processor, "agent_words", False)) if queue else None
                 with lock:
                     if bank.commit_chunk(draft, record, proposal, len(chunk.messages), layer="message" if processor.mode == "raw" else None,
                                          queue=waiting):
@@ -195,9 +199,11 @@ def _unstored_part(bank: MemoryBank, chunk: Chunk, mode: str, key: Callable[[str
             return chunk, digest, None
 
 
-def _as_stored(chunk: Chunk, screen: Screen) -> Chunk:
-    """The chunk as the queue keeps it for a writer: its messages and the ones before them with secrets redacted."""
-    return Chunk(chunk.source, screen.redact_messages(chunk.messages)[0], screen.redact_messages(chunk.earlier)[0], chunk.owner)
+def _as_stored(chunk: Chunk, screen: Screen) -> tuple[Chunk, list[str]]:
+    """The chunk as the bank stores it and the queue keeps it for a writer: its messages and the ones before them with
+    secrets redacted (values redacted earlier in this ingest too), marked screened; the kinds redacted in its messages."""
+    messages, kinds = screen.redact_messages(chunk.messages, seen=True)
+    return Chunk(chunk.source, messages, screen.redact_messages(chunk.earlier, seen=True)[0], chunk.owner, screened=True), kinds
 
 
 def _previous_turns(chunk: Chunk, last: Message | None) -> dict[str, Message]:
@@ -218,7 +224,8 @@ def _add_context(proposal: Proposal, chunk: Chunk, before: dict[str, Message], m
         else:
             turns = [by_id[i] for i in op.source_ids if i in by_id]
         if turns:
-            op.context = kept(screen.scrub(" ".join(f"{m.speaker}: {m.text}" if m.speaker else m.text for m in turns)))
+            said = " ".join(f"{m.speaker}: {m.text}" if m.speaker else m.text for m in turns)
+            op.context = kept(said if chunk.screened and mode != "raw" else screen.scrub(said))  # a screened chunk's are redacted
 
 
 def _mark_tool_output(proposal: Proposal, chunk: Chunk) -> None:

@@ -38,7 +38,7 @@ class RawProcessor:
         ops, redacted = [], []
         for m in chunk.messages:
             # secrets are never stored, raw or not; nor a value said to be one earlier in this ingest (seen)
-            text, kinds = self.screen.redact(m.text, seen=True)
+            text, kinds = (m.text, []) if chunk.screened else self.screen.redact(m.text, seen=True)
             redacted += kinds
             ops.append(
                 Operation(
@@ -89,8 +89,8 @@ class WriterProcessor:
 
     def process(self, bank: MemoryBank, chunk: Chunk) -> Proposal:
         # Secrets never reach the writer: it cannot store what it never saw.
-        messages, redacted = self.screen.redact_messages(chunk.messages)
-        chunk = Chunk(chunk.source, messages, chunk.earlier, chunk.owner)
+        messages, redacted = (chunk.messages, []) if chunk.screened else self.screen.redact_messages(chunk.messages)
+        chunk = Chunk(chunk.source, messages, chunk.earlier, chunk.owner, screened=True)
         shown = related_memories(bank, chunk, self.related)
         listing = [(s.alias, s.text, s.event_time) for s in shown]
         conversation = chunk.render()

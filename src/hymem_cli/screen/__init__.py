@@ -140,18 +140,19 @@ class Screen:
         hit = find_instruction(text, own)
         return (hit.kind, hit.snippet) if hit else None
 
-    def redact_messages(self, messages: list[Message]) -> tuple[list[Message], list[str]]:
-        """Messages with secrets redacted (unchanged ones are the same objects), and the kinds redacted."""
+    def redact_messages(self, messages: list[Message], seen: bool = False) -> tuple[list[Message], list[str]]:
+        """Messages with secrets redacted (unchanged ones are the same objects), and the kinds redacted; `seen`: values
+        redacted earlier in this use too."""
         out, kinds = [], []
         for m in messages:
-            clean, found = self.redact(m.text)
+            clean, found = self.redact(m.text, seen)
             kinds += found
             out.append(replace(m, text=clean) if found else m)
         return out, kinds
 
     def redact_chunk(self, chunk: Chunk) -> Chunk:
         """The chunk with its messages' secrets redacted: what the writer sees and what the bank keeps as provenance."""
-        return replace(chunk, messages=self.redact_messages(chunk.messages)[0])
+        return chunk if chunk.screened else replace(chunk, messages=self.redact_messages(chunk.messages)[0])
 
     def scrub(self, text: str) -> str:
         """Text safe to keep in a rejection record: no secret (when that screen is on), no lone surrogate
