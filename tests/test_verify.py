@@ -40,7 +40,7 @@ def test_a_healthy_bank_verifies_clean(bank):
     assert _failed(bank) == {}
     assert list(checks) == ["bank", "bank schema", "bank integrity", "chains: one current version", "chains: successors",
                             "chains: a current version or a deletion", "chains: retirements after their versions",
-                            "chains: successors newer, no cycles", "chains: roots",
+                            "chains: successors newer, no cycles", "chains: roots", "writer queue",
                             "index: full-text", "index: source messages", "index: vector codes", "index: vector copies",
                             "index: code blocks", "index: vectors"]
     assert "14 versions, 2 revision(s)" in checks["bank"].detail
