@@ -119,18 +119,31 @@ def check_invariants(path: Path, mode: str, ops_per_reply: int) -> None:
             assert not ids
         # no chunk half applied; no version without its chunk
         assert q("SELECT id FROM versions WHERE chunk IS NULL OR chunk NOT IN (SELECT id FROM chunks)") == []
+        # a chunk of messages (every add stores them first; layer "message") holds one version a message, whole; a
+        # writer's chunk holds what its reply proposed, stored or refused
         for chunk_id, message_ids in q("SELECT id, message_ids FROM chunks"):
-            versions = q("SELECT count(*) FROM versions WHERE chunk = ?", chunk_id)[0][0]
-            if mode == "raw":
-                assert versions == len(json.loads(message_ids)), chunk_id
+            messages = q("SELECT count(*) FROM versions WHERE chunk = ? AND layer = 'message'", chunk_id)[0][0]
+            facts = q("SELECT count(*) FROM versions WHERE chunk = ? AND layer IS NULL", chunk_id)[0][0]
+            rejected = q("SELECT count(*) FROM rejections WHERE chunk = ?", chunk_id)[0][0]
+            if mode == "raw" or messages:
+                assert (messages, facts) == (len(json.loads(message_ids)), 0), chunk_id
             else:
-                rejected = q("SELECT count(*) FROM rejections WHERE chunk = ?", chunk_id)[0][0]
-                assert versions + rejected == ops_per_reply, (chunk_id, versions, rejected)
-        # each revision's counts are exactly what it holds (they are saved in the chunk's transaction)
+                assert facts + rejected == ops_per_reply, (chunk_id, facts, rejected)
+        # the queue: a chunk is done in the transaction that stores its facts, so a done chunk has them on record
+        of_writers = "FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM versions v WHERE v.chunk = c.id AND v.layer = 'message')"
+        if "queue" in tables:
+            assert q("SELECT count(*) FROM queue WHERE state = 'done'")[0][0] == q(f"SELECT count(*) {of_writers}")[0][0]
+        # each revision's counts are exactly what it holds (they are saved in the chunk's transaction); the messages an
+        # add stores for the writer are counted as messages_stored, its chunks and memories are the writer's
         for rev, counts in q("SELECT id, counts FROM revisions"):
             c = json.loads(counts)
-            assert c["chunks"] == q("SELECT count(*) FROM chunks WHERE revision = ?", rev)[0][0]
-            assert c["added"] == q("SELECT count(*) FROM versions WHERE revision = ? AND op = 'add'", rev)[0][0]
+            everything = "SELECT count(*) FROM chunks c WHERE c.revision = ?"
+            chunks = f"SELECT count(*) {of_writers} AND c.revision = ?" if mode == "writer" else everything
+            assert c["chunks"] == q(chunks, rev)[0][0]
+            assert c["added"] == q("SELECT count(*) FROM versions WHERE revision = ? AND op = 'add' AND (layer IS NULL OR ? = 'raw')",
+                                   rev, mode)[0][0]
+            assert c.get("messages_stored", 0) == (0 if mode == "raw" else q(
+                "SELECT count(*) FROM versions WHERE revision = ? AND layer = 'message'", rev)[0][0])
             assert c["superseded"] == q("SELECT count(*) FROM retirements WHERE revision = ? AND how = 'superseded'", rev)[0][0]
             assert c["rejected"] == q("SELECT count(*) FROM rejections WHERE revision = ?", rev)[0][0]
     finally:
