@@ -76,7 +76,8 @@ def test_the_command_a_recipe_names_serves_search_add_and_history(client, tmp_pa
 
 @pytest.mark.slow
 def test_the_stop_hook_adds_the_session_once(tmp_path):
-    """The hook's command with the JSON Claude Code gives a Stop hook on stdin, twice: the second adds nothing."""
+    """The hook's command with the JSON Claude Code gives a Stop hook on stdin, twice: the first stores the messages and
+    queues them without calling the writer, the second adds nothing; `hymem write` then writes the fact once."""
     hook = json.loads(block("json", "Stop"))["hooks"]["Stop"][0]["hooks"][0]
     assert hook["type"] == "command"
     if shutil.which("jq") is None:
@@ -96,4 +97,9 @@ def test_the_stop_hook_adds_the_session_once(tmp_path):
         assert done.returncode == 0, done.stderr
     log = subprocess.run([BIN / "hymem", "log", "-f", "json"], cwd=project, env=env, capture_output=True, text=True)
     revisions = json.loads(log.stdout)
-    assert len(revisions) == 1 and revisions[0]["counts"]["added"] == 1  # into the project's bank, once
+    assert len(revisions) == 1 and revisions[0]["counts"]["added"] == 0 and revisions[0]["counts"]["messages_stored"] > 0
+    written = subprocess.run([BIN / "hymem", "write"], cwd=project, env=env, capture_output=True, text=True)
+    assert written.returncode == 0, written.stderr
+    log = subprocess.run([BIN / "hymem", "log", "-f", "json"], cwd=project, env=env, capture_output=True, text=True)
+    revisions = json.loads(log.stdout)
+    assert len(revisions) == 2 and revisions[0]["command"] == "write" and revisions[0]["counts"]["added"] == 1  # into the project's bank
