@@ -32,7 +32,9 @@ from hymem_cli.ingest.guards import Shown, check, normalize
 from hymem_cli.screen import Screen
 from hymem_cli.writer.schema import MAX_FACT_CHARS
 
-FUZZ = settings(max_examples=int(os.environ.get("HYMEM_FUZZ_EXAMPLES", "250")), deadline=None,
+# The same draws every run (derandomize): the tests below also assert how often each branch was reached, a floor a
+# random draw can miss now and then, and a test suite that must pass at every commit cannot afford that.
+FUZZ = settings(max_examples=int(os.environ.get("HYMEM_FUZZ_EXAMPLES", "250")), deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 # Text that reaches the interesting branches: ops, ids, secrets, instructions, odd Unicode.
