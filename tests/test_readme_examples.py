@@ -23,6 +23,8 @@ CANNOT_RUN = {
     "localhost:8000": "needs an OpenAI-compatible server",
     "tail -f": "never ends by design (tests/test_first_hour.py stops one with Ctrl-C)",
     "hymem serve &": "starts a server (tests/test_serve.py)",
+    "serve --write &": "starts a server that writes the queue (tests/test_queue.py::test_serve_write_writes_what_is_queued_as_it_arrives)",
+    "write --follow &": "never ends by design (tests/test_queue.py drains a queue with hymem write)",
     "config edit": "opens an editor",
     "doctor --load --bank work.db": "loads a configured local writer",
     "model pull": "downloads from the Hugging Face Hub",
