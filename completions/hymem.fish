@@ -258,3 +258,22 @@ complete -c hymem -n '__fish_seen_subcommand_from model; and __fish_seen_subcomm
 complete -c hymem -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from pull' -l list -d 'List the repository\'s GGUF models; download nothing.'
 complete -c hymem -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from pull' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 complete -c hymem -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from pull' -s q -l quiet -d 'No messages on stderr, only records and errors.'
+
+# hymem config set KEY <TAB>: the values the key takes
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from embed.onnx' -x -a 'true false'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from embed.date' -x -a 'true false'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from search.fusion' -x -a 'calibrated minmax rrf'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from search.server' -x -a 'true false'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from search.newer_first' -x -a 'true false'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from search.speaker_updates' -x -a 'true false'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from writer.backend' -x -a 'llama openai scripted'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from writer.pipeline' -x -a 'single two-pass'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from writer.protocol' -x -a 'auto hy-memory hymem'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from writer.intentions' -x -a 'true false'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from writer.experts' -x -a 'auto gpu cpu'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from writer.kv_cache' -x -a 'true false'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from screen.instructions' -x -a 'true false'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from screen.secrets' -x -a 'true false'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from writer.model' -r -F -a '(__hymem_models)'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from embed.model' -x -a 'minilm mpnet'
+complete -c hymem -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from bank.path' -r -F

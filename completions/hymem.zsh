@@ -7,6 +7,31 @@ _hymem_models() {
   _alternative 'models:model:compadd -a names' 'files:file:_files'
 }
 
+# `hymem config set KEY <TAB>`: the values the key takes (the key is the first word after set that is no option)
+_hymem_config_value() {
+  local key w
+  for w in ${words[2,-1]}; do [[ $w == -* ]] || { key=$w; break; }; done
+  case $key in
+    embed.onnx) compadd -- true false ;;
+    embed.date) compadd -- true false ;;
+    search.fusion) compadd -- calibrated minmax rrf ;;
+    search.server) compadd -- true false ;;
+    search.newer_first) compadd -- true false ;;
+    search.speaker_updates) compadd -- true false ;;
+    writer.backend) compadd -- llama openai scripted ;;
+    writer.pipeline) compadd -- single two-pass ;;
+    writer.protocol) compadd -- auto hy-memory hymem ;;
+    writer.intentions) compadd -- true false ;;
+    writer.experts) compadd -- auto gpu cpu ;;
+    writer.kv_cache) compadd -- true false ;;
+    screen.instructions) compadd -- true false ;;
+    screen.secrets) compadd -- true false ;;
+    writer.model) _hymem_models ;;
+    embed.model) compadd -- minilm mpnet ;;
+    bank.path) _files ;;
+  esac
+}
+
 _hymem() {
   local curcontext="$curcontext" state line ret=1
   typeset -A opt_args
@@ -409,7 +434,7 @@ _hymem_config_set() {
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \
     ':key:(bank.path embed.model embed.onnx embed.context embed.date search.limit search.fusion search.min_score search.vector_weight search.server search.text_weight search.newer_first search.sources_weight search.speaker_updates search.speaker_weight ingest.chunk_tokens writer.backend writer.model writer.base_url writer.pipeline writer.protocol writer.user writer.intentions writer.n_ctx writer.gpu_layers writer.experts writer.n_gpu_layers writer.threads writer.max_tokens writer.kv_cache writer.timeout writer.related screen.instructions screen.secrets bank.busy_timeout model.repo hooks.briefing_tokens hooks.recall_tokens)' \
-    ':value: ' && ret=0
+    ':value:_hymem_config_value' && ret=0
   return ret
 }
 

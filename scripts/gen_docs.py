@@ -496,6 +496,11 @@ def _zaction(p: Param) -> str:
     return " "
 
 
+def _zvalues(kind: str, words: list[str]) -> str:
+    """What zsh offers for a config key's value: its words, the models, or files."""
+    return "compadd -- " + " ".join(_zq(w) for w in words) if kind == "words" else "_hymem_models" if kind == "models" else "_files"
+
+
 def _zfunc(c: Command) -> str:
     return "_hymem" + "".join("_" + re.sub(r"\W", "_", w) for w in c.path)
 
@@ -509,6 +514,15 @@ def zsh_completion(tree: Command) -> str:
         "_hymem_models() {",
         f"  local -a names; names=({' '.join(models.PACKAGED_MODELS)} ${{(f)\"$(cd {MODELS_ROOT} 2>/dev/null && {MODELS_FIND})\"}})",
         "  _alternative 'models:model:compadd -a names' 'files:file:_files'",
+        "}",
+        "",
+        "# `hymem config set KEY <TAB>`: the values the key takes (the key is the first word after set that is no option)",
+        "_hymem_config_value() {",
+        "  local key w",
+        "  for w in ${words[2,-1]}; do [[ $w == -* ]] || { key=$w; break; }; done",
+        "  case $key in",
+        *[f"    {key}) {_zvalues(kind, words)} ;;" for key, (kind, words) in config_values().items()],
+        "  esac",
         "}",
         "",
     ]
@@ -529,7 +543,8 @@ def zsh_completion(tree: Command) -> str:
         else:
             for a in c.arguments:
                 prefix = "*" if a.variadic else ("" if a.required else ":")
-                specs.append(f"'{prefix}:{_zdesc(a.metavar.lower())}:{_zaction(a)}'")
+                action = "_hymem_config_value" if c.path == ["config", "set"] and a.metavar == "VALUE" else _zaction(a)
+                specs.append(f"'{prefix}:{_zdesc(a.metavar.lower())}:{action}'")
         out.append(f"{_zfunc(c)}() {{")
         out.append("  local curcontext=\"$curcontext\" state line ret=1")
         out.append("  typeset -A opt_args")
@@ -607,6 +622,11 @@ def fish_completion(tree: Command) -> str:
                 out.append(f"complete -c hymem -n {_fq(cond)} -F -a '(__hymem_models)'")
             elif any(x.is_file for x in c.arguments):
                 out.append(f"complete -c hymem -n {_fq(cond)} -F")
+    out += ["", "# hymem config set KEY <TAB>: the values the key takes"]
+    for key, (kind, words) in config_values().items():
+        cond = f"__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from {key}"
+        what = f"-x -a {_fq(' '.join(words))}" if kind == "words" else "-r -F -a '(__hymem_models)'" if kind == "models" else "-r -F"
+        out.append(f"complete -c hymem -n {_fq(cond)} {what}")
     out.append("")
     return "\n".join(out)
 

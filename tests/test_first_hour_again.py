@@ -149,6 +149,17 @@ def test_bash_completes_protocol_origin_and_config_values():
     assert _bash_complete("hymem", "config", "set", "search.limit", "") == []  # a number: nothing to offer
 
 
+def test_zsh_and_fish_complete_config_values_too():
+    """No zsh or fish here to run them: the generated scripts say, key by key, what `config set KEY <TAB>` offers."""
+    zsh = (ROOT / "completions" / "hymem.zsh").read_text(encoding="utf-8")
+    fish = (ROOT / "completions" / "hymem.fish").read_text(encoding="utf-8")
+    assert "    writer.protocol) compadd -- auto hy-memory hymem ;;" in zsh and "    writer.model) _hymem_models ;;" in zsh
+    assert "    search.server) compadd -- true false ;;" in zsh and "':value:_hymem_config_value'" in zsh
+    seen = "__fish_seen_subcommand_from config; and __fish_seen_subcommand_from set; and __fish_seen_subcommand_from"
+    assert f"complete -c hymem -n '{seen} writer.protocol' -x -a 'auto hy-memory hymem'" in fish
+    assert f"complete -c hymem -n '{seen} bank.path' -r -F" in fish and f"'{seen} search.limit'" not in fish  # a number: nothing
+
+
 # -- the README's exit codes, as a contract -----------------------------------------------------------------------
 
 
