@@ -126,7 +126,7 @@ def set_(key: KeyArg, value: Annotated[str, typer.Argument(help="The new value, 
 
     Also refused: an embed.model that is no known model and no folder, and a writer.model path
     that does not exist. The file is rewritten (comments are not kept). A negative number is a
-    value (`hymem config set writer.n_gpu_layers -1`); after `--` too.
+    value, not an option (`hymem config set KEY -1`); after `--` too.
 
     Examples:
 
@@ -134,7 +134,7 @@ def set_(key: KeyArg, value: Annotated[str, typer.Argument(help="The new value, 
 
       hymem config set writer.backend llama && hymem config set writer.model qwen2.5-1.5b-instruct-q4_k_m.gguf
 
-      hymem config set writer.n_gpu_layers -1
+      hymem config set writer.gpu_layers all
     """
     out = Output(quiet)
     file = _target(project)

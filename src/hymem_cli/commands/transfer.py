@@ -45,7 +45,7 @@ def export(
 
       hymem export | jq -c 'select(.type == "version") | {id, text}'
 
-      hymem export --current | HYMEM_EMBED_MODEL=hash hymem import - --bank small.db
+      hymem export --current | hymem import - --bank small.db
 
       hymem export --format markdown -o MEMORIES.md && grep -c "^- " MEMORIES.md
     """
@@ -119,7 +119,7 @@ def import_(
 
       hymem import backup.jsonl --bank restored.db
 
-      hymem export --bank old.db | HYMEM_EMBED_MODEL=hash hymem import - --bank new.db
+      hymem export --bank old.db | hymem import - --bank new.db
 
       hymem export -o mine.jsonl && hymem import mine.jsonl --trusted --bank copy.db
     """
