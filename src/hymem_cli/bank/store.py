@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from hymem_cli._errors import BankError, InputError, NotFoundError
 from hymem_cli.bank import codes, db
@@ -279,20 +279,29 @@ class Bank:
             raise
         return True
 
-    def enqueue_stored(self, chunk: Chunk, content: str, key: str, requeue: bool = False, agent_words: bool = False) -> None:
-        """Queue for a writer a chunk whose messages raw ingest stored before (known by `key`), unless its content is
-        queued already; `requeue`: queued again if it was written (by another writer: this one has not read it)."""
+    def enqueue_stored(self, stored: Callable[[], Chunk], content: str, key: str, requeue: bool = False,
+                       agent_words: bool = False) -> None:
+        """Queue for a writer a chunk whose messages raw ingest stored before (known by `key`; `stored()` makes it as the
+        queue keeps it), unless its content is queued already; `requeue`: queued again if it was written (by another
+        writer: this one has not read it). Nothing to do costs one read, no write lock."""
         from hymem_cli.bank import queue as chunk_queue
 
+        def waiting():
+            return self.conn.execute("SELECT id, state FROM queue WHERE content = ?", (content,)).fetchone()
+
+        row = waiting()
+        if row is not None and not (requeue and row[1] == "done"):
+            return
+        chunk = stored() if row is None else None  # screened before the write lock is taken
         with db.transaction(self.conn):
-            row = self.conn.execute("SELECT id, state FROM queue WHERE content = ?", (content,)).fetchone()
+            row = waiting()  # another process may have queued or written it meanwhile
             if row is not None:
                 if requeue and row[1] == "done":
                     chunk_queue.requeue(self.conn, row[0])
                 return
             versions = [r[0] for r in self.conn.execute(
                 "SELECT v.id FROM versions v JOIN chunks c ON c.id = v.chunk WHERE c.hash = ? AND v.layer = 'message'", (key,))]
-            chunk_queue.enqueue(self.conn, chunk, content, agent_words, versions=versions)
+            chunk_queue.enqueue(self.conn, chunk or stored(), content, agent_words, versions=versions)  # rows are never deleted
 
     def finish(self, draft: RevisionDraft, state: str = "done") -> None:
         if draft.id is None:

@@ -26,7 +26,8 @@ class MemoryBank(Protocol):
     def commit_chunk(self, draft: RevisionDraft, chunk: ChunkRecord, proposal: Proposal, messages: int = 0, *,
                      layer: str | None = None, queue: tuple[Chunk, str, bool] | None = None, written: tuple[int, float] | None = None) -> bool: ...
 
-    def enqueue_stored(self, chunk: Chunk, content: str, key: str, requeue: bool = False, agent_words: bool = False) -> None: ...
+    def enqueue_stored(self, stored: Callable[[], Chunk], content: str, key: str, requeue: bool = False,
+                       agent_words: bool = False) -> None: ...
 
     def finish(self, draft: RevisionDraft, state: str = "done") -> None: ...
 
@@ -99,14 +100,15 @@ def ingest(
                 report.chunks += 1
                 report.messages += len(chunk.messages)
                 chunk, digest, by = _unstored_part(bank, chunk, processor.mode, lambda content: chunk_key(content, writer, nonce), report)
+            content = chunk.hash("writer") if queue else None  # the chunk's identity in the queue
             written_by = None  # the writer that follows this add skips a chunk it wrote before, and writes any other
-            if queue and draft.writer:
+            if content and draft.writer:
                 with lock:
-                    written_by = bank.chunk_seen(chunk_key(chunk.hash("writer"), draft.writer))
+                    written_by = bank.chunk_seen(chunk_key(content, draft.writer))
             if by:
                 with lock:
-                    if queue:
-                        bank.enqueue_stored(_as_stored(chunk, processor.screen)[0], chunk.hash("writer"), digest,
+                    if content:  # screened only when it is queued now: a log added again at every turn costs no screening
+                        bank.enqueue_stored(lambda: _as_stored(chunk, processor.screen)[0], content, digest,
                                             requeue=bool(draft.writer) and not written_by, agent_words=getattr(processor, "agent_words", False))
                     if not (queue and draft.writer) or written_by:
                         report.skipped += 1
@@ -116,7 +118,6 @@ def ingest(
                 with lock:
                     report.proposals.append((chunk, proposal))
             else:
-                content = chunk.hash("writer")
                 # queued for a writer: screened once, as stored, and that chunk is what is stored, kept and queued
                 stored, found = _as_stored(chunk, processor.screen) if queue else (chunk, [])
                 proposal = processor.process(shared, stored)
