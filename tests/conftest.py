@@ -130,6 +130,19 @@ def seeded_bank(cli, home) -> Path:
     return path
 
 
+def raw_sql(path, *statements: str) -> None:
+    """Change a bank behind hymem's back (sqlite-vec loaded, no checks), as a hand edit or a damaged file would."""
+    import sqlean
+    import sqlite_vec
+
+    conn = sqlean.connect(str(path), isolation_level=None)
+    conn.enable_load_extension(True)
+    sqlite_vec.load(conn)
+    for sql in statements:
+        conn.execute(sql)
+    conn.close()
+
+
 def snapshot(path: Path):
     """Every row of every table of a bank, or None if there is no bank: 'unchanged' means equal snapshots."""
     if not path.exists():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ALEX_JSONL, ops_text
+from conftest import ALEX_JSONL, ops_text, raw_sql
 
 from hymem_cli.bank import open_bank
 
@@ -142,28 +142,16 @@ def _verify_failures(path) -> dict[str, str]:
         bank.close()
 
 
-def _raw_sql(path, *statements: str) -> None:
-    import sqlean
-    import sqlite_vec
-
-    conn = sqlean.connect(str(path), isolation_level=None)
-    conn.enable_load_extension(True)
-    sqlite_vec.load(conn)
-    for sql in statements:
-        conn.execute(sql)
-    conn.close()
-
-
 def test_verify_names_a_fact_missing_from_the_source_messages_index(writer_bank):
     fact = 18  # the second writer's fact: m1..m12 raw, m13 the supersede, m14..m16 the chat's messages, m17 and m18 the facts
-    _raw_sql(writer_bank, "INSERT INTO versions_sources_fts (versions_sources_fts, rowid, context) "
+    raw_sql(writer_bank, "INSERT INTO versions_sources_fts (versions_sources_fts, rowid, context) "
                           f"SELECT 'delete', id, context FROM versions WHERE id = {fact}")
     assert _verify_failures(writer_bank) == {
         "index: source messages": f"1 index rows for 2 versions (one per writer's fact with source messages); missing: m{fact}"}
 
 
 def test_verify_names_a_raw_message_in_the_source_messages_index(writer_bank):
-    _raw_sql(writer_bank, "INSERT INTO versions_sources_fts (rowid, context) SELECT id, context FROM versions WHERE id = 2")
+    raw_sql(writer_bank, "INSERT INTO versions_sources_fts (rowid, context) SELECT id, context FROM versions WHERE id = 2")
     assert _verify_failures(writer_bank) == {
         "index: source messages": "3 index rows for 2 versions (one per writer's fact with source messages); rows it should not hold: m2"}
 
@@ -173,6 +161,6 @@ def test_verify_names_a_version_missing_from_a_vector_index(writer_bank, table, 
     statements = [f"DELETE FROM {table} WHERE {column} = 7"]
     if table == "versions_codes":  # its block too, else the block check is what fails
         statements.append("DELETE FROM versions_code_blocks")
-    _raw_sql(writer_bank, *statements)
+    raw_sql(writer_bank, *statements)
     name = {"versions_codes": "index: vector codes", "versions_f16": "index: vector copies", "versions_vec": "index: vectors"}[table]
     assert _verify_failures(writer_bank) == {name: "17 index rows for 18 versions (one per version); missing: m7"}

@@ -6,6 +6,7 @@ import json
 import socket
 
 import pytest
+from conftest import raw_sql
 
 from hymem_cli import config
 
@@ -28,18 +29,6 @@ def _by_check(run) -> dict[str, dict]:
         assert set(r) == {"check", "status", "detail", "hint"}
         assert r["status"] in ("ok", "warn", "fail")
     return {r["check"]: r for r in records}
-
-
-def _raw_sql(path, *statements: str) -> None:
-    import sqlean
-    import sqlite_vec
-
-    conn = sqlean.connect(str(path), isolation_level=None)
-    conn.enable_load_extension(True)
-    sqlite_vec.load(conn)
-    for sql in statements:
-        conn.execute(sql)
-    conn.close()
 
 
 def test_healthy_bank_passes_every_check(cli, bank, packaged_gguf, monkeypatch):
@@ -67,7 +56,7 @@ def test_doctor_renders_what_the_bank_verifies(cli, bank):
     from hymem_cli.bank.db import open_read_only
     from hymem_cli.bank.verify import verify
 
-    _raw_sql(bank, "DELETE FROM versions_codes WHERE version = 3")
+    raw_sql(bank, "DELETE FROM versions_codes WHERE version = 3")
     conn = open_read_only(bank)
     try:
         findings = verify(conn, bank)
@@ -80,7 +69,7 @@ def test_doctor_renders_what_the_bank_verifies(cli, bank):
 
 def test_two_current_versions_in_a_chain_fail_with_a_hint(cli, bank):
     # m1 was superseded by m13; forgetting that retirement leaves chain m1 with two current versions.
-    _raw_sql(bank, "DELETE FROM retirements WHERE version = 1")
+    raw_sql(bank, "DELETE FROM retirements WHERE version = 1")
     done = cli("doctor", "-f", "jsonl")
     assert done.exit_code == 1
     checks = _by_check(done)
@@ -92,7 +81,7 @@ def test_two_current_versions_in_a_chain_fail_with_a_hint(cli, bank):
 
 
 def test_successor_in_another_chain_and_missing_vectors_fail(cli, bank):
-    _raw_sql(bank, "UPDATE retirements SET successor = 14 WHERE version = 1", "DELETE FROM versions_vec WHERE rowid = 2")
+    raw_sql(bank, "UPDATE retirements SET successor = 14 WHERE version = 1", "DELETE FROM versions_vec WHERE rowid = 2")
     done = cli("doctor", "-f", "json")
     assert done.exit_code == 1
     checks = {r["check"]: r for r in done.json()}
@@ -103,14 +92,14 @@ def test_successor_in_another_chain_and_missing_vectors_fail(cli, bank):
 
 
 def test_missing_vector_code_fails(cli, bank):
-    _raw_sql(bank, "DELETE FROM versions_codes WHERE version = 3")
+    raw_sql(bank, "DELETE FROM versions_codes WHERE version = 3")
     checks = _by_check(cli("doctor"))
     assert checks["index: vector codes"]["status"] == "fail" and "13 index rows for 14 versions" in checks["index: vector codes"]["detail"]
     assert checks["index: vectors"]["status"] == "ok"
 
 
 def test_chain_pointing_outside_itself_fails(cli, bank):
-    _raw_sql(bank, "UPDATE versions SET chain = 999 WHERE id = 14")
+    raw_sql(bank, "UPDATE versions SET chain = 999 WHERE id = 14")
     checks = _by_check(cli("doctor"))
     assert checks["chains: roots"]["status"] == "fail" and "m14 (chain 999)" in checks["chains: roots"]["detail"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import raw_sql
 
 from hymem_cli.bank import open_bank
 from hymem_cli.bank.db import open_read_only
@@ -23,18 +24,6 @@ def _failed(path) -> dict[str, Finding]:
     return {name: f for name, f in _verified(path).items() if f.status != "ok"}
 
 
-def _raw_sql(path, *statements: str) -> None:
-    import sqlean
-    import sqlite_vec
-
-    conn = sqlean.connect(str(path), isolation_level=None)
-    conn.enable_load_extension(True)
-    sqlite_vec.load(conn)
-    for sql in statements:
-        conn.execute(sql)
-    conn.close()
-
-
 def test_a_healthy_bank_verifies_clean(bank):
     checks = _verified(bank)
     assert _failed(bank) == {}
@@ -49,7 +38,7 @@ def test_a_healthy_bank_verifies_clean(bank):
 
 
 def test_two_current_versions_in_a_chain_are_named(bank):
-    _raw_sql(bank, "DELETE FROM retirements WHERE version = 1")  # m1 was superseded by m13
+    raw_sql(bank, "DELETE FROM retirements WHERE version = 1")  # m1 was superseded by m13
     failed = _failed(bank)
     assert list(failed) == ["chains: one current version"]
     assert "m1 (2)" in failed["chains: one current version"].detail
@@ -57,7 +46,7 @@ def test_two_current_versions_in_a_chain_are_named(bank):
 
 
 def test_a_dangling_successor_is_named(bank):
-    _raw_sql(bank, "PRAGMA foreign_keys = OFF", "UPDATE retirements SET successor = 999 WHERE version = 1")
+    raw_sql(bank, "PRAGMA foreign_keys = OFF", "UPDATE retirements SET successor = 999 WHERE version = 1")
     failed = _failed(bank)
     assert list(failed) == ["chains: successors"]
     assert "m1 -> m999" in failed["chains: successors"].detail
@@ -65,7 +54,7 @@ def test_a_dangling_successor_is_named(bank):
 
 def test_a_retirement_cycle_leaves_a_headless_chain_and_is_named(bank):
     """m1 was superseded by m13; retiring m13 with m1 as its successor closes a loop and leaves the fact without a head."""
-    _raw_sql(bank, "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (13, 2, 'superseded', 1, 'loop')")
+    raw_sql(bank, "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (13, 2, 'superseded', 1, 'loop')")
     failed = _failed(bank)
     assert list(failed) == ["chains: a current version or a deletion", "chains: successors newer, no cycles"]
     assert "m1" in failed["chains: a current version or a deletion"].detail
@@ -73,14 +62,14 @@ def test_a_retirement_cycle_leaves_a_headless_chain_and_is_named(bank):
 
 
 def test_a_retirement_older_than_its_version_is_named(bank):
-    _raw_sql(bank, "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (14, 1, 'deleted', NULL, 'early')")
+    raw_sql(bank, "INSERT INTO retirements (version, revision, how, successor, reason) VALUES (14, 1, 'deleted', NULL, 'early')")
     failed = _failed(bank)
     assert list(failed) == ["chains: retirements after their versions"]
     assert "m14 (made in 2, retired in 1)" in failed["chains: retirements after their versions"].detail
 
 
 def test_a_missing_full_text_row_is_named(bank):
-    _raw_sql(bank, "INSERT INTO versions_fts (versions_fts, rowid, text) SELECT 'delete', id, text FROM versions WHERE id = 5")
+    raw_sql(bank, "INSERT INTO versions_fts (versions_fts, rowid, text) SELECT 'delete', id, text FROM versions WHERE id = 5")
     failed = _failed(bank)
     assert list(failed) == ["index: full-text"]
     assert failed["index: full-text"].detail == "13 index rows for 14 versions (one per version); missing: m5"
