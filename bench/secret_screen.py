@@ -20,6 +20,11 @@ Every case has a split:
   after     probes written after the first round of rules, measured once; the second round was tuned on them
   after-2   probes written before the second round, measured once after it, never tuned on: how far the rules
             reach past the phrasings their author had in mind
+  after-3-tune, after-3-held
+            probes written before the third round (other languages' words for password and PIN, config files,
+            command lines, headers, OTP seeds, Wi-Fi QR strings, cards with their codes) and measured once; then
+            split by alternate lines, before looking at which leaked: the third round was tuned on the first half
+            only
 
 Figures, per class and split:
   caught  a secret case counts when every character of every secret it lists lies inside a redacted span
@@ -42,7 +47,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from hymem_cli.screen.secrets import Redactor, find_secrets  # noqa: E402 - after the path is set
 
-SPLITS = ("tune", "held-out", "after", "after-2")
+SPLITS = ("tune", "held-out", "after", "after-2", "after-3-tune", "after-3-held")
 
 
 def load(path: Path) -> list[dict]:
@@ -90,7 +95,8 @@ def tally(cases: list[dict], judge) -> tuple[dict, list[dict]]:
 def table(title: str, verb: str, counts: dict) -> list[str]:
     classes = sorted({c for c, _ in counts})
     splits = [s for s in SPLITS if any(split == s for _, split in counts)]
-    lines = [f"{title:<18} " + " ".join(f"{s:>10}" for s in splits) + f"   ({verb}/total)"]
+    widths = [max(10, len(s)) for s in splits]
+    lines = [f"{title:<18} " + " ".join(f"{s:>{w}}" for s, w in zip(splits, widths)) + f"   ({verb}/total)"]
     totals = {s: [0, 0] for s in splits}
     for cls in classes:
         cells = []
@@ -99,8 +105,8 @@ def table(title: str, verb: str, counts: dict) -> list[str]:
             totals[split][0] += got
             totals[split][1] += total
             cells.append(f"{got}/{total}" if total else "-")
-        lines.append(f"  {cls:<16} " + " ".join(f"{c:>10}" for c in cells))
-    lines.append(f"  {'all':<16} " + " ".join(f"{'/'.join(map(str, totals[s])):>10}" for s in splits))
+        lines.append(f"  {cls:<16} " + " ".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
+    lines.append(f"  {'all':<16} " + " ".join(f"{'/'.join(map(str, totals[s])):>{w}}" for s, w in zip(splits, widths)))
     return lines
 
 
