@@ -162,11 +162,22 @@ def test_server_that_serves_the_model_is_ok(cli, env, monkeypatch):
         server.server_close()
 
 
-def test_bank_of_another_embedder_fails(cli, bank, monkeypatch):
+def test_a_bank_is_checked_with_its_own_packaged_model(cli, bank, monkeypatch):
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "all-MiniLM-L6-v2")
+    loaded = []
+    monkeypatch.setattr("hymem_cli.embed.get_embedder", lambda name, *a, **k: loaded.append(name) or type("E", (), {"name": name, "dim": 384})())
+    embedder = _by_check(cli("doctor"))["embedder"]
+    assert embedder["status"] == "ok" and loaded == ["hash"]
+    assert "the bank's model; embed.model, all-MiniLM-L6-v2, is for new banks" in embedder["detail"]
+
+
+def test_bank_of_another_model_folder_fails(cli, bank, home, monkeypatch, tmp_path):
+    folder = tmp_path / "their-model"
+    raw_sql(home / "bank.db", f"UPDATE meta SET value = '{folder}' WHERE key = 'embed_model'")
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "all-MiniLM-L6-v2")
     monkeypatch.setattr("hymem_cli.embed.get_embedder", lambda name, *a, **k: type("E", (), {"name": name, "dim": 384})())
     embedder = _by_check(cli("doctor"))["embedder"]
-    assert embedder["status"] == "fail" and "holds hash vectors" in embedder["detail"]
+    assert embedder["status"] == "fail" and "their-model vectors" in embedder["detail"]
 
 
 def test_not_a_bank_fails(cli, env, tmp_path):

@@ -4,7 +4,7 @@ run resumed, the refusals; and all-mpnet-base-v2 where its packages are installe
 from __future__ import annotations
 
 import pytest
-from conftest import one_error_line, snapshot
+from conftest import one_error_line, raw_sql, snapshot
 
 from hymem_cli._errors import BankError
 from hymem_cli.bank import codes, open_bank
@@ -163,7 +163,9 @@ def test_hash_bank_reembedded_to_minilm_then_searched(cli, real_embedder, home, 
     shown = cli("history", "m1", "-f", "jsonl").stdout, cli("diff", "0", "2", "-f", "jsonl").stdout, cli("log", "-f", "jsonl").stdout
     before = history(path)
     monkeypatch.delenv("HYMEM_EMBED_MODEL")
-    one_error_line(cli("search", "nut allergy"), 5, "holds hash vectors", "hymem reembed --model all-MiniLM-L6-v2")
+    # A bank knows its embedder: embed.model (MiniLM) does not stop a search of a hash bank, which runs with hash.
+    by_words = cli("search", "peanuts", "-f", "jsonl")
+    assert by_words.exit_code == 0 and by_words.jsonl()[0]["text"] == "Priya is allergic to peanuts."
 
     run = cli("reembed", "-f", "json")
     assert run.exit_code == 0, run.stderr
@@ -175,8 +177,24 @@ def test_hash_bank_reembedded_to_minilm_then_searched(cli, real_embedder, home, 
             cli("log", "-f", "jsonl").stdout) == shown
     hits = cli("search", "nut allergy", "-f", "jsonl")
     assert hits.exit_code == 0 and hits.jsonl()[0]["text"] == "Priya is allergic to peanuts."  # no shared word: the vectors found it
+    assert "note:" not in run.stderr  # nothing to set: the bank names its model
+    monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")  # embed.model now names the old model: the bank's new one still serves
+    assert cli("search", "nut allergy", "-f", "jsonl").jsonl()[0]["text"] == "Priya is allergic to peanuts."
+    added = cli("apply", "-", input='{"op": "add", "text": "Priya drinks her coffee black."}\n')
+    assert added.exit_code == 0, added.stderr
+    assert cli("search", "how does Priya take her coffee", "-f", "jsonl").jsonl()[0]["text"] == "Priya drinks her coffee black."
+
+
+def test_a_bank_made_with_a_model_folder_needs_it_set(cli, home, monkeypatch, tmp_path):
+    """Only a packaged model is taken from the bank itself: a folder it names (which a bank from elsewhere could point
+    anywhere) is used only when embed.model names it too."""
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "hash")
-    one_error_line(cli("search", "coffee"), 5, "holds all-MiniLM-L6-v2 vectors")
+    cli("apply", "-", input=OPS)
+    folder = tmp_path / "planted-model"
+    raw_sql(home / "bank.db", f"UPDATE meta SET value = '{folder}' WHERE key = 'embed_model'")
+    before = snapshot(home / "bank.db")
+    one_error_line(cli("search", "coffee"), 5, "planted-model vectors", "set embed.model to")
+    assert snapshot(home / "bank.db") == before
 
 
 def test_the_model_in_use_is_left_alone(cli, home, monkeypatch):

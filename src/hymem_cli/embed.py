@@ -17,6 +17,10 @@ MPNET = "all-mpnet-base-v2"  # 768-d, 440 MB, optional: five packages of parts (
 ALIASES = {"minilm": DEFAULT_MODEL, "mpnet": MPNET,
            **{f"sentence-transformers/{m}".lower(): m for m in (DEFAULT_MODEL, MPNET)}, **{m.lower(): m for m in (DEFAULT_MODEL, MPNET)}}
 
+# The models a bank may name for itself (bank.embed_model): packaged, loaded by name, never a path; "hash" is the
+# test-only embedder below.
+PACKAGED = frozenset({DEFAULT_MODEL, MPNET, "hash"})
+
 
 def canonical_model(model: str) -> str:
     """The name a bank records for `model`: "mpnet" and "sentence-transformers/all-mpnet-base-v2" are all-mpnet-base-v2."""

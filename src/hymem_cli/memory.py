@@ -113,19 +113,41 @@ class Memory:
             self._screen = Screen.from_settings(self.settings)
         return self._screen
 
-    def embedder(self):
-        """The configured embedder, loaded once. Its torch-free copies are made on first need, whatever the operation:
-        without them every later search would import torch (seconds each)."""
-        if self._embedder is None:
-            from hymem_cli.embed import ALIASES, canonical_model, fast_copy_missing, get_embedder
+    @property
+    def embed_model(self) -> str:
+        """The model this memory's bank embeds with. A bank knows its embedder: one whose vectors came from a packaged
+        model (a name, never a path: a bank from elsewhere chooses no code to run) is searched and written with it
+        whatever embed.model says, so `hymem reembed --model mpnet` needs no config change; embed.model chooses the
+        model of a new bank and the target of `hymem reembed`. A bank made with a model folder needs embed.model to
+        name that folder (Bank.check_embedder says so)."""
+        from hymem_cli.embed import PACKAGED, canonical_model
 
-            model, fast = canonical_model(self.settings.embed.model), self.settings.embed.onnx
-            # Announced only for a model that is there to copy: a bad path stays one error line.
-            if fast_copy_missing(model, fast) and (model in ALIASES.values() or Path(model).exists()):
-                self.say(f"preparing a torch-free copy of {model} (once for this cache, about 20 s; "
-                         "afterwards searches start without torch, in under a second)")
-            self._embedder = get_embedder(model, prepare_fast=True, fast=fast)
+        configured = canonical_model(self.settings.embed.model)
+        if self._bank is not None:
+            stored = self._bank.embed_model
+        else:
+            from hymem_cli.bank.verify import stored_embed_model
+
+            stored = stored_embed_model(self.bank_path)
+        return stored if stored in PACKAGED else configured
+
+    def embedder(self):
+        """The bank's embedder (`embed_model`), loaded once."""
+        if self._embedder is None:
+            self._embedder = self.load_embedder(self.embed_model)
         return self._embedder
+
+    def load_embedder(self, model: str):
+        """`model`'s embedder. Its torch-free copies are made on first need, whatever the operation: without them every
+        later search would import torch (seconds each)."""
+        from hymem_cli.embed import ALIASES, canonical_model, fast_copy_missing, get_embedder
+
+        model, fast = canonical_model(model), self.settings.embed.onnx
+        # Announced only for a model that is there to copy: a bad path stays one error line.
+        if fast_copy_missing(model, fast) and (model in ALIASES.values() or Path(model).exists()):
+            self.say(f"preparing a torch-free copy of {model} (once for this cache, about 20 s; "
+                     "afterwards searches start without torch, in under a second)")
+        return get_embedder(model, prepare_fast=True, fast=fast)
 
     def memory_text(self) -> MemoryText:
         """What new memories embed besides their text (embed.context, embed.date)."""
@@ -134,7 +156,7 @@ class Memory:
         return MemoryText(context=self.settings.embed.context, date=self.settings.embed.date)
 
     def bind_embedder(self, bank: Bank) -> None:
-        bank.check_embedder(self.settings.embed.model)  # before seconds of model loading
+        bank.check_embedder(self.embed_model)  # before seconds of model loading
         bank.bind_embedder(self.embedder(), self.memory_text())
 
     def open_bank(self, *, embed: bool = False, create: bool = False, path: Path | None = None) -> Bank:
@@ -221,7 +243,7 @@ class Memory:
         from hymem_cli.bank.search import search as search_bank
 
         bank = self.bank()
-        bank.check_embedder(self.settings.embed.model)  # refused here whether a server answers or not
+        bank.check_embedder(self.embed_model)  # refused here whether a server answers or not
         flt = flt or SearchFilter()
         n = limit or self.settings.search.limit
         how = Ranking.of(self.settings.search).changed(ranking or {})
@@ -464,9 +486,11 @@ class Memory:
             return None
         if not path.exists():
             open_bank(path, create=False)  # the one "no bank" error
-        embedder = self.embedder()
+        embedder = self.load_embedder(target)
         bank = self.bank()
-        return bank.reembed(embedder, self.memory_text(), lambda phase, n, total: progress and progress(target, phase, n, total))
+        done = bank.reembed(embedder, self.memory_text(), lambda phase, n, total: progress and progress(target, phase, n, total))
+        self._embedder = embedder  # the bank's model from now on
+        return done
 
     def revert(self, rev: int, force: bool = False) -> Change:
         """Undo revision `rev` as a new revision; `force` skips facts a later revision changed again."""

@@ -155,11 +155,13 @@ def check_cpu() -> dict:
 
 
 def check_embedder(settings: config.Settings, bank_model: str | None) -> dict:
-    name = settings.embed.model
+    """The embedder the bank is searched with: its own packaged model (Memory.embed_model), else embed.model."""
+    from hymem_cli.embed import PACKAGED, canonical_model, get_embedder
+
+    configured = canonical_model(settings.embed.model)
+    name = bank_model if bank_model in PACKAGED else configured
     start = time.perf_counter()
     try:
-        from hymem_cli.embed import get_embedder
-
         embedder = get_embedder(name, fast=settings.embed.onnx)
     except HymemError as exc:
         return _check("embedder", FAIL, exc.message, exc.hint)
@@ -167,6 +169,8 @@ def check_embedder(settings: config.Settings, bank_model: str | None) -> dict:
     source = {"FastEmbedder": "numpy copy for queries, ONNX copy for batches", "OnnxEmbedder": "ONNX copy",
               "SentenceTransformerEmbedder": "torch (the first `hymem add` makes torch-free copies)"}.get(type(embedder).__name__)
     detail = f"{embedder.name}: {embedder.dim}-d, loaded in {seconds:.1f} s" + (f" from {source}" if source else "")
+    if name != configured:
+        detail += f" (the bank's model; embed.model, {configured}, is for new banks and `hymem reembed`)"
     if bank_model is not None and bank_model != embedder.name:
         return _check("embedder", FAIL, f"{detail}; the bank holds {bank_model} vectors",
                       f"set embed.model to {bank_model} (HYMEM_EMBED_MODEL={bank_model}), or move the bank with `hymem reembed --model {embedder.name}`")

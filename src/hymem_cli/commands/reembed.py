@@ -10,7 +10,7 @@ from hymem_cli import _output, config
 from hymem_cli._output import UpgradeProgress
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, FormatOpt, QuietOpt
-from hymem_cli.embed import canonical_model
+from hymem_cli.embed import PACKAGED, canonical_model
 
 ModelOpt = Annotated[
     Optional[str],
@@ -37,12 +37,14 @@ def reembed(
     About 50 minutes for a million memories with all-MiniLM-L6-v2 on 2 cores; several times that with mpnet.
     A bank that already holds the model's vectors is left alone (exit 0) unless --force. A model that cannot be
     loaded is an error (exit 1) before the bank is touched. Restart a running `hymem serve` or `hymem mcp` afterwards.
+    A bank knows its embedder: searches and adds use a packaged model (minilm, mpnet) the bank's vectors came from,
+    whatever embed.model says, which chooses the model of new banks; a model folder must also be set as embed.model.
 
     Examples:
 
-      hymem reembed --model mpnet && hymem config set embed.model mpnet
+      hymem reembed --model mpnet && hymem search "where does Alex live"
 
-      HYMEM_EMBED_MODEL=mpnet hymem reembed -q && HYMEM_EMBED_MODEL=mpnet hymem search "where does Alex live"
+      HYMEM_EMBED_MODEL=mpnet hymem reembed -q
 
       hymem reembed --model minilm -f json | jq .versions
     """
@@ -60,6 +62,6 @@ def reembed(
     before = f"{done.previous_model} ({done.previous_dim}-d)" if done.previous_model else "no vectors"
     ctx.out.info(f"re-embedded {done.versions:,} versions: {before} -> {done.model} ({done.dim}-d){resumed}")
     configured = canonical_model(config.load().embed.model)  # the setting, without this command's --model
-    if configured != done.model:
+    if configured != done.model and done.model not in PACKAGED:  # a packaged model is used because the bank names it
         ctx.out.info(f"note: embed.model is {configured}; set it to use this bank: hymem config set embed.model {done.model}")
     _output.emit_one(done.to_json(), fmt, COLUMNS)
