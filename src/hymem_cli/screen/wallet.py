@@ -1,6 +1,6 @@
 """Wallet seed phrases: 12 to 24 words of the BIP-39 English list, a secret when a wallet word stands near them
 ("seed", "recovery words", "metamask") or when their own checksum holds, however they are written (spaces, commas,
-one to a line, numbered, capitalised).
+hyphens, one to a line, numbered, capitalised).
 
 The list is read at run time from the `mnemonic` package, which ships it as a data file. Without that package
 only runs of short lowercase words after a wallet word are taken.
@@ -18,7 +18,7 @@ SEED_LENGTHS = (12, 15, 18, 21, 24)
 
 # A run of at least twelve short words, however separated; the words are then checked one by one.
 _WORD = r"(?:\d{1,2}[.)][ \t]{0,3})?[A-Za-z]{3,8}(?![A-Za-z])"
-_SEP = r"(?:[ \t]{0,3}[,;][ \t]{0,3}(?:\r?\n[ \t]{0,3})?|[ \t]{0,3}\r?\n[ \t]{0,3}|[ \t]{1,3})"
+_SEP = r"(?:[ \t]{0,3}[,;][ \t]{0,3}(?:\r?\n[ \t]{0,3})?|[ \t]{0,3}\r?\n[ \t]{0,3}|[ \t]{1,3}|-|_)"  # "gravity-machine-..." too
 _RUN = re.compile(rf"(?<![A-Za-z0-9]){_WORD}(?:{_SEP}{_WORD}){{11,47}}")
 _WALLET_WORDS = re.compile(
     r"\b(?:seed|mnemonic|recovery|wallet|metamask|ledger|trezor|bip-?39|secret[ \t]+phrase|backup[ \t]+(?:phrase|words)"
