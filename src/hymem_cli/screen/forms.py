@@ -21,9 +21,9 @@ Cells = Callable[[str], list[tuple[int, int]]]  # a row -> the spans of its cell
 _PASSWORD_WORDS_LATIN = (
     r"pass(?:word|wort|wd|code|phrase)s?|pwd|pw|kennwort|mot[ \t]+de[ \t]+passe|contrase(?:ñ|n)a|senha|palavra-passe|"
     r"wachtwoord|has(?:ł|l)o|heslo|jelsz(?:ó|o)|l(?:ö|o)senord(?:et)?|adgangskode(?:n)?|passord(?:et)?|salasana|"
-    r"(?:ş|s)ifre(?:si|m)?|парол(?:ь|я|ем)"
+    r"(?:ş|s)ifre(?:si|m)?|парол(?:ь|я|ем)|kata[ \t]+sandi|m(?:ậ|a)t[ \t]+kh(?:ẩ|a)u"
 )
-_PASSWORD_WORDS_CJK = r"密码|密碼|口令|パスワード|暗証番号|비밀번호"
+_PASSWORD_WORDS_CJK = r"密码|密碼|口令|パスワード|暗証番号|비밀번호|비번|암호"
 # A network's key in any of these languages: "WLAN-Schlüssel", "code wifi", "la clave del wifi", "wifi key".
 _NETWORK = r"(?:wi-?fi|wlan|wpa2?|router|network|réseau|reseau|netzwerk|netwerk|sieci|сети)"
 _KEY = r"(?:clave|clé|cle|chave|schlüssel|schluessel|sleutel|klucz|ключ|code|kod|key)"
@@ -33,27 +33,40 @@ _NETWORK_KEY = (  # Spanish and Portuguese "red"/"rede" only after the key word:
     rf"[ \t]{{1,3}}(?:{_NETWORK}|red|rede)"
 )
 _PASSWORD_WORD = rf"(?:(?<![^\W\d_])(?:{_PASSWORD_WORDS_LATIN}|{_NETWORK_KEY})(?![^\W\d_])|{_PASSWORD_WORDS_CJK})"
+# "new" or "current" after the noun, where Romance languages, Indonesian and Vietnamese put it: "la contraseña nueva es X".
+_AFTER_NOUN = (
+    r"(?:[ \t]{1,3}(?:nuev[ao]|nov[ao]|nouveau|nouvelle|nuov[ao]|actual|atual|actuel(?:le)?|attuale|temporal|tempor(?:á|a)ria|"
+    r"temporaire|provisoire|provis(?:ó|o)ria|baru|m(?:ớ|o)i)(?![^\W\d_]))?"
+)
 
 # What the password is for: "for the shared drive", "du wifi", "del router", "für den Server", "do banco", "от почты".
+# An Italian or French preposition may be elided onto its noun: "la password dell'email", "le code d'accès".
 _FOR_WHAT = (
     r"(?:[ \t]{1,3}(?:for|of|on|at|du|de|des|del|della|dello|da|do|dos|das|für|fur|vom|von|zum|zur|van|voor|för|till|til|od|"
-    r"от|для|na|al|à|au|zu|per|på|pour|para|dla|pro|k|ke|ku)(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：]{1,30}){1,3}?)?"
+    r"от|до|для|na|al|à|au|zu|per|på|pour|para|dla|pro|k|ke|ku|untuk|cho|của)(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：]{1,30}){1,3}?"
+    r"|[ \t]{1,3}(?:dell|dall|all|nell|sull|d)['’][^\s:=,;.!?\"'“”`：]{1,30}(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：]{1,30}){0,2}?)?"
+    r"(?:[ \t]{0,2},[^,\n.:;!?\"]{1,30},)?"  # an aside between commas: "the passcode for the safe, if you need it, is X"
 )
 _VALUE = r"(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`|「[^」\n]{1,128}」|[^\s\"'“”`，。、「」]{3,128})"
 
 # "the wifi password is X", "mot de passe : X", "Das Kennwort lautet X", "密码是 X", "パスワードは X", "비밀번호는 X",
-# "password, it's now X"; Polish "hasło ... to X" (elsewhere "to" starts a purpose, "the password to access it").
+# "password, it's now X"; Polish "hasło ... to X" and Finnish "salasana on X" ("to" and "on" are English words too).
 _STATED = re.compile(
-    _PASSWORD_WORD + _FOR_WHAT
-    + r"(?:[ \t]{1,3}(?:is[ \t]{1,3}now|is[ \t]{1,3}still|is|was|will[ \t]{1,3}be|(?:has[ \t]{1,3}been|is|was|got)?[ \t]{0,3}"
-      r"(?:changed|set|switched|updated|reset)[ \t]{1,3}to|becomes|became|est|es|era|será|ist|lautet|hei(?:ß|ss)t|war|wird|"
-      r"è|é|jest|brzmi|je|это|är|blev|er)(?![^\W\d_])[ \t]{1,3}"
-      r"|[ \t]{0,3}(?:[:=：]|—|–|->|=>|-(?=[ \t]))[ \t]{0,3}"
+    _PASSWORD_WORD + _AFTER_NOUN + _FOR_WHAT
+    + r"(?:[ \t]{1,3}(?:is[ \t]{1,3}now|is[ \t]{1,3}still|is|was|(?:will|would|is[ \t]{1,3}going[ \t]{1,3}to)[ \t]{1,3}be"
+      r"|(?:has[ \t]{1,3}been|is|was|got)?[ \t]{0,3}(?:changed|set|switched|updated|reset)[ \t]{1,3}to"
+      r"|ended[ \t]{1,3}up(?:[ \t]{1,3}(?:being|as))?|turned[ \t]{1,3}out[ \t]{1,3}to[ \t]{1,3}be|becomes|became"
+      r"|est|es|era|será|sera|sarà|ist|lautet|hei(?:ß|ss)t|war|wird|wordt|werd|è|é|ficou|fica|jest|brzmi|je|это|är|blev|er"
+      r"|adalah|ialah|là)(?![^\W\d_])[ \t]{1,3}"
+      r"|[ \t]{0,3}(?:[:=：]|—|–|->|=>|→|⇒|➜|⟶|-(?=[ \t]))[ \t]{0,3}"
       r"|[ \t]{0,2}(?:是|为|為|は|는|은)[ \t]{0,2}"
       r"|[ \t]{0,3}[,?][ \t]{0,3}it(?:'s|’s|[ \t]{1,3}is)(?:[ \t]{1,3}now)?[ \t]{1,3}"  # "password, it's now X", "password? It's X"
       r"|[ \t]{1,3}c(?:'|’)est[ \t]{1,3})"
     + _VALUE
-    + r"|(?<![^\W\d_])has(?:ł|l)o" + _FOR_WHAT + r"[ \t]{1,3}to[ \t]{1,3}" + _VALUE,
+    + r"|(?<![^\W\d_])(?:has(?:ł|l)o" + _FOR_WHAT + r"[ \t]{1,3}to|salasana(?:si|ni|mme)?" + _FOR_WHAT + r"[ \t]{1,3}on"
+    # Indonesian and Vietnamese name what it is for after the noun, with no preposition: "kata sandi wifi rumah adalah X"
+    + r"|(?:kata[ \t]+sandi|m(?:ậ|a)t[ \t]+kh(?:ẩ|a)u)(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`]{1,20}){0,3}?[ \t]{1,3}(?:adalah|ialah|là))[ \t]{1,3}"
+    + _VALUE,
     re.I,
 )
 
@@ -61,6 +74,31 @@ _STATED = re.compile(
 _SET_TO = re.compile(
     r"\b(?:set|sets|setting|change|changed|changes|changing|reset|update|updated|switch|switched|switching)\b"
     r"[^\n.!?]{0,40}?" + _PASSWORD_WORD + r"(?:[ \t]{1,3}(?:over|back))?[ \t]{1,3}(?:to|as|into)[ \t]{1,3}" + _VALUE,
+    re.I,
+)
+
+# "Use X as the password for the staging box": the value first, named a password after "as".
+_USE_AS = re.compile(
+    r"\b(?:use|using|try|enter|type|put[ \t]{1,3}in)[ \t]{1,3}" + _VALUE + r"[ \t]{1,3}as[ \t]{1,3}"
+    r"(?:(?:the|my|your|our|his|her|their|a|an)[ \t]{1,3})?(?:[\w\-]{1,20}[ \t]{1,3}){0,2}?" + _PASSWORD_WORD,
+    re.I,
+)
+
+# A PIN or a keypad code stated in any of the languages above: "Die PIN für die EC-Karte lautet 6029", "le code PIN de ma
+# carte est le 2847", "пин-код: 4417", "the code for the gate is 4 8 1 5". The value is 4 to 8 digits, together or one
+# by one, so the connectors may be broader than for a password (Polish "to", an article before the digits).
+_PIN_WORD = (
+    r"(?:(?<![^\W\d_])(?:pin(?:[ \t\-]?(?:code|kod|kode|koodi|number|nummer|nr|no))?|pincode|(?:code|c(?:ó|o)digo|codice|kod)[ \t]+pin|"
+    r"пин(?:[ \t\-]?код)?|пін(?:[ \t\-]?код)?|pass[ \t]?code|(?:(?<!zip )(?<!postal )(?<!area )(?<!error )(?<!status )(?<!country )"
+    r"(?<!exit )(?<!return )(?<!dress )(?<!source )(?<!promo )(?<!discount )(?<!coupon )(?<!tracking )(?<!verification )code))"
+    r"(?![^\W\d_])|暗証番号|비밀번호)"
+)
+_PIN_STATED = re.compile(
+    _PIN_WORD + _FOR_WHAT
+    + r"(?:[ \t]{1,3}(?:is|was|(?:will|would)[ \t]{1,3}be|est|es|ist|lautet|è|é|jest|to|je|это|är|er|on|adalah|là)(?![^\W\d_])"
+      r"(?:[ \t]{1,3}(?:now|le|el|la|der|die))?[ \t]{1,3}"
+      r"|[ \t]{0,3}(?:[:=：]|—|–|->|=>|→|-(?=[ \t]))[ \t]{0,3}|[ \t]{0,2}(?:は|는|은)[ \t]{0,2})"
+    r"(\d{1,8}(?:[ .\-]\d{1,8}){0,7})(?![\w.\-]?\d)(?![^\W\d_])",
     re.I,
 )
 
@@ -103,6 +141,11 @@ _CLIENT_LOGIN = re.compile(
     r"|[ \t]--(?:http-|ftp-|proxy-)pass(?:word|wd)?(?:[ \t]{1,3}|=)[\"']?([^\s\"']{1,128}))"
 )
 
+# A password given to a tool by its own flag: redis-cli -a X, htpasswd -b FILE USER X (-nb USER X).
+_FLAG_VALUE = r"(\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"'\-][^\s\"']{2,127})"
+_REDIS_AUTH = re.compile(r"\bredis-cli\b[^\n]{0,160}?[ \t](?:-a|--pass)[ \t]{1,3}" + _FLAG_VALUE)
+_HTPASSWD = re.compile(r"\bhtpasswd((?:[ \t]{1,3}-[A-Za-z]{1,8}){1,4})((?:[ \t]{1,3}[^\s\-<>|;&][^\s<>|;&]{0,255}){2,3})")
+
 # Cards with separators the digit-group rule does not take: dots, slashes, underscores, no-break and thin spaces.
 _ODD = r"[.\/_\u00a0\u2002-\u200a\u202f]"
 _ODD_CARD = re.compile(
@@ -112,13 +155,20 @@ _ODD_CARD = re.compile(
 _DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
                 "seven": "7", "eight": "8", "nine": "9"}
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+# A card's digits one by one, each pair apart by the same space, hyphen or dot: "4 0 0 0 0 5 6 6 ...".
+_DIGIT_BY_DIGIT = re.compile(r"(?<![\d.\-])(?<!\d )\d([ .\-])\d(?:\1\d){11,17}(?![ .\-]?\d)")
 _SPOKEN_NUMBER = re.compile(rf"\b{_DIGIT_WORD}(?:[ \t,\-]{{1,3}}{_DIGIT_WORD}\b){{12,18}}", re.I)
 
 # A table column whose header says secret: every cell under it is one.
 _PASSWORD_HEADERS = frozenset(
     """password passwords passwort kennwort passwd pwd pw passcode passphrase secret secrets contraseña contrasena senha
-    wachtwoord hasło haslo пароль 密码 密碼 パスワード 비밀번호 lösenord heslo""".split()
+    wachtwoord hasło haslo пароль 密码 密碼 パスワード 비밀번호 lösenord heslo clave claves şifre sifre salasana passord
+    adgangskode jelszó 비번 암호 口令""".split()
 )
+_PASSWORD_HEADER_PHRASES = frozenset({"mot de passe", "kata sandi", "mật khẩu", "palavra-passe"})
+# "pass" alone heads a password column, or a test's pass/fail column: its cells decide (see `_column_values`).
+_PASS_HEADERS = frozenset({"pass"})
+_NOT_A_PASSWORD_CELL = re.compile(r"(?i:pass(?:ed)?|fail(?:ed)?|skip(?:ped)?|ok|yes|no|y|n|true|false|n/a|-|—|✓|✗|✔|✘|x|\d+(?:[.,]\d+)?%?)")
 _TOKEN_HEADERS = frozenset("token apikey".split())  # "token(s)" also counts a model's text: its cells must look random
 _PIN_HEADERS = frozenset("pin pins".split())  # "pin" is also a connector's pin: its cells must be 4-8 digits
 _HEADER_NOT_SECRET = frozenset(
@@ -126,12 +176,19 @@ _HEADER_NOT_SECRET = frozenset(
     manager rotated rotation type count field column name names id ids set? changed? rules""".split()
 )
 _CODES_HEADING = re.compile(
-    r"\b(?:recovery|backup|2fa|mfa|one[ -]time|otp|scratch|emergency|verification)[ \t]+codes?\b[^\n]{0,80}$", re.I | re.M
+    r"(?:\b(?:recovery|backup|2fa|mfa|one[ -]time|otp|scratch|emergency|verification)[ \t]+codes?\b"
+    r"|\b(?:codes?|c(?:ó|o)digos?|codici)[ \t]+(?:de|di)[ \t]+(?:r(?:é|e)cup(?:é|e)ration|secours|sauvegarde|recuperaci(?:ó|o)n|"
+    r"recupera(?:ç|c)(?:ã|a)o|respaldo|seguran(?:ç|c)a|backup|recupero|emergencia|emerg(?:ê|e)ncia)\b"
+    r"|\b(?:wiederherstellungs|backup-?|sicherungs|notfall|herstel|reserve)codes?\b"
+    r"|\bkody[ \t]+(?:zapasowe|odzyskiwania)\b|\bрезервные[ \t]+коды\b|\bкоды[ \t]+восстановления\b"
+    r"|恢复码|备用码|復元コード|バックアップコード|복구[ \t]?코드|백업[ \t]?코드)[^\n]{0,80}$",
+    re.I | re.M,
 )
 # a code: a run with a digit, or groups joined by hyphens ("kx7m-2pqa", "abcde-12345"), or digit groups ("4827 1934")
 _CODE_PIECE = re.compile(
     r"(?<![\w\-])(?:\d{3,10}(?: \d{3,10}){1,3}|(?=[A-Za-z0-9\-]{0,40}\d)[A-Za-z0-9]{3,10}(?:-[A-Za-z0-9]{3,10}){0,3})(?![\w\-])"
 )
+_ANY_CODES_WORD = re.compile(r"cod|kod|код|码|コード|코드", re.I)
 _CODE_LINE_REST = re.compile(r"[\s|#*•>+\-.):]*(?:\d{1,2}[\s|.):]*)?[\s|#*•>+\-.):]*")
 _CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
 
@@ -150,13 +207,16 @@ NOT_A_VALUE_ABROAD = frozenset(
     onjuist fout ongeldig verlopen vergeten te erg nieuw oud verplicht veilig zwak sterk kort het een mijn niet
     nieprawidłowe błędne wymagane nowe stare za bardzo moje jest
     неверный неверен неправильный обязателен обязательный новый старый слишком мой не
-    fel ogiltigt nytt gammalt för inte mitt expire expires default automatic temporary""".split()
+    fel ogiltigt nytt gammalt för inte mitt expire expires default automatic temporary
+    voir cf siehe vgl ver véase vedi veja zie zobacz viz см bkz lihat xem""".split()  # "see": "mot de passe : voir le coffre"
 )
 _CLAUSE_GOES_ON = re.compile(
     r"[ \t]{1,3}(?!(?:for|now|today|yesterday|tomorrow|again|so|and|but|because|since|until|last|this|then|ok|okay)\b)[A-Za-z]"
 )
+_ANY_PIN_WORD = re.compile(r"pin|code|c(?:ó|o)digo|codice|kod|пин|пін|暗証|비밀", re.I)
 _ANY_PASSWORD_WORD = re.compile(  # a cheap look before the patterns above
-    r"pass|pw|wort|contrase|senha|wacht|has|heslo|jelsz|senord|kode|passord|salasana|ifre|парол|密|口令|パスワード|暗証|비밀"
+    r"pass|pw|wort|contrase|senha|wacht|has|heslo|jelsz|senord|kode|passord|salasana|ifre|парол|密|口令|パスワード|暗証|비밀|비번|암호"
+    r"|sandi|kh(?:ẩ|a)u"
     r"|wi-?fi|wlan|wpa|router|network|r[ée]seau|red|rede|netz|netwerk|sieci|сети",
     re.I,
 )
@@ -171,8 +231,8 @@ def unwritten_script(word: str) -> bool:
 def find_forms(text: str) -> list[Span]:
     """(kind, start, end) of every candidate secret value found by the form around it."""
     return [
-        *_stated_passwords(text), *_pgpass_lines(text), *_netrc_entries(text), *_client_logins(text),
-        *_table_columns(text), *_codes_under_heading(text), *_odd_cards(text), *_spoken_cards(text),
+        *_stated_passwords(text), *_stated_pins(text), *_pgpass_lines(text), *_netrc_entries(text), *_client_logins(text),
+        *_tool_passwords(text), *_table_columns(text), *_codes_under_heading(text), *_odd_cards(text), *_spoken_cards(text),
     ]
 
 
@@ -191,7 +251,7 @@ def _stated_passwords(text: str) -> Iterator[Span]:
     if not _ANY_PASSWORD_WORD.search(text):
         return
     for rx, kind in ((_STATED, "password"), (_SET_TO, "password"), (_MADE, "password-made"), (_PASS, "password-made"),
-                     (_VALUE_FIRST, "password-made")):
+                     (_VALUE_FIRST, "password-made"), (_USE_AS, "password-made")):
         for m in rx.finditer(text):
             start, end = _value_span(m, text)
             if rx is _SET_TO and re.fullmatch(r"[a-z]+", text[start:end]) and _CLAUSE_GOES_ON.match(text, end):
@@ -201,6 +261,13 @@ def _stated_passwords(text: str) -> Iterator[Span]:
             if start > 0 and text[start - 1] in "\"'“`「" and (text[start].isspace() or text[end - 1].isspace()):
                 continue  # "`pass=` in a URL, `PIN`": between two code spans, not inside quotes
             yield (kind, start, end)
+
+
+def _stated_pins(text: str) -> Iterator[Span]:
+    if not _ANY_PIN_WORD.search(text):
+        return
+    for m in _PIN_STATED.finditer(text):
+        yield ("pin", *m.span(1))
 
 
 def _pgpass_lines(text: str) -> Iterator[Span]:
@@ -224,8 +291,25 @@ def _client_logins(text: str) -> Iterator[Span]:
             yield ("password-flag", *_value_span(m, text))
 
 
+def _tool_passwords(text: str) -> Iterator[Span]:
+    if "redis-cli" in text:
+        for m in _REDIS_AUTH.finditer(text):
+            yield ("password-flag", *_value_span(m, text))
+    if "htpasswd" in text:
+        for m in _HTPASSWD.finditer(text):
+            if "b" not in m.group(1):
+                continue  # without -b the password is asked for, not given
+            args = list(re.finditer(r"\S+", m.group(2)))
+            where = 1 if "n" in m.group(1) else 2  # -n prints the entry: no file argument before the user
+            if len(args) > where:
+                start = m.start(2) + args[where].start()
+                yield ("password-flag", start, start + len(args[where].group()))
+
+
 def _odd_cards(text: str) -> Iterator[Span]:
     for m in _ODD_CARD.finditer(text):
+        yield ("card-number", *m.span())
+    for m in _DIGIT_BY_DIGIT.finditer(text):
         yield ("card-number", *m.span())
 
 
@@ -293,15 +377,21 @@ def _column_kind(header: str) -> str | None:
     words = re.findall(r"[^\W_]+\??", name)
     if not words or len(words) > 4 or any(w in _HEADER_NOT_SECRET for w in words):
         return None
-    if any(w in _PASSWORD_HEADERS for w in words) or name == "mot de passe":
+    if any(w in _PASSWORD_HEADERS for w in words) or name in _PASSWORD_HEADER_PHRASES:
         return "password-column"
+    if words[-1] in _PASS_HEADERS:
+        return "pass-column"
     if any(w in _TOKEN_HEADERS for w in words) or re.fullmatch(r"(?:\w+[ _\-])?api[ _\-]?key", name):
         return "token-column"
     return "pin" if any(w in _PIN_HEADERS for w in words) else None
 
 
 _HEADER_NAME = re.compile(r"[^\W_][\w .#/()\-]{0,29}|\"[^\W_][\w .#/()\-]{0,29}\"")  # a column's name, not a clause
-_HEADER_WORD = re.compile(r"pass|pw|wort|secret|token|key|pin|contrase|senha|wacht|has|heslo|парол|密|パスワード|비밀|senord", re.I)
+_HEADER_WORD = re.compile(
+    r"pass|pw|wort|secret|token|key|pin|contrase|senha|wacht|has|heslo|парол|密|パスワード|비밀|senord|clave|ifre|salasana|kode|jelsz"
+    r"|sandi|kh(?:ẩ|a)u|비번|암호|口令",
+    re.I,
+)
 
 
 def _table_columns(text: str) -> Iterator[Span]:
@@ -351,10 +441,15 @@ def _column_values(rows: list[tuple[int, str]], split: Cells) -> Iterator[Span]:
     columns = {n: kind for n, (a, b) in enumerate(split(header)) if (kind := _column_kind(header[a:b]))}
     if not columns:
         return
-    for offset, row in rows[1:]:
-        cells = split(row)
-        if re.fullmatch(r"[\s|:\-]*", row):
-            continue  # the |---|---| under a Markdown header
+    body = [(offset, row, split(row)) for offset, row in rows[1:] if not re.fullmatch(r"[\s|:\-]*", row)]  # not |---|
+    for n, kind in list(columns.items()):
+        if kind == "pass-column":  # a password column unless any cell is a test's mark or a count
+            values = [row[cs[n][0]:cs[n][1]] for _, row, cs in body if n < len(cs)]
+            if not values or any(_NOT_A_PASSWORD_CELL.fullmatch(v) for v in values):
+                del columns[n]
+            else:
+                columns[n] = "password-column"
+    for offset, _, cells in body:
         for n, kind in columns.items():
             if n < len(cells) and cells[n][1] > cells[n][0]:
                 yield (kind, offset + cells[n][0], offset + cells[n][1])
@@ -366,7 +461,7 @@ def _column_values(rows: list[tuple[int, str]], split: Cells) -> Iterator[Span]:
 def _codes_under_heading(text: str) -> Iterator[Span]:
     """The codes on the lines under "Recovery codes", "Backup codes (keep safe):", "## 2FA backup codes": one or more
     to a line, numbered, in a list or a table; the run ends at the first line that holds anything else."""
-    if "code" not in text.lower():
+    if not _ANY_CODES_WORD.search(text):
         return
     for heading in _CODES_HEADING.finditer(text):
         yield from _code_lines(text, heading.end() + 1)

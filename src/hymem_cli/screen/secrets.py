@@ -279,7 +279,9 @@ def _password_value(value: str) -> bool:
             return False  # "`password=` flag and the `PIN`": the text between two code spans
         inner = value[1:-1].strip()
         return inner != "" and not inner.startswith("[REDACTED") and not _masked(inner)
-    word = value.rstrip(".,;:!?)]}")
+    if value.startswith(("<", "{{", "%(")) and value.rstrip(".,;:!?").endswith((">", "}}", ")s")):
+        return False  # a placeholder: "<password>", "{{ db_pass }}", "%(password)s"
+    word = value.lstrip("(").rstrip(".,;:!?)]}")  # "(see vault)" is read as "see"
     if len(word) < 3 or word.startswith(("[REDACTED", "${", "$(")) or _masked(word):  # a placeholder, a variable, a mask
         return False
     low = word.lower()
@@ -309,7 +311,7 @@ def _passphrase(value: str) -> bool:
 
 
 def _value_word(value: str) -> str:
-    return value.strip("\"'“”`").rstrip(".,;:!?)]}")
+    return value.strip("\"'“”`").lstrip("(").rstrip(".,;:!?)]}")
 
 
 def _secretish(value: str) -> bool:
@@ -463,11 +465,13 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
             check = _CHECKS.get(kind)
             if check is not None and not check(value):
                 continue
+            if kind == "password" and _compared(text, value, end):
+                continue
             if kind == "passphrase":
                 end = start + len(value.rstrip())
             if kind in _VALUE_KINDS:
-                if value[:1] in "\"'“`":  # redact the quoted value, keep the quotes
-                    start, end = start + 1, end - 1
+                if value[:1] in "\"'“`":  # redact the quoted value, keep the quotes (the closing one only where it is)
+                    start, end = start + 1, end - (len(value) > 1 and value[-1] == _CLOSING_QUOTE[value[0]])
                 else:  # "is hunter2." -> the full stop is not part of it; "s3cretPass!" keeps its "!"
                     end = _value_end(text, start, end)
             found.append((kind, start, end))
@@ -483,7 +487,7 @@ _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "netrc": _field_value,
     "password-column": lambda v: _field_value(v) and not _DATE.fullmatch(v) and v.lower() not in _NOT_IN_A_COLUMN,
     "token-column": lambda v: _secret_field(v) and not re.search(r"\s", v) and not v.isdigit(),  # not "1,024 (2 calls)"
-    "pin": lambda v: re.fullmatch(r"\d{4,8}", v) is not None,
+    "pin": lambda v: re.fullmatch(r"\d{1,8}(?:[ .\-]\d{1,8}){0,7}", v) is not None and 4 <= sum(c.isdigit() for c in v) <= 8,
     "card-number": lambda v: _is_card(card_digits(v)),
 }
 _FORM_KINDS = ("pgpass", "netrc", "password-column", "token-column", "password-made")  # kinds no pattern above has
@@ -506,6 +510,8 @@ def _found_by_form(text: str, found: list[tuple[str, int, int]]) -> list[tuple[s
         check = _FORM_CHECKS.get(kind)
         if check is not None and not check(value):
             continue
+        if kind in _TRIMMED_FORMS and _compared(text, value, end):
+            continue
         if inside(start, end) or (start, end) in placed:
             continue  # found already
         placed.add((start, end))
@@ -526,7 +532,17 @@ def _containment(spans: list[tuple[str, int, int]]) -> Callable[[int, int], bool
     return inside
 
 
+# "than" in the languages of forms.py: "Mein neues Passwort ist sicherer als das alte" compares, it names no password.
+_THAN = re.compile(r"[ \t]{1,3}(?:than|als|que|che|dan|daripada|niż|než|чем|än|enn|end|kuin)(?![^\W\d_])", re.I)
+
+
+def _compared(text: str, value: str, end: int) -> bool:
+    """A plain word followed by "than": an adjective in a comparison ("is stronger than"), not a value."""
+    return value.isalpha() and _THAN.match(text, end) is not None
+
+
 _CLOSING = {")": "(", "]": "[", "}": "{"}
+_CLOSING_QUOTE = {'"': '"', "'": "'", "“": "”", "`": "`"}
 
 
 def _value_end(text: str, start: int, end: int) -> int:
