@@ -31,7 +31,7 @@ complete -c hymem -n '__fish_use_subcommand' -a 'reembed' -d 'Rebuild every vect
 complete -c hymem -n '__fish_use_subcommand' -a 'doctor' -d 'Check that hymem can work here: SQLite with sqlite-vec and FTS5, llama.cpp, the CPU, the embedder, the configured writer, and the bank\'s integrity and invariants. Exits 1 when a check fails.'
 complete -c hymem -n '__fish_use_subcommand' -a 'eval' -d 'Evaluate writers: each conversation goes into a fresh temporary bank, then every question is searched (current memories, same retrieval for all writers) and scored.'
 complete -c hymem -n '__fish_use_subcommand' -a 'hook' -d 'Answer an agent\'s hook event: its JSON payload on stdin, what the agent should be told on stdout.'
-complete -c hymem -n '__fish_use_subcommand' -a 'install' -d 'Wire hymem\'s MCP server and hooks into Claude Code\'s settings, and print each file\'s change.'
+complete -c hymem -n '__fish_use_subcommand' -a 'install' -d 'Wire hymem\'s MCP server and hooks into Claude Code\'s or Codex\'s settings, and print each file\'s change.'
 complete -c hymem -n '__fish_use_subcommand' -a 'config' -d 'Read and change settings. Precedence: defaults < config file < project config (.hymem/config.toml) < HYMEM_* variables < flags.'
 complete -c hymem -n '__fish_use_subcommand' -a 'model' -d 'Manage writer models: GGUF files in the models directory, and models that packages ship.'
 complete -c hymem -n '__fish_use_subcommand' -l version -d 'Show the version and exit.'
@@ -194,7 +194,7 @@ complete -c hymem -n '__fish_seen_subcommand_from eval' -s q -l quiet -d 'No mes
 # hymem hook
 
 # hymem install
-complete -c hymem -n '__fish_seen_subcommand_from install' -l project -d 'This project\'s files (.claude/settings.json, .mcp.json) instead of your user\'s (~/.claude/settings.json, ~/.claude.json).'
+complete -c hymem -n '__fish_seen_subcommand_from install' -l project -d 'This project\'s files (.claude/settings.json and .mcp.json; for codex .codex/hooks.json and .codex/config.toml) instead of your user\'s (~/.claude/settings.json and ~/.claude.json; ~/.codex/hooks.json and ~/.codex/config.toml).'
 complete -c hymem -n '__fish_seen_subcommand_from install' -l uninstall -d 'Take out exactly what install added.'
 complete -c hymem -n '__fish_seen_subcommand_from install' -s f -l format -x -a 'table json jsonl plain' -d 'Output format (default: table on a terminal, jsonl in a pipe).'
 

@@ -53,7 +53,7 @@ def test_user_scope_install_keeps_the_users_content_and_a_second_run_changes_not
     settings = json.loads((fake_home / ".claude" / "settings.json").read_text())
     assert settings["model"] == "opus" and settings["permissions"] == {"allow": ["Bash(npm test)"]}
     commands = hook_commands(settings)
-    assert set(commands) == set(installer.HOOK_EVENTS)
+    assert set(commands) == set(installer.HOOK_EVENTS["claude-code"])
     ours = installer.hook_command("claude-code")
     assert ours.endswith(" -m hymem_cli.hooks claude-code")
     assert commands["Stop"] == ["notify-send done", ours]  # theirs first, kept
@@ -121,6 +121,104 @@ def test_a_settings_file_that_is_not_json_is_refused_and_left_as_it_is(cli, fake
     assert path.read_bytes() == b"{ oops"
 
 
-def test_codex_is_refused_with_a_pointer_to_the_manual_recipe(cli, fake_home, project):
-    result = cli("install", "codex")
-    assert result.exit_code != 0 and "cannot install for 'codex'" in result.stderr
+def test_an_agent_hymem_cannot_wire_is_refused(cli, fake_home, project):
+    result = cli("install", "cursor")
+    assert result.exit_code != 0 and "cannot install for 'cursor'" in result.stderr and "claude-code, codex" in result.stderr
+    assert not (project / ".codex").exists() and not (project / ".claude").exists()
+
+
+# -- Codex: hooks.json as Claude Code's, the server as a TOML table appended to config.toml --------------------------------
+
+# A user's Codex config as a person writes it: comments, a profile, a server of their own, no final newline.
+USER_CODEX_TOML = (b'# my Codex settings\nmodel = "gpt-5-codex"  # the default\napproval_policy = "on-request"\n\n'
+                   b'[mcp_servers.github]\ncommand = "gh-mcp"\nargs = []\n\n[profiles.fast]\nmodel = "gpt-5-mini"')
+USER_CODEX_HOOKS = b'{\n  "hooks": {\n    "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]\n  }\n}\n'
+
+
+@pytest.fixture
+def codex_home(fake_home) -> Path:
+    (fake_home / ".codex").mkdir()
+    (fake_home / ".codex" / "config.toml").write_bytes(USER_CODEX_TOML)
+    (fake_home / ".codex" / "hooks.json").write_bytes(USER_CODEX_HOOKS)
+    (fake_home / ".codex" / "AGENTS.md").write_bytes(b"Always run the tests.\n")
+    return fake_home
+
+
+def test_codex_user_scope_keeps_the_users_config_and_uninstall_gives_it_back(cli, codex_home, project):
+    import tomllib
+
+    before = files(codex_home)
+    first = cli("install", "codex", "-f", "jsonl")
+    assert first.exit_code == 0, first.stderr
+    assert [r["file"] for r in first.jsonl()] == [str(codex_home / ".codex" / "hooks.json"), str(codex_home / ".codex" / "config.toml")]
+    assert all(r["change"].startswith("added") for r in first.jsonl())
+    hooks = json.loads((codex_home / ".codex" / "hooks.json").read_text())
+    commands = hook_commands(hooks)
+    ours = installer.hook_command("codex")
+    assert set(commands) == {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact"}  # Codex has no SessionEnd
+    assert commands["Stop"] == ["say done", ours]
+    assert all("async" not in h for groups in hooks["hooks"].values() for g in groups for h in g["hooks"])  # not in Codex's format
+    assert hooks["hooks"]["Stop"][1]["hooks"][0]["timeout"] == 120 and hooks["hooks"]["SessionStart"][0]["hooks"][0]["timeout"] == 10
+    text = (codex_home / ".codex" / "config.toml").read_bytes()
+    assert text.startswith(USER_CODEX_TOML + b"\n")  # appended: the user's comments and layout untouched
+    config = tomllib.loads(text.decode())
+    assert config["model"] == "gpt-5-codex" and config["profiles"] == {"fast": {"model": "gpt-5-mini"}}
+    assert config["mcp_servers"]["github"] == {"command": "gh-mcp", "args": []}
+    assert config["mcp_servers"]["hymem"]["args"][-1] == "mcp"
+
+    installed = files(codex_home)
+    assert [r["change"] for r in cli("install", "codex", "-f", "jsonl").jsonl()] == ["unchanged", "unchanged"]
+    assert files(codex_home) == installed
+    assert installed[".codex/AGENTS.md"] == before[".codex/AGENTS.md"]
+
+    removed = cli("install", "codex", "--uninstall", "-f", "jsonl")
+    assert [r["change"] for r in removed.jsonl()] == ["removed hooks SessionStart, UserPromptSubmit, Stop, PreCompact",
+                                                      "removed MCP server hymem"]
+    assert files(codex_home) == before  # byte for byte
+
+
+def test_codex_project_scope_from_nothing_and_back(cli, codex_home, project):
+    import tomllib
+
+    before, home_before = files(project), files(codex_home)
+    assert cli("install", "codex", "--project").exit_code == 0
+    installed = files(project)
+    assert set(installed) == {"CLAUDE.md", ".codex/hooks.json", ".codex/config.toml"}
+    assert tomllib.loads(installed[".codex/config.toml"].decode())["mcp_servers"]["hymem"]["args"][-1] == "mcp"
+    assert cli("install", "codex", "--project").exit_code == 0 and files(project) == installed
+    assert files(codex_home) == home_before
+    assert cli("install", "codex", "--project", "--uninstall").exit_code == 0
+    assert files(project) == before and not (project / ".codex").exists()
+
+
+def test_codex_uninstall_after_the_user_edited_config_toml_cuts_only_hymems_table(cli, codex_home, project):
+    import tomllib
+
+    assert cli("install", "codex").exit_code == 0
+    path = codex_home / ".codex" / "config.toml"
+    path.write_text(path.read_text() + '\n[mcp_servers.linear]\ncommand = "linear-mcp"\n')
+    assert cli("install", "codex", "--uninstall").exit_code == 0
+    text = path.read_text()
+    assert text == USER_CODEX_TOML.decode() + '\n\n[mcp_servers.linear]\ncommand = "linear-mcp"\n'
+    assert "hymem" not in tomllib.loads(text)["mcp_servers"]
+
+
+def test_codex_servers_the_user_wrote_are_left_alone(cli, fake_home, project):
+    folder = project / ".codex"
+    folder.mkdir()
+    own = b'[mcp_servers.hymem]\ncommand = "/opt/hymem/bin/hymem"\nargs = ["mcp", "--bank", "/data/work.db"]\n'
+    (folder / "config.toml").write_bytes(own)
+    result = cli("install", "codex", "--project", "-f", "jsonl")
+    assert [r["change"] for r in result.jsonl()][1] == "unchanged"
+    assert cli("install", "codex", "--project", "--uninstall").exit_code == 0
+    assert (folder / "config.toml").read_bytes() == own
+
+    inline = b'mcp_servers = { github = { command = "gh-mcp" } }\n'
+    (folder / "config.toml").write_bytes(inline)
+    refused = cli("install", "codex", "--project")
+    assert refused.exit_code != 0 and "add it by hand" in refused.stderr
+    assert (folder / "config.toml").read_bytes() == inline
+    assert not (folder / "hooks.json").exists()  # checked before anything was written
+    (folder / "config.toml").write_bytes(b"model = [broken\n")
+    broken = cli("install", "codex", "--project")
+    assert broken.exit_code != 0 and "cannot read" in broken.stderr and "as TOML" in broken.stderr

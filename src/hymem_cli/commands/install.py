@@ -1,4 +1,4 @@
-"""`hymem install claude-code`: wire hymem's MCP server and hooks into Claude Code's settings (user or project scope)."""
+"""`hymem install claude-code|codex`: wire hymem's MCP server and hooks into an agent's settings (user or project scope)."""
 
 from __future__ import annotations
 
@@ -15,28 +15,30 @@ COLUMNS = [("file", "file"), ("change", "change")]
 
 
 def install(
-    agent: Annotated[str, typer.Argument(help="The agent to wire hymem into: claude-code.", show_default=False)],
+    agent: Annotated[str, typer.Argument(help="The agent to wire hymem into: claude-code or codex.", show_default=False)],
     project: Annotated[bool, typer.Option("--project", help=(
-        "This project's files (.claude/settings.json, .mcp.json) instead of your user's "
-        "(~/.claude/settings.json, ~/.claude.json)."))] = False,
+        "This project's files (.claude/settings.json and .mcp.json; for codex .codex/hooks.json and .codex/config.toml) "
+        "instead of your user's (~/.claude/settings.json and ~/.claude.json; ~/.codex/hooks.json and ~/.codex/config.toml)."))] = False,
     uninstall: Annotated[bool, typer.Option("--uninstall", help="Take out exactly what install added.")] = False,
     fmt: FormatOpt = None,
 ) -> None:
-    """Wire hymem's MCP server and hooks into Claude Code's settings, and print each file's change.
+    """Wire hymem's MCP server and hooks into Claude Code's or Codex's settings, and print each file's change.
 
     Adds a SessionStart hook (a briefing of the project's memories), a UserPromptSubmit hook (the memories
-    relevant to each prompt), Stop, PreCompact and SessionEnd hooks that store the session log in the
-    background, and an MCP server named hymem. User scope: ~/.claude/settings.json and ~/.claude.json;
-    --project: .claude/settings.json and .mcp.json in the working directory. A second run changes nothing;
-    everything else in the files is kept; an MCP server named hymem that you made is left as it is.
-    --uninstall takes out what install added, and a file nobody else changed since gets its first bytes
-    back. CLAUDE.md is never touched.
+    relevant to each prompt), hooks that store the session log when a turn stops or the context is compacted
+    (Stop, PreCompact, and for Claude Code SessionEnd, in the background there), and an MCP server named hymem.
+    Claude Code: ~/.claude/settings.json and ~/.claude.json, or with --project .claude/settings.json and .mcp.json.
+    Codex: ~/.codex/hooks.json and a [mcp_servers.hymem] table appended to ~/.codex/config.toml, or with
+    --project the same files under .codex/ (Codex asks you to review and trust new hooks before they run).
+    A second run changes nothing; everything else in the files is kept; an MCP server named hymem that you
+    made is left as it is. --uninstall takes out what install added, and a file nobody else changed since gets
+    its first bytes back. CLAUDE.md and AGENTS.md are never touched.
 
     Examples:
 
       hymem install claude-code --project && jq -r '.hooks | keys[]' .claude/settings.json
 
-      hymem install claude-code --project -f jsonl | jq -r 'select(.change != "unchanged") | .file'
+      hymem install codex -f jsonl | jq -r 'select(.change != "unchanged") | .file'
 
       hymem install claude-code --project --uninstall
     """
