@@ -165,7 +165,12 @@ def test_server_that_serves_the_model_is_ok(cli, env, monkeypatch):
 def test_a_bank_is_checked_with_its_own_packaged_model(cli, bank, monkeypatch):
     monkeypatch.setenv("HYMEM_EMBED_MODEL", "all-MiniLM-L6-v2")
     loaded = []
-    monkeypatch.setattr("hymem_cli.embed.get_embedder", lambda name, *a, **k: loaded.append(name) or type("E", (), {"name": name, "dim": 384})())
+
+    def get_embedder(name, *args, **kwargs):
+        loaded.append(name)
+        return type("E", (), {"name": name, "dim": 384})()
+
+    monkeypatch.setattr("hymem_cli.embed.get_embedder", get_embedder)
     embedder = _by_check(cli("doctor"))["embedder"]
     assert embedder["status"] == "ok" and loaded == ["hash"]
     assert "the bank's model; embed.model, all-MiniLM-L6-v2, is for new banks" in embedder["detail"]
