@@ -50,20 +50,29 @@ _FOR_WHAT = (
 _VALUE = r"(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`|「[^」\n]{1,128}」|[^\s\"'“”`，。、「」]{3,128})"
 
 # "the wifi password is X", "mot de passe : X", "Das Kennwort lautet X", "密码是 X", "パスワードは X", "비밀번호는 X",
-# "password, it's now X"; Polish "hasło ... to X" and Finnish "salasana on X" ("to" and "on" are English words too).
+# "password, it's now X"; Polish "hasło ... to X" ("to" is an English word too: after "hasło" only).
 _STATED = re.compile(
     _PASSWORD_WORD + _AFTER_NOUN + _FOR_WHAT
-    + r"(?:[ \t]{1,3}(?:is[ \t]{1,3}now|is[ \t]{1,3}still|is|was|(?:will|would|is[ \t]{1,3}going[ \t]{1,3}to)[ \t]{1,3}be"
-      r"|(?:has[ \t]{1,3}been|is|was|got)?[ \t]{0,3}(?:changed|set|switched|updated|reset)[ \t]{1,3}to"
-      r"|ended[ \t]{1,3}up(?:[ \t]{1,3}(?:being|as))?|turned[ \t]{1,3}out[ \t]{1,3}to[ \t]{1,3}be|becomes|became"
-      r"|est|es|era|será|sera|sarà|ist|lautet|hei(?:ß|ss)t|war|wird|wordt|werd|è|é|ficou|fica|jest|brzmi|je|это|är|blev|er"
-      r"|adalah|ialah|là)(?![^\W\d_])[ \t]{1,3}"
+    + r"(?:[ \t]{1,3}(?:is[ \t]{1,3}now|is[ \t]{1,3}still|is|was|will[ \t]{1,3}be"
+      r"|(?:has[ \t]{1,3}been|is|was|got)?[ \t]{0,3}(?:changed|set|switched|updated|reset)[ \t]{1,3}to|becomes|became"
+      r"|est|es|era|será|sera|sarà|ist|lautet|hei(?:ß|ss)t|war|wird|è|é|jest|brzmi|je|это|är|blev|er)(?![^\W\d_])[ \t]{1,3}"
       r"|[ \t]{0,3}(?:[:=：]|—|–|->|=>|→|⇒|➜|⟶|-(?=[ \t]))[ \t]{0,3}"
       r"|[ \t]{0,2}(?:是|为|為|は|는|은)[ \t]{0,2}"
       r"|[ \t]{0,3}[,?][ \t]{0,3}it(?:'s|’s|[ \t]{1,3}is)(?:[ \t]{1,3}now)?[ \t]{1,3}"  # "password, it's now X", "password? It's X"
       r"|[ \t]{1,3}c(?:'|’)est[ \t]{1,3})"
     + _VALUE
-    + r"|(?<![^\W\d_])(?:has(?:ł|l)o" + _FOR_WHAT + r"[ \t]{1,3}to|salasana(?:si|ni|mme)?" + _FOR_WHAT + r"[ \t]{1,3}on"
+    + r"|(?<![^\W\d_])has(?:ł|l)o" + _FOR_WHAT + r"[ \t]{1,3}to[ \t]{1,3}" + _VALUE,
+    re.I,
+)
+
+# Connectors that also join a password word to talk about it ("would be nice", "wordt morgen gewijzigd", "salasana on
+# liian lyhyt", "kata sandi saya adalah rahasia"): the value after them must look made up ("password-made").
+_STATED_LOOSELY = re.compile(
+    _PASSWORD_WORD + _AFTER_NOUN + _FOR_WHAT
+    + r"[ \t]{1,3}(?:(?:would|is[ \t]{1,3}going[ \t]{1,3}to)[ \t]{1,3}be|ended[ \t]{1,3}up(?:[ \t]{1,3}(?:being|as))?"
+      r"|turned[ \t]{1,3}out[ \t]{1,3}to[ \t]{1,3}be|wordt|werd|ficou|fica|adalah|ialah|là)(?![^\W\d_])[ \t]{1,3}"
+    + _VALUE
+    + r"|(?<![^\W\d_])(?:salasana(?:si|ni|mme)?" + _FOR_WHAT + r"[ \t]{1,3}on"
     # Indonesian and Vietnamese name what it is for after the noun, with no preposition: "kata sandi wifi rumah adalah X"
     + r"|(?:kata[ \t]+sandi|m(?:ậ|a)t[ \t]+kh(?:ẩ|a)u)(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`]{1,20}){0,3}?[ \t]{1,3}(?:adalah|ialah|là))[ \t]{1,3}"
     + _VALUE,
@@ -98,7 +107,9 @@ _PIN_STATED = re.compile(
     + r"(?:[ \t]{1,3}(?:is|was|(?:will|would)[ \t]{1,3}be|est|es|ist|lautet|è|é|jest|to|je|это|är|er|on|adalah|là)(?![^\W\d_])"
       r"(?:[ \t]{1,3}(?:now|le|el|la|der|die))?[ \t]{1,3}"
       r"|[ \t]{0,3}(?:[:=：]|—|–|->|=>|→|-(?=[ \t]))[ \t]{0,3}|[ \t]{0,2}(?:は|는|은)[ \t]{0,2})"
-    r"(\d{1,8}(?:[ .\-]\d{1,8}){0,7})(?![\w.\-]?\d)(?![^\W\d_])",
+    r"(\d{4,8}|\d(?:([ \-])\d)(?:\2\d){2,6}|\d\d(?:([ \-])\d\d)(?:\3\d\d){0,2})(?![\w.\-]?\d)(?![^\W\d_])"
+    r"(?![ \t]{1,3}(?:lines?|editions?|words?|pages?|characters?|chars?|digits?|bytes?|times?|days?|weeks?|months?|years?|hours?"
+    r"|minutes?|seconds?|people|users?|items?|points?|errors?|tests?|steps?|rows?|km|kg|mb|gb|%)(?![^\W\d_]))",
     re.I,
 )
 
@@ -168,6 +179,8 @@ _PASSWORD_HEADERS = frozenset(
 _PASSWORD_HEADER_PHRASES = frozenset({"mot de passe", "kata sandi", "mật khẩu", "palavra-passe"})
 # "pass" alone heads a password column, or a test's pass/fail column: its cells decide (see `_column_values`).
 _PASS_HEADERS = frozenset({"pass"})
+# letters with a digit or a sign, not a quantity ("3-day"): "Vault-Key-9"
+_MADE_UP = re.compile(r"(?!\d{1,4}[ \-]?[^\W\d_]{1,12}$)(?=\S{0,63}[^\W\d_])(?=\S{0,63}[\d\W])\S{6,64}")
 _NOT_A_PASSWORD_CELL = re.compile(r"(?i:pass(?:ed)?|fail(?:ed)?|skip(?:ped)?|ok|yes|no|y|n|true|false|n/a|-|—|✓|✗|✔|✘|x|\d+(?:[.,]\d+)?%?)")
 _TOKEN_HEADERS = frozenset("token apikey".split())  # "token(s)" also counts a model's text: its cells must look random
 _PIN_HEADERS = frozenset("pin pins".split())  # "pin" is also a connector's pin: its cells must be 4-8 digits
@@ -208,7 +221,8 @@ NOT_A_VALUE_ABROAD = frozenset(
     nieprawidłowe błędne wymagane nowe stare za bardzo moje jest
     неверный неверен неправильный обязателен обязательный новый старый слишком мой не
     fel ogiltigt nytt gammalt för inte mitt expire expires default automatic temporary
-    voir cf siehe vgl ver véase vedi veja zie zobacz viz см bkz lihat xem""".split()  # "see": "mot de passe : voir le coffre"
+    voir cf siehe vgl ver véase vedi veja zie zobacz viz см bkz lihat xem
+    más menos mais plus moins più meno mehr weniger meer minder""".split()  # "see": "mot de passe : voir le coffre"
 )
 _CLAUSE_GOES_ON = re.compile(
     r"[ \t]{1,3}(?!(?:for|now|today|yesterday|tomorrow|again|so|and|but|because|since|until|last|this|then|ok|okay)\b)[A-Za-z]"
@@ -250,8 +264,8 @@ def _value_span(m: re.Match, text: str) -> tuple[int, int]:
 def _stated_passwords(text: str) -> Iterator[Span]:
     if not _ANY_PASSWORD_WORD.search(text):
         return
-    for rx, kind in ((_STATED, "password"), (_SET_TO, "password"), (_MADE, "password-made"), (_PASS, "password-made"),
-                     (_VALUE_FIRST, "password-made"), (_USE_AS, "password-made")):
+    for rx, kind in ((_STATED, "password"), (_STATED_LOOSELY, "password-made"), (_SET_TO, "password"), (_MADE, "password-made"),
+                     (_PASS, "password-made"), (_VALUE_FIRST, "password-made"), (_USE_AS, "password-made")):
         for m in rx.finditer(text):
             start, end = _value_span(m, text)
             if rx is _SET_TO and re.fullmatch(r"[a-z]+", text[start:end]) and _CLAUSE_GOES_ON.match(text, end):
@@ -443,9 +457,9 @@ def _column_values(rows: list[tuple[int, str]], split: Cells) -> Iterator[Span]:
         return
     body = [(offset, row, split(row)) for offset, row in rows[1:] if not re.fullmatch(r"[\s|:\-]*", row)]  # not |---|
     for n, kind in list(columns.items()):
-        if kind == "pass-column":  # a password column unless any cell is a test's mark or a count
+        if kind == "pass-column":  # a password column when no cell is a test's mark or a count, and one looks made up
             values = [row[cs[n][0]:cs[n][1]] for _, row, cs in body if n < len(cs)]
-            if not values or any(_NOT_A_PASSWORD_CELL.fullmatch(v) for v in values):
+            if any(_NOT_A_PASSWORD_CELL.fullmatch(v) for v in values) or not any(_MADE_UP.fullmatch(v) for v in values):
                 del columns[n]
             else:
                 columns[n] = "password-column"

@@ -175,7 +175,8 @@ _NOT_A_VALUE = frozenset(
     something nothing anything everything one two three etc tbd todo yes please see check ask use using used via whatever
     forgotten lost locked sent given printed mine yours ours theirs hers case length characters chars letters digits
     manager vault 1password lastpass bitwarden keychain keepass dashlane somewhere else elsewhere printed file env
-    environment variable variables config settings""".split()
+    environment variable variables config settings more less most least nice better best easier harder safer stronger weaker
+    longer shorter enough cool fun helpful useful ideal perfect""".split()
 )
 
 _CARD_PREFIX = re.compile(r"4|5[1-5]|2[2-7]|3[47]|3[0689]|35|6")
@@ -487,7 +488,7 @@ _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "netrc": _field_value,
     "password-column": lambda v: _field_value(v) and not _DATE.fullmatch(v) and v.lower() not in _NOT_IN_A_COLUMN,
     "token-column": lambda v: _secret_field(v) and not re.search(r"\s", v) and not v.isdigit(),  # not "1,024 (2 calls)"
-    "pin": lambda v: re.fullmatch(r"\d{1,8}(?:[ .\-]\d{1,8}){0,7}", v) is not None and 4 <= sum(c.isdigit() for c in v) <= 8,
+    "pin": lambda v: re.fullmatch(r"\d{1,8}(?:[ \-]\d{1,8}){0,7}", v) is not None and 4 <= sum(c.isdigit() for c in v) <= 8,
     "card-number": lambda v: _is_card(card_digits(v)),
 }
 _FORM_KINDS = ("pgpass", "netrc", "password-column", "token-column", "password-made")  # kinds no pattern above has
