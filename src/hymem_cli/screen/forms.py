@@ -43,8 +43,8 @@ _AFTER_NOUN = (
 # An Italian or French preposition may be elided onto its noun: "la password dell'email", "le code d'accès".
 _FOR_WHAT = (
     r"(?:[ \t]{1,3}(?:for|of|on|at|du|de|des|del|della|dello|da|do|dos|das|für|fur|vom|von|zum|zur|van|voor|för|till|til|od|"
-    r"от|до|для|na|al|à|au|zu|per|på|pour|para|dla|pro|k|ke|ku|untuk|cho|của)(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：]{1,30}){1,3}?"
-    r"|[ \t]{1,3}(?:dell|dall|all|nell|sull|d)['’][^\s:=,;.!?\"'“”`：]{1,30}(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：]{1,30}){0,2}?)?"
+    r"от|до|для|na|al|à|au|zu|per|på|pour|para|dla|pro|k|ke|ku|untuk|cho|của)(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：\[]{1,30}){1,3}?"
+    r"|[ \t]{1,3}(?:dell|dall|all|nell|sull|d)['’][^\s:=,;.!?\"'“”`：\[]{1,30}(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：\[]{1,30}){0,2}?)?"
     r"(?:[ \t]{0,2},[^,\n.:;!?\"]{1,30},)?"  # an aside between commas: "the passcode for the safe, if you need it, is X"
 )
 _VALUE = r"(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`|「[^」\n]{1,128}」|[^\s\"'“”`，。、「」]{3,128})"
@@ -98,7 +98,8 @@ _USE_AS = re.compile(
 # by one, so the connectors may be broader than for a password (Polish "to", an article before the digits).
 _PIN_WORD = (
     r"(?:(?<![^\W\d_])(?:pin(?:[ \t\-]?(?:code|kod|kode|koodi|number|nummer|nr|no))?|pincode|(?:code|c(?:ó|o)digo|codice|kod)[ \t]+pin|"
-    r"пин(?:[ \t\-]?код)?|пін(?:[ \t\-]?код)?|pass[ \t]?code|(?:(?<!zip )(?<!postal )(?<!area )(?<!error )(?<!status )(?<!country )"
+    r"пин(?:[ \t\-]?код)?|пін(?:[ \t\-]?код)?|pass[ \t]?code|combination|combo|"
+    r"(?:(?<!zip )(?<!postal )(?<!area )(?<!error )(?<!status )(?<!country )"
     r"(?<!exit )(?<!return )(?<!dress )(?<!source )(?<!promo )(?<!discount )(?<!coupon )(?<!tracking )(?<!verification )code))"
     r"(?![^\W\d_])|暗証番号|비밀번호)"
 )
@@ -227,7 +228,7 @@ NOT_A_VALUE_ABROAD = frozenset(
 _CLAUSE_GOES_ON = re.compile(
     r"[ \t]{1,3}(?!(?:for|now|today|yesterday|tomorrow|again|so|and|but|because|since|until|last|this|then|ok|okay)\b)[A-Za-z]"
 )
-_ANY_PIN_WORD = re.compile(r"pin|code|c(?:ó|o)digo|codice|kod|пин|пін|暗証|비밀", re.I)
+_ANY_PIN_WORD = re.compile(r"pin|code|c(?:ó|o)digo|codice|kod|combo|combination|пин|пін|暗証|비밀", re.I)
 _ANY_PASSWORD_WORD = re.compile(  # a cheap look before the patterns above
     r"pass|pw|wort|contrase|senha|wacht|has|heslo|jelsz|senord|kode|passord|salasana|ifre|парол|密|口令|パスワード|暗証|비밀|비번|암호"
     r"|sandi|kh(?:ẩ|a)u"
