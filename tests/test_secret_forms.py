@@ -309,6 +309,120 @@ def test_the_punctuation_of_the_sentence_around_a_value_stays(text, expected):
 # --- the sets of bench/secret_screen.py
 
 
+# --- the third round: more words and connectors, PINs, tools, pass columns
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("new pw for the vpn → Falcon#River2", "Falcon#River2"),  # an arrow reads as "is"
+    ("La password dell'email è Tramonto#4", "Tramonto#4"),  # an elided preposition
+    ("La contraseña nueva es Girasol-55", "Girasol-55"),  # an adjective after the noun
+    ("Kata sandi wifi rumah adalah Nasgor-Pedas99", "Nasgor-Pedas99"),  # Indonesian, what it is for after the noun
+    ("와이파이 비번: bada2024!", "bada2024!"),
+    ("Пароль до пошти: Kalyna-77", "Kalyna-77"),
+    ("the passcode for the safe, if you need it, is 55-21-09", "55-21-09"),  # an aside between commas
+])
+def test_a_password_after_more_words_and_connectors_is_redacted(text, secret):
+    assert_caught(text, secret)
+    assert redacted(text).startswith(text[:text.index(secret)] + "[REDACTED:")  # the words before it stay
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("Je nieuwe wachtwoord wordt Tulpen2024", "Tulpen2024"),
+    ("I told Sam the door password would be Lemon-Tart-8 from Monday", "Lemon-Tart-8"),
+    ("the password for both accounts ended up being Quokka!Lime", "Quokka!Lime"),
+    ("A senha nova ficou Jabuticaba2023", "Jabuticaba2023"),
+    ("Salasana on Lumi-Karhu-5", "Lumi-Karhu-5"),
+    ("Use Hunter-Gamma-7 as the password for the staging box", "Hunter-Gamma-7"),
+])
+def test_a_made_up_value_after_a_loose_connector_is_redacted(text, secret):
+    assert redacted(text) == text.replace(secret, "[REDACTED:password-made]")
+
+
+@pytest.mark.parametrize("text", [
+    "the password would be nice to change", "Het wachtwoord wordt morgen gewijzigd", "kata sandi saya adalah rahasia",
+    "Salasana on liian lyhyt", "A senha nova ficou ótima", "the password turned out to be wrong",
+    "Use it as the password manager's master list",
+])
+def test_a_plain_word_after_a_loose_connector_is_kept(text):
+    assert_kept(text)
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("Die PIN für die EC-Karte lautet 6029", "6029"),
+    ("le code PIN de ma carte est le 2847", "2847"),
+    ("Kod PIN do karty to 7391", "7391"),
+    ("пин-код от карты: 9062", "9062"),
+    ("the code for the garage is 7 2 9 4", "7 2 9 4"),
+    ("my pin is 9 3 0 2, don't forget", "9 3 0 2"),
+])
+def test_a_pin_stated_in_any_language_with_its_digits_together_or_apart_is_redacted(text, secret):
+    assert redacted(text) == text.replace(secret, "[REDACTED:pin]")
+
+
+@pytest.mark.parametrize("text", [
+    "Version code: 1.2.3.4", "response code: 404 500", "the code for the exam is 2024 edition", "Der PIN-Code ist vierstellig",
+    "the zip code is 9 4 1 0 5", "pin 13 is the LED",
+])
+def test_numbers_beside_a_code_word_that_are_no_pin_are_kept(text):
+    assert_kept(text)
+
+
+def test_a_cards_digits_one_by_one_are_redacted_when_they_make_a_card():
+    assert redacted("4 0 0 0 0 5 6 6 5 5 6 6 5 5 5 6") == "[REDACTED:card-number]"
+    assert redacted("5-1-0-5-1-0-5-1-0-5-1-0-5-1-0-0") == "[REDACTED:card-number]"
+    assert_kept("4 0 0 0 0 5 6 6 5 5 6 6 5 5 5 7")  # the checksum fails
+    assert_kept("my phone number is 5 5 5 1 2 3 4")
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("redis-cli -h cache -a R3disAuth! ping", "R3disAuth!"),
+    ("htpasswd -b .htpasswd admin Apache-Pw-5", "Apache-Pw-5"),
+    ("htpasswd -nb admin Htp-Secret-4", "Htp-Secret-4"),
+    ("sshpass -p 'Quartz&Rain7 ssh pi@host", "Quartz&Rain7"),  # a quote left open: the last character goes too
+])
+def test_a_password_given_to_a_tool_by_its_flag_is_redacted(text, secret):
+    assert_caught(text, secret)
+    assert secret[-1] not in redacted(text).split("]")[-1][:1]
+
+
+@pytest.mark.parametrize("text", ["htpasswd -c .htpasswd admin", 'redis-cli -a "$REDIS_PASSWORD" ping', "htpasswd -B .htpasswd admin"])
+def test_a_tool_asked_for_a_password_or_given_a_variable_is_kept(text):
+    assert_kept(text)
+
+
+def test_a_column_headed_pass_is_a_password_column_only_when_its_cells_look_made_up():
+    assert redacted("account,pass\nbank,Vault-Key-9\nmail,owlfeather") == (
+        "account,pass\nbank,[REDACTED:password-column]\nmail,[REDACTED:password-column]")
+    assert_caught("sitio,usuario,clave\nbanco,ana,Luna#Roja5", "Luna#Roja5")
+    for text in ("| test | pass |\n|---|---|\n| login | ✓ |\n| export | ✗ |", "season,pass\nwinter,ski\nsummer,bus",
+                 "| ride | pass |\n|---|---|\n| metro | 3-day |\n| bus | 7-day |",
+                 "| suite | pass | fail |\n|---|---|---|\n| unit | 41 | 2 |"):
+        assert_kept(text)
+
+
+def test_recovery_codes_under_a_heading_in_another_language_and_a_hyphenated_seed_are_redacted():
+    assert_caught("Codes de récupération :\n1. 4827-1934\n2. 5519-0263", "4827-1934", "5519-0263")
+    assert_caught("Backup-Codes\n48201937\n11930264", "48201937", "11930264")
+    seed = "gravity-machine-north-sort-system-female-filter-attitude-volume-fold-club-stay-feature-office-ecology-stable-narrow-fog"
+    assert redacted(f"frase semilla: {seed}") == "frase semilla: [REDACTED:seed-phrase]"
+    assert_kept("state-of-the-art tools for every day work in the lab and field with care")
+
+
+@pytest.mark.parametrize("text", [
+    "Password: (see vault)", "set DB_PASSWORD=<password> in your .env", "mot de passe : voir le coffre",
+    "Mein neues Passwort ist sicherer als das alte",
+    "La contraseña nueva es más segura que la vieja",
+])
+def test_a_note_a_placeholder_see_and_a_comparison_after_a_password_word_are_kept(text):
+    assert_kept(text)
+
+
+def test_a_redaction_is_never_read_as_what_a_password_is_for():
+    for text in ("A senha do cofre ficou Caju2024", "Salasana on Revontuli-8"):
+        once = redacted(text)
+        assert once.count("[REDACTED:") == 1 and redacted(once) == once
+
+
 _DATA = Path(__file__).resolve().parent.parent / "bench" / "data" / "secrets"
 
 
