@@ -76,6 +76,10 @@ def prepared(tmp_path_factory) -> Path:
     (work / "chat.txt").write_text("Alex: I started a pottery class on Thursdays.\nSam: Fun!\n")
     (work / "q.jsonl").write_text(json.dumps({"id": "q1", "conversation": "alex.jsonl", "question": "Where does Alex live?",
                                               "category": "single-hop", "evidence": ["s1-1"]}) + "\n")
+    memory = work / "user" / ".claude" / "projects" / "-src-shop" / "memory"  # the HOME `_env` gives: an agent's own files
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("- The shop's tests run with `make test`.\n")
+    (work / "user" / ".claude" / "CLAUDE.md").write_text("# Preferences\n\n- Answer in British English.\n")
     (work / "ops.jsonl").write_text(json.dumps({"op": "add", "text": "Alex is learning Portuguese."}) + "\n")
     (work / "replies.jsonl").write_text(json.dumps({"operations": [{"op": "add", "text": "Alex lives in Seattle.",
                                                                     "evidence": "I live in Seattle"}]}) + "\n")
@@ -96,7 +100,9 @@ def prepared(tmp_path_factory) -> Path:
 def _env(work: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HYMEM_") or k == "HYMEM_CACHE"}
     path = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    return {**env, "PATH": path, "HYMEM_HOME": str(work / "home"), "HYMEM_EMBED_MODEL": "hash", "HYMEM_SEARCH_SERVER": "false"}
+    # HOME too: `hymem install` without --project writes the agents' files there
+    return {**env, "PATH": path, "HOME": str(work / "user"), "HYMEM_HOME": str(work / "home"), "HYMEM_EMBED_MODEL": "hash",
+            "HYMEM_SEARCH_SERVER": "false"}
 
 
 def test_every_cannot_run_reason_still_matches_an_example():

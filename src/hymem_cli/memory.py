@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from hymem_cli.bank.search import SearchFilter
     from hymem_cli.bank.store import RevisionDraft
     from hymem_cli.bank.transfer import ExportFile
-    from hymem_cli.domain import Operation
+    from hymem_cli.domain import Operation, Rejection
     from hymem_cli.ingest.pipeline import ChunkProcessor, IngestReport
     from hymem_cli.ingest.sources import Source
     from hymem_cli.ingest.writing import WriteReport
@@ -43,6 +43,19 @@ class AddResult:
     writer: dict | None
     written: WriteReport | None = None
     queued: int = 0  # chunks of these sources still queued for a writer after the add
+
+
+@dataclass
+class TakenIn:
+    """What `Memory.take_in` did with one instruction file: the operations applied (or, dry, that would be), the items
+    refused and why, the kinds of secrets redacted, and the revision (None when nothing changed)."""
+
+    source: str
+    yours: bool
+    operations: list[Operation]
+    refused: list[Rejection]
+    redacted: list[str]
+    revision: int | None = None
 
 
 @dataclass
@@ -444,6 +457,55 @@ class Memory:
         bank = self.bank(embed=True, create=all(op.op == "add" for op in clean))
         draft = bank.apply_operations(clean, self.screen.label("apply"), name)
         return Change(draft, diff(bank, draft.id - 1, draft.id), redacted=kinds)
+
+    def take_in(self, path: Path, dry_run: bool = False) -> TakenIn:
+        """Store the items of an agent's instruction or memory file (ingest/instruction_files.py) as memories of origin
+        `document` whose source is the file, as one revision: an edit supersedes, a removal deletes, the rest stays.
+        Secrets are redacted. Only the user's own files are taken in: such a file is instructions for the agent by
+        design, so one in a folder the user has not trusted (a cloned repository's AGENTS.md) is someone else's
+        instructions, and each of its items is refused and recorded with why. `dry_run`: what would change, nothing
+        written. The same file again, unchanged, changes nothing."""
+        import hashlib
+
+        from hymem_cli._errors import InputError
+        from hymem_cli.bank.store import RevisionDraft
+        from hymem_cli.domain import ChunkRecord, Operation, Proposal, Rejection
+        from hymem_cli.ingest import instruction_files as files
+
+        source = str(path.resolve())
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})", hint="save it as UTF-8 and add it again") from None
+        yours = files.yours(path, set(config.trust_records()))
+        kept, refused, kinds = [], [], []
+        why = (f"{path.name} is in a folder you have not trusted: its items are someone else's instructions for the agent "
+               "(`hymem trust` its project, or `hymem init` one there, to take its files as your own words)")
+        for item in files.items(text):
+            clean, found = self.screen.redact(item.text)
+            kinds += found
+            if yours:
+                kept.append(files.Item(clean, item.section))
+            else:
+                refused.append(Rejection(Operation("add", text=clean, origin="document"), why))
+        old: list[tuple[int, str]] = []
+        if self.bank_path.exists():
+            old = [(r[0], r[1]) for r in self.bank().conn.execute(
+                "SELECT v.id, v.text FROM versions v WHERE v.source = ? AND v.origin = 'document' AND v.layer IS NULL "
+                "AND NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id) ORDER BY v.id", (source,))]
+        ops = files.plan(old, kept, path.name) if yours else []  # what an earlier, trusted, add stored stays
+        done = TakenIn(source, yours, ops, refused, kinds)
+        if dry_run or not (ops or refused):
+            return done
+        bank = self.bank(embed=True, create=True)
+        # The same file in the same state, over the same memories, is one chunk: adding it again is skipped.
+        state = hashlib.sha256("\0".join(["instructions", source, text, *(str(vid) for vid, _ in old)]).encode("utf-8")).hexdigest()
+        draft = RevisionDraft(command=self.screen.label("add"), source=source)
+        record = ChunkRecord(hash=state, source=source, message_ids=[], text="\n\n".join(i.text for i in kept))
+        if bank.commit_chunk(draft, record, Proposal(ops, refused)):
+            bank.finish(draft)
+            done.revision = draft.id
+        return done
 
     def export(self, current: bool = False) -> Iterator[dict]:
         """Every record of the bank (`current`: current memories only), in the format `import_` reads."""

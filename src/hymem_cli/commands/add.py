@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -25,6 +26,7 @@ from hymem_cli.commands._options import (
     check_input_format,
 )
 from hymem_cli.domain import reason_kind
+from hymem_cli.ingest.instruction_files import is_instruction_file
 from hymem_cli.writer.factory import NO_WRITER_HINT
 
 
@@ -61,6 +63,13 @@ def add(
     ~/.codex/sessions/**/rollout-*.jsonl), of which only what the user and the assistant said is
     kept (no tool calls or tool output). A log that grew since it was added adds only its new messages.
 
+    What agents already remember is taken in directly, with no writer: MEMORY.md and Claude Code's
+    memory folder, CLAUDE.md, CLAUDE.local.md, .claude/rules/*.md, AGENTS.md, .cursorrules and Codex's
+    ~/.codex/memories/ store each bullet or paragraph as a memory of origin document with the file as
+    source; adding the file again after an edit supersedes what changed and deletes what was removed.
+    In a folder you have not trusted (a cloned repository), an item that tells the agent what to do is
+    refused. --input-format reads such a file as a transcript instead.
+
     Examples:
 
       printf 'Alex: I live in Seattle.\\n' | hymem add --raw -
@@ -71,6 +80,8 @@ def add(
 
       hymem add --dry-run chat.jsonl | jq -c 'select(.op == "supersede")'
 
+      hymem add ~/.claude/CLAUDE.md ~/.claude/projects/*/memory/*.md
+
     A chunk is skipped when this writer (the same model and protocol) or raw ingest stored it before;
     another writer processes it, and --again makes the same writer process it once more.
 
@@ -80,6 +91,13 @@ def add(
     check_input_format(input_format)
     ctx = Context.start(quiet=quiet, bank=bank, ingest__chunk_tokens=chunk_tokens, writer__model=model, writer__backend=backend,
                         writer__base_url=base_url, writer__pipeline=pipeline, writer__protocol=protocol, writer__user=user)
+    documents = [] if input_format else [Path(f) for f in files or [] if f != "-" and is_instruction_file(Path(f)) and Path(f).is_file()]
+    if documents:
+        _take_in(ctx, documents, dry_run, fmt)
+        files = [f for f in files or [] if Path(f) not in documents]
+        if not files:
+            ctx.memory.close()
+            return
     sources = ctx.memory.open_sources(files or [], input_format)
     # Files are read whole, so their size in messages is known; a stream's is not.
     total = sum(len(src.messages) for src in sources) if all(isinstance(src.messages, list) for src in sources) else None
@@ -120,6 +138,28 @@ def add(
         _say_run(ctx, done.report, done.writer, fmt, done.written, done.queued)
     else:
         _say_queued(ctx, done, fmt)
+
+
+def _take_in(ctx: Context, paths: list[Path], dry_run: bool, fmt) -> None:
+    """Agents' instruction and memory files: their items stored directly as memories (Memory.take_in), a line each."""
+    for path in paths:
+        done = ctx.memory.take_in(path, dry_run)
+        counts = Counter(op.op for op in done.operations)
+        if done.refused:  # one reason for them all: whose file it is
+            ctx.out.info(f"refused {len(done.refused)} item(s): {done.refused[0].reason}")
+        what = (f"{counts['add']} added, {counts['supersede']} superseded (edited), {counts['delete']} deleted (removed from the file), "
+                f"{len(done.refused)} refused" + (f", secrets redacted: {', '.join(sorted(set(done.redacted)))}" if done.redacted else ""))
+        whose = "your own words" if done.yours else "a file of a folder you have not trusted"
+        if dry_run:
+            _output.emit([{**op.to_json(), "source": done.source} for op in done.operations], fmt or _output.Format.jsonl)
+            ctx.out.info(f"dry run: {path} ({whose}): {what}; nothing written")
+            continue
+        if fmt is not None:
+            _output.emit_one({"source": done.source, "revision": done.revision, "yours": done.yours, "added": counts["add"],
+                              "superseded": counts["supersede"], "deleted": counts["delete"], "refused": len(done.refused),
+                              "redacted": done.redacted}, fmt)
+        head = f"revision {done.revision}: " if done.revision is not None else "nothing new: "
+        ctx.out.info(f"{head}{path} ({whose}): {what}")
 
 
 def _say_dry_run(ctx: Context, report, writer: dict | None, fmt) -> None:
