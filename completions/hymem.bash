@@ -25,7 +25,7 @@ _hymem_options() {
         "show") echo "-b --bank -f --format -h --help" ;;
         "log") echo "-n --limit -b --bank -f --format -h --help" ;;
         "diff") echo "--exit-code -b --bank -f --format -h --help" ;;
-        "export") echo "--current --format -o --output -b --bank -q --quiet -h --help" ;;
+        "export") echo "--current --format -o --output --as-of -b --bank -q --quiet -h --help" ;;
         "import") echo "--trusted -b --bank -q --quiet -h --help" ;;
         "revert") echo "--force -b --bank -f --format -q --quiet -h --help" ;;
         "forget") echo "-r --reason -y --yes -b --bank -f --format -q --quiet -h --help" ;;
@@ -65,7 +65,7 @@ _hymem_value_options() {
         "show") echo "-b --bank -f --format" ;;
         "log") echo "-n --limit -b --bank -f --format" ;;
         "diff") echo "-b --bank -f --format" ;;
-        "export") echo "--format -o --output -b --bank" ;;
+        "export") echo "--format -o --output --as-of -b --bank" ;;
         "import") echo "-b --bank" ;;
         "revert") echo "-b --bank -f --format" ;;
         "forget") echo "-r --reason -b --bank -f --format" ;;
@@ -137,6 +137,7 @@ _hymem_option_values() {
         "diff:-f"|"diff:--format") echo "words table json jsonl plain" ;;
         "export:--format") echo "words jsonl markdown" ;;
         "export:-o"|"export:--output") echo "files" ;;
+        "export:--as-of") echo "none" ;;
         "export:-b"|"export:--bank") echo "files" ;;
         "import:-b"|"import:--bank") echo "files" ;;
         "revert:-b"|"revert:--bank") echo "files" ;;

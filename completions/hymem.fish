@@ -125,6 +125,7 @@ complete -c hymem -n '__fish_seen_subcommand_from diff' -s f -l format -x -a 'ta
 complete -c hymem -n '__fish_seen_subcommand_from export' -l current -d 'Only current memories: no retired versions, retirements or rejections (history is lost).'
 complete -c hymem -n '__fish_seen_subcommand_from export' -l format -x -a 'jsonl markdown' -d 'jsonl: every record, for hymem import; markdown: the current memories grouped by kind and source, each with its id and last change, for people and for an agent\'s instruction file to point at.'
 complete -c hymem -n '__fish_seen_subcommand_from export' -s o -l output -r -F -d 'Write to FILE instead of stdout.'
+complete -c hymem -n '__fish_seen_subcommand_from export' -l as-of -x -d 'With --format markdown: the memories as they stood just after revision REV (see hymem log).'
 complete -c hymem -n '__fish_seen_subcommand_from export' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from export' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 

@@ -241,6 +241,7 @@ _hymem_export() {
     '--current[Only current memories\: no retired versions, retirements or rejections (history is lost).]' \
     '--format[jsonl\: every record, for hymem import; markdown\: the current memories grouped by kind and source, each with its id and last change, for people and for an agent'\''s instruction file to point at.]:format:(jsonl markdown)' \
     '(-o --output)'{-o,--output}'[Write to FILE instead of stdout.]:file:_files' \
+    '--as-of[With --format markdown\: the memories as they stood just after revision REV (see hymem log).]:rev: ' \
     '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' && ret=0

@@ -107,6 +107,45 @@ def test_a_prompt_about_a_stored_fact_gets_it_back_and_an_unrelated_one_gets_not
     assert log_lines(home) == []
 
 
+def briefed_ids(tmp_path: Path) -> list[str]:
+    context = context_of(run_hook(payload("SessionStart", tmp_path))[0], "SessionStart")
+    return [line.split("]")[0][3:] for line in context.splitlines() if line.startswith("- [m")]
+
+
+def test_the_briefing_puts_what_agents_keep_recalling_first_and_a_supersede_keeps_the_count(cli, home, tmp_path):
+    facts = ["Alex is allergic to peanuts.", "Alex's sister Priya lives in Lisbon.", "Alex drives a blue Volvo.",
+             "Alex plays the cello on Sundays."]
+    assert cli("apply", "-", input="".join(json.dumps({"op": "add", "text": t}) + "\n" for t in facts)).exit_code == 0
+    assert briefed_ids(tmp_path) == ["m4", "m3", "m2", "m1"]  # nothing recalled yet: newest first
+    def recalled(prompt: str) -> str:
+        return context_of(run_hook(payload("UserPromptSubmit", tmp_path, prompt=prompt))[0], "UserPromptSubmit")
+
+    assert "Lisbon" in recalled("Where does Priya live?") and "Lisbon" in recalled("Where does Priya live?")
+    assert "Volvo" in recalled("Which Volvo does Alex drive?")
+    briefed = briefed_ids(tmp_path)
+    assert briefed.index("m2") < briefed.index("m3") < briefed.index("m4")  # recalled twice, once, never
+    superseded = {"op": "supersede", "target": "m2", "text": "Alex's sister Priya lives in Porto.", "reason": "she moved"}
+    assert cli("apply", "-", input=json.dumps(superseded) + "\n").exit_code == 0
+    assert briefed_ids(tmp_path)[0] == "m5"  # the fact's count, not the version's
+    exported = cli("export").stdout
+    assert "recall" not in exported  # usage, not history: an export carries none of it
+    assert cli("doctor", "-f", "jsonl").exit_code == 0
+
+
+def test_a_bank_another_process_is_writing_is_recalled_from_at_once_and_simply_not_counted(bank, home, tmp_path):
+    import sqlean
+
+    holder = sqlean.connect(str(home / "bank.db"), isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # a long write elsewhere: the count would have to wait for it
+    try:
+        done, elapsed = run_hook(payload("UserPromptSubmit", tmp_path, prompt="Is Alex pescatarian? Any recipe ideas?"))
+        assert "pescatarian" in context_of(done, "UserPromptSubmit")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert snapshot(home / "bank.db")["recalls"] == [] and log_lines(home) == []
+
+
 def test_stop_stores_the_session_logs_messages_without_a_writer_and_only_new_ones_again(home, tmp_path):
     log = tmp_path / "session.jsonl"
     lines = SESSION_LOG.read_text(encoding="utf-8").splitlines(keepends=True)

@@ -576,37 +576,48 @@ class Memory:
 
     def briefing(self, budget: int, *, pool: int = 500) -> tuple[str, list[dict]]:
         """What an agent is told when its session starts: the bank's current memories, the user's profile and a person's
-        own words first (their standing preferences), then the rest, each group newest first, none of a tool's output,
+        own words first (their standing preferences), then the rest, each group by how often it was recalled (`recall`,
+        MCP search) and then newest first, none of a tool's output,
         framed as data within `budget` tokens. The text and the memories it holds; ("", []) when there is no bank or
         nothing fits."""
         from hymem_cli.framing import framed, own_words
 
         if budget <= 0 or not self.bank_path.exists():
             return "", []
-        current = [m for m in self.bank().current(pool) if m["origin"] != "tool"]
-        ranked = sorted(current, key=lambda m: (m.get("kind") != "profile", not own_words(m)))  # stable: newest first within each
-        return framed("Memories hymem holds for this project (current versions only, newest first):", ranked, budget)
+        bank = self.bank()
+        current = [m for m in bank.current(pool) if m["origin"] != "tool"]
+        recalled = bank.recall_counts({m["chain"] for m in current})
+        # stable: newest first among equals
+        ranked = sorted(current, key=lambda m: (m.get("kind") != "profile", not own_words(m), -recalled.get(m["chain"], 0)))
+        return framed("Memories hymem holds for this project (current versions only; the user's profile and own words, "
+                      "then the most often recalled, then the newest first):", ranked, budget)
 
     def recall(self, prompt: str, budget: int) -> tuple[str, list[dict]]:
         """The current memories relevant to `prompt` (search, its relevance floor search.min_score applied), best first,
-        framed as data within `budget` tokens; ("", []) for a prompt nothing relevant answers, or no bank."""
+        framed as data within `budget` tokens, each counted as recalled; ("", []) for a prompt nothing relevant answers,
+        or no bank."""
         from hymem_cli.framing import framed
 
         if budget <= 0 or not prompt.strip() or not self.bank_path.exists():
             return "", []
         hits = [m for m in self.search(prompt) if m.get("status", "current") == "current"]
-        return framed("Memories hymem holds that may bear on this prompt (best match first):", hits, budget)
+        text, handed = framed("Memories hymem holds that may bear on this prompt (best match first):", hits, budget)
+        self.bank().count_recalls([m["id"] for m in handed])
+        return text, handed
 
-    def current(self, limit: int | None = None) -> list[dict]:
-        """The bank's current memories, the latest revision's first (all of them unless `limit`)."""
-        return self.bank().current(limit if limit is not None else -1)
+    def current(self, limit: int | None = None, as_of: int | None = None) -> list[dict]:
+        """The bank's current memories, the latest revision's first (all of them unless `limit`); `as_of`: those current
+        just after that revision (NotFoundError for a revision the bank does not have)."""
+        bank = self.bank()
+        return bank.current(limit if limit is not None else -1, None if as_of is None else bank.check_revision(as_of))
 
-    def markdown(self) -> str:
-        """The current memories as Markdown, grouped by kind and source, each with its id and last change."""
+    def markdown(self, as_of: int | None = None) -> str:
+        """The current memories (`as_of`: just after that revision) as Markdown, grouped by kind and source, each with
+        its id and last change."""
         from hymem_cli.markdown_view import render
 
-        bank = self.bank()
-        return render(self.current(), bank=str(self.bank_path), revision=bank.latest_revision())
+        memories = self.current(as_of=as_of)
+        return render(memories, bank=str(self.bank_path), revision=as_of if as_of is not None else self.bank().latest_revision())
 
     def capture(self, transcript: str, input_format: str | None = None) -> AddResult:
         """Store an agent's session log's messages at once and queue them for a writer (`hymem write`, `hymem serve

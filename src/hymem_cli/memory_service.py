@@ -79,7 +79,8 @@ class MemoryService:
 
     def search(self, query: str, limit: int = 10, *, as_of: int | None = None, since: str | None = None, until: str | None = None,
                include_retired: bool = False, source: str | None = None) -> list[dict]:
-        """Current memories (all versions with `include_retired`) best matching `query`, by words and by meaning."""
+        """Current memories (all versions with `include_retired`) best matching `query`, by words and by meaning; the
+        current ones handed over are counted as recalled (a briefing puts the often recalled first)."""
         from hymem_cli.bank.search import SearchFilter
 
         check_text(query=query, since=since, until=until, source=source)
@@ -89,7 +90,10 @@ class MemoryService:
         flt = SearchFilter(include_retired=include_retired, source=source, since=_time(since, "since"), until=_time(until, "until"))
         if as_of is not None:
             flt.as_of = bank.check_revision(as_of)
-        return self.memory.search(query, _bounded(limit, "limit"), flt, ask_server=False)
+        hits = self.memory.search(query, _bounded(limit, "limit"), flt, ask_server=False)
+        if as_of is None:
+            bank.count_recalls([h["id"] for h in hits if h.get("status", "current") == "current"])
+        return hits
 
     def get(self, memory: str) -> dict:
         """One memory version with its provenance, and the current version of its fact (None once deleted)."""

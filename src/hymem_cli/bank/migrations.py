@@ -220,8 +220,16 @@ def m011_messages_and_queue(conn) -> None:
     )
 
 
+def m012_recall_counts(conn) -> None:
+    """How often each fact was handed to an agent as relevant to what it was asked (Memory.recall, MCP search), per
+    chain, so a fact keeps its count across its versions: a briefing puts what agents keep needing first. Usage, not
+    history: export leaves it out."""
+    conn.execute("CREATE TABLE recalls (chain INTEGER PRIMARY KEY REFERENCES versions(id), times INTEGER NOT NULL, last_at TEXT NOT NULL)")
+
+
 MIGRATIONS = [m001_initial, m002_vector_codes, m003_writer_chunk_keys, m005_version_details, m006_version_origin,
-              m007_version_context, m008_half_vectors, m009_fact_sources_index, m010_speaker_index, m011_messages_and_queue]
+              m007_version_context, m008_half_vectors, m009_fact_sources_index, m010_speaker_index, m011_messages_and_queue,
+              m012_recall_counts]
 
 # The vector table is created when the bank first meets its embedder, since its width is the
 # model's dimension: see Bank.bind_embedder.

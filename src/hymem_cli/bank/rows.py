@@ -23,6 +23,13 @@ WRITTEN = "EXISTS (SELECT 1 FROM queued_messages qm JOIN queue q ON q.id = qm.qu
 SHOWN = f"(v.layer IS NULL OR NOT {WRITTEN})"
 
 
+def shown_as_of(rev: int) -> str:
+    """SHOWN as the bank stood after revision `rev` (a bound parameter follows: `rev`): a message is hidden only when a
+    writer had written its chunk by then."""
+    return ("(v.layer IS NULL OR NOT EXISTS (SELECT 1 FROM queued_messages qm JOIN queue q ON q.id = qm.queue "
+            "WHERE qm.version = v.id AND q.state = 'done' AND q.revision <= ?))")
+
+
 def version_dict(row, as_of: int | None = None) -> dict:
     """A version as the public JSON shape (ids as "m12"); `as_of` hides retirements after that revision."""
     retired = row["retired_how"] is not None and (as_of is None or row["retired_revision"] <= as_of)

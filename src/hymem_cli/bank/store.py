@@ -6,13 +6,13 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from hymem_cli._errors import BankError, InputError, NotFoundError
 from hymem_cli.bank import codes, db
 from hymem_cli.bank.memory_text import MemoryText, kept
 from hymem_cli.bank.operations import id_problem, parse_memory_id
-from hymem_cli.bank.rows import SHOWN, VERSION_SELECT, version_dict  # noqa: F401 - history reads them from here too
+from hymem_cli.bank.rows import SHOWN, VERSION_SELECT, shown_as_of, version_dict  # noqa: F401 - history reads them from here too
 from hymem_cli.bank.sqlite import create_vector_table
 from hymem_cli.bank.verify import Finding
 from hymem_cli.bank.verify import verify as verify_bank
@@ -147,11 +147,44 @@ class Bank:
         ).fetchone()
         return row[0] if row else None
 
-    def current(self, limit: int) -> list[dict]:
+    def current(self, limit: int, as_of: int | None = None) -> list[dict]:
         """Up to `limit` current versions, the latest revision's first (an agent's briefing picks from them); no message
-        a writer has read."""
-        rows = self.conn.execute(VERSION_SELECT + f" WHERE r.version IS NULL AND {SHOWN} ORDER BY v.revision DESC, v.id DESC LIMIT ?", (limit,))
-        return [version_dict(row) for row in rows]
+        a writer has read. `as_of`: the versions current just after that revision."""
+        if as_of is None:
+            rows = self.conn.execute(VERSION_SELECT + f" WHERE r.version IS NULL AND {SHOWN} ORDER BY v.revision DESC, v.id DESC LIMIT ?", (limit,))
+            return [version_dict(row) for row in rows]
+        rows = self.conn.execute(VERSION_SELECT + f" WHERE v.revision <= ? AND (r.version IS NULL OR r.revision > ?) AND {shown_as_of(as_of)} "
+                                 "ORDER BY v.revision DESC, v.id DESC LIMIT ?", (as_of, as_of, as_of, limit))
+        return [version_dict(row, as_of=as_of) for row in rows]
+
+    def count_recalls(self, ids: Sequence[str]) -> bool:
+        """Count one recall for the chain of each memory (`ids`: "m12"), in a short transaction of its own. Usage, not
+        history: a bank that is busy or read-only just goes uncounted (False); nothing waits for it."""
+        chains = {row[0] for vid in ids if (row := self.conn.execute("SELECT chain FROM versions WHERE id = ?", (int(vid[1:]),)).fetchone())}
+        if not chains:
+            return True
+        waits = self.conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        try:
+            self.conn.execute("PRAGMA busy_timeout = 50")
+            with db.transaction(self.conn):
+                self.conn.executemany("INSERT INTO recalls (chain, times, last_at) VALUES (?, 1, ?) "
+                                      "ON CONFLICT (chain) DO UPDATE SET times = times + 1, last_at = excluded.last_at",
+                                      [(chain, now()) for chain in sorted(chains)])
+            return True
+        except Exception:  # noqa: BLE001 - locked, read-only, full: a count is not worth an agent's wait or an error
+            return False
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(waits)}")
+
+    def recall_counts(self, chains: Iterable[str]) -> dict[str, int]:
+        """How often each chain ("m3") was recalled; chains never recalled are left out."""
+        wanted = [int(c[1:]) for c in chains]
+        counts = {}
+        for start in range(0, len(wanted), 500):
+            part = wanted[start:start + 500]
+            rows = self.conn.execute(f"SELECT chain, times FROM recalls WHERE chain IN ({','.join('?' * len(part))})", part)
+            counts.update({memory_id(chain): times for chain, times in rows})
+        return counts
 
     def code_index(self) -> codes.BinaryCodes:
         """The in-memory codes of this bank's vectors (bank/codes.py), made on first use and kept with the bank."""

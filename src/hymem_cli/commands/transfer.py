@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from hymem_cli import _output
-from hymem_cli._errors import InputError
+from hymem_cli._errors import InputError, UsageError
 from hymem_cli.bank.transfer import dumps, parse_export
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BankOpt, QuietOpt
@@ -29,6 +29,8 @@ def export(
         "jsonl: every record, for hymem import; markdown: the current memories grouped by kind and source, each with "
         "its id and last change, for people and for an agent's instruction file to point at."))] = ExportView.jsonl,
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write to FILE instead of stdout.", metavar="FILE", show_default=False)] = None,
+    as_of: Annotated[Optional[int], typer.Option("--as-of", min=0, metavar="REV", help=(
+        "With --format markdown: the memories as they stood just after revision REV (see hymem log)."), show_default=False)] = None,
     bank: BankOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
@@ -48,10 +50,15 @@ def export(
       hymem export --current | hymem import - --bank small.db
 
       hymem export --format markdown -o MEMORIES.md && grep -c "^- " MEMORIES.md
+
+      diff <(hymem export --format markdown --as-of 1) <(hymem export --format markdown)
     """
+    if as_of is not None and view is not ExportView.markdown:
+        raise UsageError("--as-of goes with --format markdown", hint="a JSON Lines export is the whole bank, history and all: "
+                         "hymem export --format markdown --as-of REV")
     ctx = Context.start(quiet=quiet, bank=bank)
     if view is ExportView.markdown:
-        _export_markdown(ctx, output)
+        _export_markdown(ctx, output, as_of)
         return
     counts: dict[str, int] = {}
     if output is None:
@@ -78,9 +85,9 @@ def export(
     ctx.out.info(f"exported {what} from {ctx.memory.bank_path}" + (" (current memories only)" if current else ""))
 
 
-def _export_markdown(ctx: Context, output: str | None) -> None:
-    """The current memories as Markdown, on stdout or written whole to `output`."""
-    text = _output.visible(ctx.memory.markdown())  # nothing hidden or acted on, in a terminal or in a file an agent reads
+def _export_markdown(ctx: Context, output: str | None, as_of: int | None) -> None:
+    """The current memories (`as_of`: after that revision) as Markdown, on stdout or written whole to `output`."""
+    text = _output.visible(ctx.memory.markdown(as_of))  # nothing hidden or acted on, in a terminal or in a file an agent reads
     if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -96,7 +103,8 @@ def _export_markdown(ctx: Context, output: str | None) -> None:
             raise InputError(f"cannot write {output}: {exc.strerror}", hint="check the directory exists and is writable") from None
         finally:
             tmp.unlink(missing_ok=True)
-    ctx.out.info(f"exported the current memories of {ctx.memory.bank_path} as Markdown")
+    when = f" as of revision {as_of}" if as_of is not None else ""
+    ctx.out.info(f"exported the current memories of {ctx.memory.bank_path}{when} as Markdown")
 
 
 def import_(
