@@ -24,7 +24,13 @@ Every case has a split:
             probes written before the third round (other languages' words for password and PIN, config files,
             command lines, headers, OTP seeds, Wi-Fi QR strings, cards with their codes) and measured once; then
             split by alternate lines, before looking at which leaked: the third round was tuned on the first half
-            only
+            only (the fourth round on the second half too)
+  after-4-tune, after-4-held
+            probes written before the fourth round (secrets in a sentence in many more languages, contracted forms,
+            tools' password flags, XML, properties, compose, Kubernetes and Terraform files, OTP seeds, Wi-Fi QR strings,
+            card codes in several languages, codes and keys under headings, seeds with other separators, a value on the
+            line after its label, credentials columns) and measured once; each file's n-th such case is tune when n is
+            even, held when odd (decided before measuring): the fourth round was tuned on after-4-tune only
 
 Figures, per class and split:
   caught  a secret case counts when every character of every secret it lists lies inside a redacted span
@@ -47,7 +53,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from hymem_cli.screen.secrets import Redactor, find_secrets  # noqa: E402 - after the path is set
 
-SPLITS = ("tune", "held-out", "after", "after-2", "after-3-tune", "after-3-held")
+SPLITS = ("tune", "held-out", "after", "after-2", "after-3-tune", "after-3-held", "after-4-tune", "after-4-held")
 
 
 def load(path: Path) -> list[dict]:
