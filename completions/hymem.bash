@@ -26,7 +26,7 @@ _hymem_options() {
         "log") echo "-n --limit -b --bank -f --format -h --help" ;;
         "diff") echo "--exit-code -b --bank -f --format -h --help" ;;
         "export") echo "--current --format -o --output --as-of -b --bank -q --quiet -h --help" ;;
-        "import") echo "--trusted -b --bank -q --quiet -h --help" ;;
+        "import") echo "--trusted --from -b --bank -q --quiet -h --help" ;;
         "revert") echo "--force -b --bank -f --format -q --quiet -h --help" ;;
         "forget") echo "-r --reason -y --yes -b --bank -f --format -q --quiet -h --help" ;;
         "init") echo "-f --format -q --quiet -h --help" ;;
@@ -66,7 +66,7 @@ _hymem_value_options() {
         "log") echo "-n --limit -b --bank -f --format" ;;
         "diff") echo "-b --bank -f --format" ;;
         "export") echo "--format -o --output --as-of -b --bank" ;;
-        "import") echo "-b --bank" ;;
+        "import") echo "--from -b --bank" ;;
         "revert") echo "-b --bank -f --format" ;;
         "forget") echo "-r --reason -b --bank -f --format" ;;
         "init") echo "-f --format" ;;
@@ -139,6 +139,7 @@ _hymem_option_values() {
         "export:-o"|"export:--output") echo "files" ;;
         "export:--as-of") echo "none" ;;
         "export:-b"|"export:--bank") echo "files" ;;
+        "import:--from") echo "words chatgpt claude" ;;
         "import:-b"|"import:--bank") echo "files" ;;
         "revert:-b"|"revert:--bank") echo "files" ;;
         "revert:-f"|"revert:--format") echo "words table json jsonl plain" ;;

@@ -131,6 +131,7 @@ complete -c hymem -n '__fish_seen_subcommand_from export' -s q -l quiet -d 'No m
 
 # hymem import
 complete -c hymem -n '__fish_seen_subcommand_from import' -l trusted -d 'The file is your own backup: store its texts as they are, without redacting secrets or refusing instructions. Records that break the rules are still refused.'
+complete -c hymem -n '__fish_seen_subcommand_from import' -l from -x -a 'chatgpt claude' -d 'The file is another product\'s chat export (its conversations.json): chatgpt or claude. Its conversations are added to this bank as messages and queued for the writer, as hymem add --queue does.'
 complete -c hymem -n '__fish_seen_subcommand_from import' -s b -l bank -r -F -d 'Bank file (default: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).'
 complete -c hymem -n '__fish_seen_subcommand_from import' -s q -l quiet -d 'No messages on stderr, only records and errors.'
 complete -c hymem -n '__fish_seen_subcommand_from import' -F

@@ -253,6 +253,7 @@ _hymem_import() {
   typeset -A opt_args
   _arguments -C -s \
     '--trusted[The file is your own backup\: store its texts as they are, without redacting secrets or refusing instructions. Records that break the rules are still refused.]' \
+    '--from[The file is another product'\''s chat export (its conversations.json)\: chatgpt or claude. Its conversations are added to this bank as messages and queued for the writer, as hymem add --queue does.]:from:(chatgpt claude)' \
     '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
     '(- *)'{-h,--help}'[Show help and exit.]' \

@@ -76,6 +76,7 @@ def prepared(tmp_path_factory) -> Path:
     (work / "chat.txt").write_text("Alex: I started a pottery class on Thursdays.\nSam: Fun!\n")
     (work / "q.jsonl").write_text(json.dumps({"id": "q1", "conversation": "alex.jsonl", "question": "Where does Alex live?",
                                               "category": "single-hop", "evidence": ["s1-1"]}) + "\n")
+    shutil.copy(ROOT / "tests" / "data" / "chatgpt-conversations.json", work / "conversations.json")  # a ChatGPT export
     memory = work / "user" / ".claude" / "projects" / "-src-shop" / "memory"  # the HOME `_env` gives: an agent's own files
     memory.mkdir(parents=True)
     (memory / "MEMORY.md").write_text("- The shop's tests run with `make test`.\n")

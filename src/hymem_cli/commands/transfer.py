@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from enum import Enum
@@ -51,7 +52,7 @@ def export(
 
       hymem export --format markdown -o MEMORIES.md && grep -c "^- " MEMORIES.md
 
-      diff <(hymem export --format markdown --as-of 1) <(hymem export --format markdown)
+      hymem export --format markdown --as-of 1 -o then.md && grep -c "^- " then.md
     """
     if as_of is not None and view is not ExportView.markdown:
         raise UsageError("--as-of goes with --format markdown", hint="a JSON Lines export is the whole bank, history and all: "
@@ -107,10 +108,18 @@ def _export_markdown(ctx: Context, output: str | None, as_of: int | None) -> Non
     ctx.out.info(f"exported the current memories of {ctx.memory.bank_path}{when} as Markdown")
 
 
+class ChatProduct(str, Enum):
+    chatgpt = "chatgpt"
+    claude = "claude"
+
+
 def import_(
     file: Annotated[Optional[str], typer.Argument(help="An export file; - or none reads stdin.", show_default=False)] = None,
     trusted: Annotated[bool, typer.Option("--trusted", help="The file is your own backup: store its texts as they are, without "
                                            "redacting secrets or refusing instructions. Records that break the rules are still refused.")] = False,
+    from_: Annotated[Optional[ChatProduct], typer.Option("--from", help=(
+        "The file is another product's chat export (its conversations.json): chatgpt or claude. Its conversations are "
+        "added to this bank as messages and queued for the writer, as hymem add --queue does."), show_default=False)] = None,
     bank: BankOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
@@ -130,7 +139,19 @@ def import_(
       hymem export --bank old.db | hymem import - --bank new.db
 
       hymem export -o mine.jsonl && hymem import mine.jsonl --trusted --bank copy.db
+
+      hymem import --from chatgpt conversations.json && hymem search --layer message "my sister's wedding"
+
+    With --from, the file is ChatGPT's or Claude's export of your chats (conversations.json), read one
+    conversation at a time: the messages you and the assistant wrote are added to this bank (any bank,
+    not only an empty one) and queued for the writer; ChatGPT's edited and regenerated turns are read
+    along the branch you last saw. Adding the same export again adds only what is new.
     """
+    if from_ is not None:
+        if trusted:
+            raise UsageError("--trusted goes with a hymem export, not --from", hint=f"hymem import --from {from_.value} FILE")
+        _import_chats(file, from_.value, bank, quiet)
+        return
     ctx = Context.start(quiet=quiet, bank=bank)
     name, lines = read_lines(file, "a file written by `hymem export`")
     parsed = parse_export(lines, name)
@@ -148,3 +169,31 @@ def import_(
         ctx.out.info(f"note: vectors recomputed with {done.embed_model} (the export came from {parsed.header['embed_model']})")
     what = ", ".join(f"{done.counts[kind]} {kind}(s)" for kind in done.counts)
     ctx.out.info(f"imported {what} into {ctx.memory.bank_path}" + (f"; redacted {len(done.redacted)} secret(s)" if done.redacted else ""))
+
+
+def _import_chats(file: str | None, product: str, bank: str | None, quiet: bool) -> None:
+    """Another product's chat export, added as messages and queued for the writer (Memory.add with queue)."""
+    from hymem_cli.ingest.chat_exports import read_export
+    from hymem_cli.ingest.sources import Source
+
+    ctx = Context.start(quiet=quiet, bank=bank)
+    name = file if file and file != "-" else "<stdin>"
+    if name != "<stdin>":
+        path = Path(name)
+        if not path.is_file():
+            raise InputError(f"{name}: no such file" if not path.exists() else f"{name} is not a file",
+                             hint=f"give the conversations.json of a {product} export")
+    if name != "<stdin>":  # read once whole first: a file that turns out broken at its end leaves the bank as it was
+        with open(name, "rb") as stream:
+            for _ in read_export(stream, product, name):
+                pass
+    with open(name, "rb") if name != "<stdin>" else contextlib.nullcontext(sys.stdin.buffer) as stream:
+        try:
+            done = ctx.memory.add([Source(name, read_export(stream, product, name))], queue=True)
+        finally:
+            ctx.memory.close()
+    report = done.report
+    stored = report.counts.get("messages_stored", 0)
+    head = f"revision {report.revision}: " if report.revision is not None else "nothing new: "
+    ctx.out.info(f"{head}{stored} message(s) stored of {report.messages} read from {name}, {done.queued} chunk(s) queued for the writer"
+                 " (`hymem write`, or a running `hymem serve --write`, writes them)")
