@@ -238,3 +238,15 @@ def test_a_failure_answers_nothing_exits_0_and_logs_one_line(case, home, tmp_pat
     assert len(logged) == 1, logged
     if case == "untrusted project":
         assert "not trusted" in logged[0]
+    if case != "broken bank":  # status reads the bank too: a broken one is its own error
+        shown = cli("status", "-f", "json").json()["hook_errors"]
+        assert shown == {"days": 7, "count": 1, "latest": logged}  # where the user looks, since the agent was told nothing
+
+
+def test_status_counts_only_the_last_weeks_hook_errors(home):
+    home.mkdir(parents=True, exist_ok=True)
+    old, new = "2020-01-01T00:00:00Z hook claude-code Stop cwd=/x: ValueError: old", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    lines = [old] + [f"{new} hook claude-code SessionStart cwd=/x: ValueError: number {i}" for i in range(5)]
+    (home / hooks.LOG_NAME).write_text("\n".join(lines) + "\n")
+    assert hooks.recent_errors() == {"days": 7, "count": 5, "latest": lines[-3:]}
+    assert hooks.recent_errors(days=10_000)["count"] == 6

@@ -81,6 +81,17 @@ def handle(agent: str, event: str, payload: dict) -> str:
         return ""
 
 
+def recent_errors(days: int = 7, limit: int = 3) -> dict:
+    """What `hymem status` shows of the hooks' log: how many failures in the last `days` days, and the latest `limit`."""
+    cutoff = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - days * 86400))
+    try:
+        lines = log_path().read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        lines = []
+    recent = [line for line in lines if line[:20] >= cutoff]  # each line starts with its UTC time: text order is time order
+    return {"days": days, "count": len(recent), "latest": recent[-limit:]}
+
+
 def _payload(stdin: bytes | str) -> dict:
     text = stdin.decode("utf-8") if isinstance(stdin, bytes) else stdin
     payload = json.loads(text)

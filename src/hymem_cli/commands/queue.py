@@ -99,9 +99,11 @@ def status(bank: BankOpt = None, fmt: FormatOpt = None) -> None:
     """Show the bank in use and why, its messages and facts, the writer's queue and the writer. Changes nothing.
 
     Queued chunks by source (oldest first), chunks whose writing failed with their last error, the seconds a
-    chunk took lately and the time the backlog would take at that pace, and whether a `hymem serve --write` is
-    writing for this bank. JSON keys: bank, why, messages, pending_messages, facts, queued_chunks,
-    failed_chunks, written_chunks, seconds_per_chunk, eta_seconds, sources, failures, writer, serve_write.
+    chunk took lately and the time the backlog would take at that pace, whether a `hymem serve --write` is
+    writing for this bank, and what went wrong in agents' hooks lately (they never fail the agent's turn, so
+    this is where their errors show). JSON keys: bank, why, messages, pending_messages, facts, queued_chunks,
+    failed_chunks, written_chunks, seconds_per_chunk, eta_seconds, sources, failures, writer, serve_write,
+    hook_errors.
 
     Examples:
 
@@ -138,4 +140,8 @@ def status_rows(report: dict) -> list[dict]:
     ]
     rows += [("queued from", f"{s['source']}: {s['chunks']} chunk(s) since {s['oldest']}") for s in report.get("sources", [])]
     rows += [("failed", f"{f['source']} chunk {f['chunk']}, {f['attempts']} attempt(s): {f['error']}") for f in report.get("failures", [])]
+    hook = report["hook_errors"]
+    recent = f"{hook['count']} in the last {hook['days']} days (hooks.log in the data directory)"
+    rows.append(("hook errors", recent if hook["count"] else "none"))
+    rows += [("hook error", line) for line in hook["latest"]]
     return [{"what": what, "value": value} for what, value in rows]
