@@ -317,7 +317,7 @@ class Toml:
             return False
 
 
-def _read(path: Path, fmt=Json):  # noqa: ANN001 - Json or Toml
+def _read(path: Path, fmt: type[Json] | type[Toml] = Json):
     """(the file's bytes or None, its parsed document)."""
     before = path.read_bytes() if path.exists() else None
     try:
@@ -327,7 +327,7 @@ def _read(path: Path, fmt=Json):  # noqa: ANN001 - Json or Toml
     return before, fmt.parse(path, text)
 
 
-def _edit(path: Path, change, undo: bool = False, fmt=Json) -> Change:  # noqa: ANN001 - Json or Toml
+def _edit(path: Path, change, undo: bool = False, fmt: type[Json] | type[Toml] = Json) -> Change:
     """Apply `change` (which edits the parsed document and says what it did) to the settings file `path`; write only
     when it did something. An undo that leaves what the file first held writes its first bytes back."""
     before, doc = _read(path, fmt)
