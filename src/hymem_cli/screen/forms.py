@@ -21,9 +21,14 @@ Cells = Callable[[str], list[tuple[int, int]]]  # a row -> the spans of its cell
 _PASSWORD_WORDS_LATIN = (
     r"pass(?:word|wort|wd|code|phrase)s?|pwd|pw|kennwort|mot[ \t]+de[ \t]+passe|contrase(?:ñ|n)a|senha|palavra-passe|"
     r"wachtwoord|has(?:ł|l)o|heslo|jelsz(?:ó|o)|l(?:ö|o)senord(?:et)?|adgangskode(?:n)?|passord(?:et)?|salasana|"
-    r"(?:ş|s)ifre(?:si|m)?|парол(?:ь|я|ем)|kata[ \t]+sandi|m(?:ậ|a)t[ \t]+kh(?:ẩ|a)u"
+    r"(?:ş|s)ifre(?:si|m)?|парол(?:ь|я|ем)|kata[ \t]+sandi|m(?:ậ|a)t[ \t]+kh(?:ẩ|a)u|"
+    # Romanian, Hungarian (possessed forms), Danish and Norwegian, Catalan, Malay, Swahili, Greek, Hebrew (with its glued
+    # article or preposition), Arabic, Hindi: letters of these scripts are word characters, so the boundaries hold
+    r"parol(?:a|ă|ele)|jelszav(?:a|am|unk|ad)|kodeord(?:et)?|contrasenya|kata[ \t]+laluan|nenosiri|neno[ \t]+la[ \t]+siri|"
+    r"κωδικ(?:ός|ό|ού|οί)(?:[ \t]+πρόσβασης)?|συνθηματικό|[הולבש]{0,2}סיסמ(?:ה|א|ת|אות|ות)|(?:ال)?كلمة[ \t]+(?:ال)?(?:مرور|سر)|पासवर्ड"
 )
-_PASSWORD_WORDS_CJK = r"密码|密碼|口令|パスワード|暗証番号|비밀번호|비번|암호"
+# Scripts written without spaces between words (Chinese, Japanese, Thai): no boundaries around the word.
+_PASSWORD_WORDS_CJK = r"密码|密碼|口令|パスワード|暗証番号|비밀번호|비번|암호|รหัสผ่าน"
 # A network's key in any of these languages: "WLAN-Schlüssel", "code wifi", "la clave del wifi", "wifi key".
 _NETWORK = r"(?:wi-?fi|wlan|wpa2?|router|network|réseau|reseau|netzwerk|netwerk|sieci|сети)"
 _KEY = r"(?:clave|clé|cle|chave|schlüssel|schluessel|sleutel|klucz|ключ|code|kod|key)"
@@ -36,14 +41,21 @@ _PASSWORD_WORD = rf"(?:(?<![^\W\d_])(?:{_PASSWORD_WORDS_LATIN}|{_NETWORK_KEY})(?
 # "new" or "current" after the noun, where Romance languages, Indonesian and Vietnamese put it: "la contraseña nueva es X".
 _AFTER_NOUN = (
     r"(?:[ \t]{1,3}(?:nuev[ao]|nov[ao]|nouveau|nouvelle|nuov[ao]|actual|atual|actuel(?:le)?|attuale|temporal|tempor(?:á|a)ria|"
-    r"temporaire|provisoire|provis(?:ó|o)ria|baru|m(?:ớ|o)i)(?![^\W\d_]))?"
+    r"temporaire|provisoire|provis(?:ó|o)ria|baru|m(?:ớ|o)i|"
+    # "my" after the noun: Norwegian and Danish "passordet mitt", Romanian "parola mea", Greek "ο κωδικός μου", Hebrew
+    # "הסיסמה שלי", Filipino "password ko", Swahili "nenosiri langu"
+    r"mitt|mine|vårt|ditt|mea|ta|noastră|μου|σου|μας|שלי|שלך|שלנו|ko|mo|namin|langu|lako|letu)(?![^\W\d_]))?"
+    r"(?:[ \t]{0,2}\([^()\n]{1,30}\))?"  # a note in brackets: "Password (temporary): X", "Mot de passe (provisoire) : X"
 )
 
 # What the password is for: "for the shared drive", "du wifi", "del router", "für den Server", "do banco", "от почты".
 # An Italian or French preposition may be elided onto its noun: "la password dell'email", "le code d'accès".
 _FOR_WHAT = (
     r"(?:[ \t]{1,3}(?:for|of|on|at|du|de|des|del|della|dello|da|do|dos|das|für|fur|vom|von|zum|zur|van|voor|för|till|til|od|"
-    r"от|до|для|na|al|à|au|zu|per|på|pour|para|dla|pro|k|ke|ku|untuk|cho|của)(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：\[]{1,30}){1,3}?"
+    r"от|до|для|від|na|al|à|au|zu|per|på|pour|para|dla|pro|k|ke|ku|untuk|cho|của|"
+    r"για|του|της|των|στο|στην|של|ng|para[ \t]{1,3}sa|la|ya|wa|cha)(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：\[]{1,30}){1,3}?"
+    # Hebrew and Arabic glue "for" to the noun: "לוויפי" (for the wifi), "للراوتر" (for the router)
+    r"|[ \t]{1,3}(?:ל|ل)[^\s:=,;.!?\"'“”`：\[]{1,30}"
     r"|[ \t]{1,3}(?:dell|dall|all|nell|sull|d)['’][^\s:=,;.!?\"'“”`：\[]{1,30}(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：\[]{1,30}){0,2}?)?"
     r"(?:[ \t]{0,2},[^,\n.:;!?\"]{1,30},)?"  # an aside between commas: "the passcode for the safe, if you need it, is X"
 )
@@ -55,9 +67,10 @@ _STATED = re.compile(
     _PASSWORD_WORD + _AFTER_NOUN + _FOR_WHAT
     + r"(?:[ \t]{1,3}(?:is[ \t]{1,3}now|is[ \t]{1,3}still|is|was|will[ \t]{1,3}be"
       r"|(?:has[ \t]{1,3}been|is|was|got)?[ \t]{0,3}(?:changed|set|switched|updated|reset)[ \t]{1,3}to|becomes|became"
-      r"|est|es|era|será|sera|sarà|ist|lautet|hei(?:ß|ss)t|war|wird|è|é|jest|brzmi|je|это|är|blev|er)(?![^\W\d_])[ \t]{1,3}"
+      r"|est|es|era|será|sera|sarà|ist|lautet|hei(?:ß|ss)t|war|wird|è|é|jest|brzmi|je|это|är|blev|er"
+      r"|είναι|ήταν|היא|הוא|هي|هو|है)(?![^\W\d_])[ \t]{1,3}"  # Greek, Hebrew, Arabic, Hindi "is"
       r"|[ \t]{0,3}(?:[:=：]|—|–|->|=>|→|⇒|➜|⟶|-(?=[ \t]))[ \t]{0,3}"
-      r"|[ \t]{0,2}(?:是|为|為|は|는|은)[ \t]{0,2}"
+      r"|[ \t]{0,2}(?:是|为|為|は|는|은|คือ)[ \t]{0,2}"
       r"|[ \t]{0,3}[,?][ \t]{0,3}it(?:'s|’s|[ \t]{1,3}is)(?:[ \t]{1,3}now)?[ \t]{1,3}"  # "password, it's now X", "password? It's X"
       r"|[ \t]{1,3}c(?:'|’)est[ \t]{1,3})"
     + _VALUE
@@ -70,12 +83,22 @@ _STATED = re.compile(
 _STATED_LOOSELY = re.compile(
     _PASSWORD_WORD + _AFTER_NOUN + _FOR_WHAT
     + r"[ \t]{1,3}(?:(?:would|is[ \t]{1,3}going[ \t]{1,3}to)[ \t]{1,3}be|ended[ \t]{1,3}up(?:[ \t]{1,3}(?:being|as))?"
-      r"|turned[ \t]{1,3}out[ \t]{1,3}to[ \t]{1,3}be|wordt|werd|ficou|fica|adalah|ialah|là)(?![^\W\d_])[ \t]{1,3}"
+      r"|turned[ \t]{1,3}out[ \t]{1,3}to[ \t]{1,3}be|wordt|werd|ficou|fica|adalah|ialah|là"
+      # "is" words that are also other words: Romanian and Spanish "este" (this), Catalan and Hungarian "és" (and),
+      # Filipino "ay", Swahili and Spanish "ni"
+      r"|este|és|ay|ni)(?![^\W\d_])[ \t]{1,3}"
     + _VALUE
+    # "password's X" reads as "password is X", and as the possessive before a noun ("the password's length")
+    + r"|" + _PASSWORD_WORD + r"['’]s(?:[ \t]{1,3}(?:now|still))?[ \t]{1,3}" + _VALUE
     + r"|(?<![^\W\d_])(?:salasana(?:si|ni|mme)?" + _FOR_WHAT + r"[ \t]{1,3}on"
-    # Indonesian and Vietnamese name what it is for after the noun, with no preposition: "kata sandi wifi rumah adalah X"
-    + r"|(?:kata[ \t]+sandi|m(?:ậ|a)t[ \t]+kh(?:ẩ|a)u)(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`]{1,20}){0,3}?[ \t]{1,3}(?:adalah|ialah|là))[ \t]{1,3}"
-    + _VALUE,
+    # Indonesian, Malay and Vietnamese name what it is for after the noun, with no preposition: "kata sandi wifi rumah adalah X"
+    + r"|(?:kata[ \t]+sandi|kata[ \t]+laluan|m(?:ậ|a)t[ \t]+kh(?:ẩ|a)u)(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`]{1,20}){0,3}?[ \t]{1,3}"
+    + r"(?:adalah|ialah|là))[ \t]{1,3}"
+    + _VALUE
+    # Thai names it the same way, words often unspaced: "รหัสผ่าน wifi คือ X"
+    + r"|รหัสผ่าน(?:[ \t]{0,3}[^\s:=,;.!?\"'“”`]{1,20}?){0,2}?[ \t]{0,3}คือ[ \t]{0,3}" + _VALUE
+    # Hindi puts "is" last: "वाईफाई का पासवर्ड X है"
+    + r"|पासवर्ड[ \t]{1,3}" + _VALUE + r"(?=[ \t]{1,3}है)",
     re.I,
 )
 
@@ -96,21 +119,45 @@ _USE_AS = re.compile(
 # A PIN or a keypad code stated in any of the languages above: "Die PIN für die EC-Karte lautet 6029", "le code PIN de ma
 # carte est le 2847", "пин-код: 4417", "the code for the gate is 4 8 1 5". The value is 4 to 8 digits, together or one
 # by one, so the connectors may be broader than for a password (Polish "to", an article before the digits).
-_PIN_WORD = (
+_DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+                "seven": "7", "eight": "8", "nine": "9"}
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+
+# Words that name a PIN and nothing else (no "code"): the digits may follow them with no connector ("пин-код от карты 4417").
+_PIN_ONLY = (
     r"(?:(?<![^\W\d_])(?:pin(?:[ \t\-]?(?:code|kod|kode|koodi|number|nummer|nr|no))?|pincode|(?:code|c(?:ó|o)digo|codice|kod)[ \t]+pin|"
-    r"пин(?:[ \t\-]?код)?|пін(?:[ \t\-]?код)?|pass[ \t]?code|combination|combo|"
+    r"пин(?:[ \t\-]?код)?|пін(?:[ \t\-]?код)?|पिन|(?:ال)?رقم[ \t]+(?:ال)?سري|קוד[ \t]+סודי)(?![^\W\d_])|暗証番号)"
+)
+_PIN_WORD = (
+    r"(?:" + _PIN_ONLY + r"|(?<![^\W\d_])(?:pass[ \t]?code|combination|combo|"
     r"(?:(?<!zip )(?<!postal )(?<!area )(?<!error )(?<!status )(?<!country )"
     r"(?<!exit )(?<!return )(?<!dress )(?<!source )(?<!promo )(?<!discount )(?<!coupon )(?<!tracking )(?<!verification )code))"
-    r"(?![^\W\d_])|暗証番号|비밀번호)"
+    r"(?![^\W\d_])|비밀번호)"
 )
+
+
+def _pin_value(group: int) -> str:
+    """4 to 8 digits together, one by one, in pairs, or spoken ("four seven seven one"), and no unit after them; the value
+    is group `group` of the pattern, its separators the next two."""
+    return (
+        rf"(\d{{4,8}}|\d(?:([ \-])\d)(?:\{group + 1}\d){{2,6}}|\d\d(?:([ \-])\d\d)(?:\{group + 2}\d\d){{0,2}}"
+        r"|(?<![^\W\d_])" + _DIGIT_WORD + r"(?:[ \t,\-]{1,3}" + _DIGIT_WORD + r"){3,7})(?![\w.\-]?\d)(?![^\W\d_])"
+        r"(?![ \t]{1,3}(?:lines?|editions?|words?|pages?|characters?|chars?|digits?|bytes?|times?|days?|weeks?|months?|years?|hours?"
+        r"|minutes?|seconds?|people|users?|items?|points?|errors?|tests?|steps?|rows?|km|kg|mb|gb|%)(?![^\W\d_]))"
+    )
+
+
 _PIN_STATED = re.compile(
     _PIN_WORD + _FOR_WHAT
-    + r"(?:[ \t]{1,3}(?:is|was|(?:will|would)[ \t]{1,3}be|est|es|ist|lautet|è|é|jest|to|je|это|är|er|on|adalah|là)(?![^\W\d_])"
+    + r"(?:[ \t]{1,3}(?:is|was|(?:will|would)[ \t]{1,3}be|est|es|ist|lautet|è|é|jest|to|je|это|är|er|on|adalah|là"
+      r"|este|és|e|ay|ni|είναι|ήταν|היא|הוא|هي|هو|है)(?![^\W\d_])"
       r"(?:[ \t]{1,3}(?:now|le|el|la|der|die))?[ \t]{1,3}"
-      r"|[ \t]{0,3}(?:[:=：]|—|–|->|=>|→|-(?=[ \t]))[ \t]{0,3}|[ \t]{0,2}(?:は|는|은)[ \t]{0,2})"
-    r"(\d{4,8}|\d(?:([ \-])\d)(?:\2\d){2,6}|\d\d(?:([ \-])\d\d)(?:\3\d\d){0,2})(?![\w.\-]?\d)(?![^\W\d_])"
-    r"(?![ \t]{1,3}(?:lines?|editions?|words?|pages?|characters?|chars?|digits?|bytes?|times?|days?|weeks?|months?|years?|hours?"
-    r"|minutes?|seconds?|people|users?|items?|points?|errors?|tests?|steps?|rows?|km|kg|mb|gb|%)(?![^\W\d_]))",
+      r"|[ \t]{0,3}(?:[:=：]|—|–|->|=>|→|-(?=[ \t]))[ \t]{0,3}|[ \t]{0,3}#[ \t]{0,3}(?:[:=][ \t]{0,3})?"  # "PIN# 8812"
+      r"|[ \t]{0,2}(?:は|는|은|คือ)[ \t]{0,2})"
+    + _pin_value(1)
+    # a word that names only a PIN needs no connector after what it is for: "пин-код от карты 4417", "ПІН-код картки: 3904"
+    # (a year after such words is a date: "PIN valid until 2027")
+    + r"|" + _PIN_ONLY + r"(?:[ \t]{1,3}[^\W\d_]{2,20}){1,3}?(?:[ \t]{0,3}[:=：#])?[ \t]{1,3}(?!(?:19|20)\d\d(?!\d))" + _pin_value(4),
     re.I,
 )
 
@@ -158,15 +205,114 @@ _FLAG_VALUE = r"(\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"'\-][^\s\"']{2,127})"
 _REDIS_AUTH = re.compile(r"\bredis-cli\b[^\n]{0,160}?[ \t](?:-a|--pass)[ \t]{1,3}" + _FLAG_VALUE)
 _HTPASSWD = re.compile(r"\bhtpasswd((?:[ \t]{1,3}-[A-Za-z]{1,8}){1,4})((?:[ \t]{1,3}[^\s\-<>|;&][^\s<>|;&]{0,255}){2,3})")
 
+# Other tools' documented password options. Each command line (up to a pipe, ';' or '&') is read for its tool's flags,
+# so a line that gives two ("ssh-keygen -p -P OLD -N NEW") loses both.
+_COMMAND = r"[^\n|;&]{0,300}"
+_QUOTED_OR_WORD = r"(\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"']{1,128})"
+_TOOL_FLAGS: tuple[tuple[re.Pattern, re.Pattern], ...] = tuple(
+    (re.compile(r"(?<![\w\-./])(?:" + tool + r")(?![\w\-])" + _COMMAND), re.compile(flag))
+    for tool, flag in (
+        # Samba's user%password: smbclient -U alex%X, rpcclient -U 'admin%X'
+        (r"smbclient|rpcclient|smbmap|smbcacls|smbget|smbtree|net",
+         r"[ \t](?:-U|--user(?:name)?)(?:[ \t]{1,3}|=)[\"']?[^\s%\"']{1,64}%([^\s\"']{1,128})"),
+        (r"ldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn|exop|url)", r"[ \t]-w[ \t]{1,3}" + _FLAG_VALUE),
+        (r"lftp", r"[ \t]-u[ \t]{1,3}[\"']?[^\s,\"']{1,64},([^\s\"']{1,128})"),  # user,password
+        (r"ssh-keygen", r"[ \t]-[NP][ \t]{1,3}" + _FLAG_VALUE),
+        (r"openssl", r"[ \t](?:-pass(?:in|out)?|-password)[ \t]{1,3}[\"']?pass:([^\s\"']{1,128})|[ \t]-k[ \t]{1,3}" + _FLAG_VALUE),
+        (r"zip|unzip|zipcloak", r"[ \t](?:-P|--password)[ \t]{1,3}" + _FLAG_VALUE),
+        (r"7z|7za|7zz|7zr", r"[ \t]-p(\"[^\"\n]{1,128}\"|'[^'\n]{1,128}'|[^\s\"'\-][^\s\"']{2,127})"),  # glued: -pSECRET
+        (r"keytool|jarsigner", r"[ \t]-(?:src|dest)?(?:store|key)pass[ \t]{1,3}" + _FLAG_VALUE),
+        (r"apksigner", r"[ \t]--(?:ks|key)-pass[ \t]{1,3}[\"']?pass:([^\s\"']{1,128})"),
+        (r"gpg2?", r"[ \t]--passphrase(?:[ \t]{1,3}|=)" + _FLAG_VALUE),
+        (r"sqlcmd|bcp|osql|isql|ipmitool", r"[ \t]-P[ \t]{1,3}" + _FLAG_VALUE),
+        (r"xfreerdp|wlfreerdp|sdl-freerdp", r"[ \t]/p:" + _QUOTED_OR_WORD),
+        (r"rdesktop", r"[ \t]-p[ \t]{1,3}" + _FLAG_VALUE),
+        (r"snmp(?:walk|get|set|bulkwalk|bulkget|trap)", r"[ \t]-[AX][ \t]{1,3}" + _FLAG_VALUE),
+        # net use Z: \\server\share PASSWORD /user:DOMAIN\name
+        (r"net[ \t]{1,3}use", r"\\\\[^\s]{1,160}[ \t]{1,3}(?![/*])" + _FLAG_VALUE),
+        (r"wpa_passphrase", r"(?<=wpa_passphrase)[ \t]{1,3}[^\s\"']{1,64}[ \t]{1,3}" + _QUOTED_OR_WORD),  # wpa_passphrase SSID PASSPHRASE
+    )
+)
+_ANY_TOOL = re.compile(r"smb|rpcclient|net|ldap|lftp|ssh-keygen|openssl|zip|7z|keytool|jarsigner|apksigner|gpg|sqlcmd|bcp|osql"
+                       r"|isql|ipmitool|rdp|rdesktop|snmp|wpa_passphrase")
+
+# A name that says secret, in a config file: db.password, ApiSecret, api-token, DB_PASS (not password_policy, token_ttl)
+_NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_SECRET_PARTS = frozenset("password passwd pass pwd passphrase secret token apikey credential credentials".split())
+_SECRET_PAIRS = frozenset({("api", "key"), ("private", "key"), ("access", "key"), ("secret", "key"), ("signing", "key")})
+
+
+def _names_a_secret(name: str) -> bool:
+    """The name ends in a secret's word: "db.password", "ApiSecret", "signingKey" (not "passwordPolicy", "tokenEndpoint")."""
+    parts = [p.lower() for p in _NAME_PART.findall(name)]
+    return bool(parts) and (parts[-1] in _SECRET_PARTS or tuple(parts[-2:]) in _SECRET_PAIRS)
+
+
+# <property name="db.password" value="X"/>, <add key="ApiSecret" value="X"/>: the value of an element named like a secret
+_XML_NAMED_VALUE = re.compile(
+    r"<[\w:.\-]{1,40}[^<>\n]{0,120}?[ \t](?:name|key|id|property)[ \t]{0,2}=[ \t]{0,2}([\"'])([^\"'<>\n]{1,80})\1"
+    r"[^<>\n]{0,120}?[ \t]value[ \t]{0,2}=[ \t]{0,2}(?:\"([^\"\n]{1,256})\"|'([^'\n]{1,256})')"
+)
+# <password>X</password>, <db.secret>X</db.secret>
+_XML_ELEMENT = re.compile(r"<([\w:.\-]{1,60})>([^<>\n]{1,256})</\1>")
+# Terraform: variable "db_password" { ... default = "X" }
+_TF_DEFAULT = re.compile(
+    r"\bvariable[ \t]{1,3}\"([\w\-]{1,64})\"[ \t]{0,3}\{[^{}]{0,400}?\bdefault[ \t]{0,3}=[ \t]{0,3}\"([^\"\n]{1,256})\""
+)
+# A Wi-Fi network's QR string: WIFI:T:WPA;S:HomeNet;P:secret;; (';' and ':' inside a value are escaped with '\')
+_WIFI_QR = re.compile(r"\bWIFI:(?:(?:\\.|[^;\\\n]){0,80};){0,8}?P:(\"(?:\\.|[^\"\\\n]){1,128}\"|(?:\\.|[^;\\\n\"]){1,128})")
+
+# An authenticator's seed: "TOTP seed: JBSWY3DPEHPK3PXP", "2FA secret for the VPN = ...", "Authenticator setup key: ..."
+_OTP_SEED = re.compile(
+    r"(?<![^\W\d_])(?:totp|hotp|otp|2fa|mfa|two[ \t\-]factor|authenticator)(?:[ \t\-]{1,3}(?:app|auth|authenticator|setup))?"
+    r"[ \t\-]{1,3}(?:seed|secret|key|setup[ \t]+key|secret[ \t]+key)(?![^\W\d_])"
+    r"(?:[ \t]{1,3}(?:for|of|on|du|de|für|para)(?:[ \t]{1,3}[^\s:=,;.!?\"'`]{1,30}){1,3}?)?"
+    r"(?:[ \t]{0,3}[:=][ \t]{0,3}|[ \t]{1,3}(?:is|was)[ \t]{1,3})"
+    r"([A-Za-z2-7]{4}(?:[ \t]?[A-Za-z2-7]{4}){3,15}={0,6}|[A-Za-z2-7]{16,128}={0,6})(?![\w=])",
+    re.I,
+)
+
+# A value on the line after its label: "Password:\nX", "Wi-Fi password\n\nX" (the line holds the value alone)
+_NEXT_LINE = re.compile(
+    r"^[ \t]{0,4}(?:[#*>\-][#*>\- \t]{0,4})?(?:[^\W\d_][\w\-]{0,20}[ \t]{1,3}){0,2}" + _PASSWORD_WORD
+    + r"(?:[ \t]{0,2}\([^()\n]{1,30}\))?[ \t]{0,2}[:：]?[*_]{0,2}[ \t]{0,2}\r?\n(?:[ \t]{0,8}\r?\n)?[ \t]{0,8}`?"
+    r"([^\s`]{4,128})`?[ \t]{0,4}$",
+    re.I | re.M,
+)
+
+# A user and a password with no login word before them: "For the staging DB use app / Stg-Db-Pass-3", "as ops / X"
+_USE_PAIR = re.compile(
+    r"(?<![^\W\d_])(?:use|using|as|with|via)[ \t]{1,3}[A-Za-z_][\w.@\-]{1,31}[ \t]{1,3}/[ \t]{1,3}([^\s/\"'`]{6,64})"
+)
+
+# A card's code by its name in other languages, on a line that speaks of a card: "carte ..., cryptogramme 482"
+_CARD_WORD = (
+    r"(?<![^\W\d_])(?:card|karte|kreditkarte|carte|tarjeta|carta|cart(?:ã|a)o|kaart|karta|карт[аыи]|kort|kortti|kártya|"
+    r"visa|master[ \t]?card|amex|maestro|girocard|ec-karte)"
+)
+_CARD_CODE_ABROAD = re.compile(
+    _CARD_WORD + r"[^\n]{0,100}?(?<![^\W\d_])"
+    r"(?:cryptogramme(?:[ \t]+visuel)?|c(?:ó|o)digo[ \t]+de[ \t]+segur(?:idad|an(?:ç|c)a)|(?:karten)?pr(?:ü|ue)f(?:nummer|ziffer|code)"
+    r"|sicherheits(?:code|nummer)|codice[ \t]+di[ \t]+sicurezza|beveiligingscode|kod[ \t]+zabezpieczaj(?:ą|a)cy"
+    r"|код[ \t]+безопасности|s(?:ä|a)kerhetskod(?:en)?|sikkerhe(?:d|t)skode(?:n)?|turvakoodi|biztons(?:á|a)gi[ \t]+k(?:ó|o)d"
+    r"|cod(?:ul)?[ \t]+de[ \t]+securitate|κωδικός[ \t]+ασφαλείας|verification[ \t]+(?:code|value))(?![^\W\d_])"
+    r"[^\w\n]{0,3}(?:(?:is|est|es|ist|è|é|era|was)[ \t]{1,3}(?:le[ \t]{1,3})?)?(\d{3,4})(?![\d/.\-])",
+    re.I,
+)
+# A card's number, then its expiry, then a bare three or four digits: its code ("4111 1111 1111 1111 12/28 123")
+_CARD_EXPIRY_CODE = re.compile(
+    r"(?<![\d.\-/])(\d{4}(?:[ \-]?\d{4}){3}(?:[ \-]?\d{3})?|3\d{3}[ \-]?\d{6}[ \-]?\d{5})"
+    r"[ \t]{0,2}[,;/|]?[ \t]{1,3}(?:[^\W\d_]{2,10}\.?:?[ \t]{0,2})?(?:0[1-9]|1[0-2])[ \t]?[/\-.][ \t]?(?:20)?\d\d"
+    r"[ \t]{0,2}[,;/|]?[ \t]{1,3}(?:[^\W\d_]{2,6}\.?:?[ \t]{0,2})?(\d{3,4})(?![\d/.\-])"
+    r"(?![ \t]{0,2}(?:[€$£¥%]|(?:EUR|USD|GBP|CHF|JPY|CAD|AUD|euros?|dollars?|pounds?)(?![^\W\d_])))"  # a price after the expiry
+)
+
 # Cards with separators the digit-group rule does not take: dots, slashes, underscores, no-break and thin spaces.
 _ODD = r"[.\/_\u00a0\u2002-\u200a\u202f]"
 _ODD_CARD = re.compile(
     rf"(?<![\d.,/_])(?:\d{{4}}({_ODD})\d{{4}}\1\d{{4}}\1\d{{4}}(?:\1\d{{3}})?|3\d{{3}}({_ODD})\d{{6}}\2\d{{5}})(?![\d])"
 )
 
-_DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-                "seven": "7", "eight": "8", "nine": "9"}
-_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
 # A card's digits one by one, each pair apart by the same space, hyphen or dot: "4 0 0 0 0 5 6 6 ...".
 _DIGIT_BY_DIGIT = re.compile(r"(?<![\d.\-])(?<!\d )\d([ .\-])\d(?:\1\d){11,17}(?![ .\-]?\d)")
 _SPOKEN_NUMBER = re.compile(rf"\b{_DIGIT_WORD}(?:[ \t,\-]{{1,3}}{_DIGIT_WORD}\b){{12,18}}", re.I)
@@ -184,6 +330,11 @@ _PASS_HEADERS = frozenset({"pass"})
 _MADE_UP = re.compile(r"(?!\d{1,4}[ \-]?[^\W\d_]{1,12}$)(?=\S{0,63}[^\W\d_])(?=\S{0,63}[\d\W])\S{6,64}")
 _NOT_A_PASSWORD_CELL = re.compile(r"(?i:pass(?:ed)?|fail(?:ed)?|skip(?:ped)?|ok|yes|no|y|n|true|false|n/a|-|—|✓|✗|✔|✘|x|\d+(?:[.,]\d+)?%?)")
 _TOKEN_HEADERS = frozenset("token apikey".split())  # "token(s)" also counts a model's text: its cells must look random
+# A column of logins: its cells are "user / password", "user:password" or one made-up value ("SSO" or "in 1Password" is none)
+_CREDENTIAL_HEADERS = frozenset(
+    "credential credentials creds zugangsdaten anmeldedaten identifiants credenciales credenciais credenziali inloggegevens".split()
+)
+_USER_AND_SECRET = re.compile(r"[^\s/:]{1,64}[ \t]{0,2}[/:][ \t]{0,2}(\S{3,128})")
 _PIN_HEADERS = frozenset("pin pins".split())  # "pin" is also a connector's pin: its cells must be 4-8 digits
 _HEADER_NOT_SECRET = frozenset(
     """changed set updated reset expires expiry expired length policy age last date hint hints strength required status
@@ -194,15 +345,32 @@ _CODES_HEADING = re.compile(
     r"|\b(?:codes?|c(?:ó|o)digos?|codici)[ \t]+(?:de|di)[ \t]+(?:r(?:é|e)cup(?:é|e)ration|secours|sauvegarde|recuperaci(?:ó|o)n|"
     r"recupera(?:ç|c)(?:ã|a)o|respaldo|seguran(?:ç|c)a|backup|recupero|emergencia|emerg(?:ê|e)ncia)\b"
     r"|\b(?:wiederherstellungs|backup-?|sicherungs|notfall|herstel|reserve)codes?\b"
-    r"|\bkody[ \t]+(?:zapasowe|odzyskiwania)\b|\bрезервные[ \t]+коды\b|\bкоды[ \t]+восстановления\b"
-    r"|恢复码|备用码|復元コード|バックアップコード|복구[ \t]?코드|백업[ \t]?코드)[^\n]{0,80}$",
+    r"|\bkody[ \t]+(?:zapasowe|odzyskiwania|jednorazowe)\b|\bjednorazowe[ \t]+kody\b|\bрезервные[ \t]+коды\b|\bкоды[ \t]+восстановления\b"
+    r"|恢复码|备用码|復元コード|バックアップコード|복구[ \t]?코드|백업[ \t]?코드"
+    # keys as well as codes: "Recovery key:", "BitLocker recovery key", "Backup keys", "Chaves de recuperação"
+    r"|\b(?:recovery|backup|2fa|mfa|emergency|rescue)[ \t]+keys?\b"
+    r"|\b(?:chaves?|claves?|cl(?:é|e)s?|chiavi|chiave)[ \t]+(?:de|di)[ \t]+(?:recupera(?:ç|c)(?:ã|a)o|recuperaci(?:ó|o)n|"
+    r"r(?:é|e)cup(?:é|e)ration|recupero|secours|respaldo|backup)\b"
+    r"|\bwiederherstellungs-?schl(?:ü|ue)ssel\b|\bherstelsleutels?\b|\bключ(?:и)?[ \t]+восстановления\b"
+    # codes in more languages: Scandinavian, Czech and Slovak, Turkish, Ukrainian, Hungarian, Greek, Romanian, Finnish,
+    # Indonesian and Malay, Vietnamese
+    r"|\b(?:reserv|reserve|gendannelses|gjenopprettings|(?:å|a)terst(?:ä|a)llnings|sikkerheds|sikkerhets)-?kod(?:e|er|erne|ene|ar|arna)?\b"
+    r"|\b(?:z(?:á|a)lo(?:ž|z)n(?:í|é)|z(?:á|a)lohovac(?:í|i)|obnovovac(?:í|i))[ \t]+k(?:ó|o)dy\b"
+    r"|\bk(?:ó|o)dy[ \t]+(?:pro|k)[ \t]+obnoven(?:í|i)\b"
+    r"|\b(?:yedek|kurtarma)[ \t]+(?:kodlar(?:ı|i)?|anahtar(?:ı|i)?)|\bрезервні[ \t]+коди\b|\bкоди[ \t]+відновлення\b"
+    r"|\b(?:helyre(?:á|a)ll(?:í|i)t(?:á|a)si|tartal(?:é|e)k)[ \t]+k(?:ó|o)dok\b|κωδικοί[ \t]+ανάκτησης|εφεδρικοί[ \t]+κωδικοί"
+    r"|\bcoduri(?:le)?[ \t]+de[ \t]+(?:rezerv(?:ă|a)|recuperare)\b|\b(?:vara|palautus)koodit\b"
+    r"|\bkod[e]?[ \t]+(?:cadangan|pemulihan|sandaran)\b|\bm(?:ã|a)[ \t]+(?:d(?:ự|u)[ \t]+ph(?:ò|o)ng|kh(?:ô|o)i[ \t]+ph(?:ụ|u)c)\b)"
+    r"[^\n]{0,80}$",
     re.I | re.M,
 )
 # a code: a run with a digit, or groups joined by hyphens ("kx7m-2pqa", "abcde-12345"), or digit groups ("4827 1934")
 _CODE_PIECE = re.compile(
-    r"(?<![\w\-])(?:\d{3,10}(?: \d{3,10}){1,3}|(?=[A-Za-z0-9\-]{0,40}\d)[A-Za-z0-9]{3,10}(?:-[A-Za-z0-9]{3,10}){0,3})(?![\w\-])"
+    r"(?<![\w\-])(?:\d{3,10}(?: \d{3,10}){1,3}|(?=[A-Za-z0-9\-]{0,90}\d)[A-Za-z0-9]{3,10}(?:-[A-Za-z0-9]{2,10}){0,7})(?![\w\-])"
 )
-_ANY_CODES_WORD = re.compile(r"cod|kod|код|码|コード|코드", re.I)
+_ANY_CODES_WORD = re.compile(
+    r"cod|kod|kód|код|κωδικ|码|コード|코드|key|chave|clave|cl[ée]|chiav|schl(?:ü|ue)ssel|sleutel|ключ|anahtar|m[ãa] ", re.I
+)
 _CODE_LINE_REST = re.compile(r"[\s|#*•>+\-.):]*(?:\d{1,2}[\s|.):]*)?[\s|#*•>+\-.):]*")
 _CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
 
@@ -223,15 +391,27 @@ NOT_A_VALUE_ABROAD = frozenset(
     неверный неверен неправильный обязателен обязательный новый старый слишком мой не
     fel ogiltigt nytt gammalt för inte mitt expire expires default automatic temporary
     voir cf siehe vgl ver véase vedi veja zie zobacz viz см bkz lihat xem
-    más menos mais plus moins più meno mehr weniger meer minder""".split()  # "see": "mot de passe : voir le coffre"
+    más menos mais plus moins più meno mehr weniger meer minder
+    steht liegt findet befindet
+    udløbet udløber forkert glemt ny nyt gammel gamle kort lang sikker svag stærk påkrævet ugyldig tom ændret
+    utløpt feil nytt gamle sterk svak påkrevd endret
+    greșită gresita incorectă incorecta expirată expirata prea scurtă scurta lungă lunga nouă noua veche obligatorie
+    necesară uitată schimbată
+    incorrecta obligatòria massa nova antiga curta llarga caducada oblidada
+    túl rossz hibás lejárt új régi rövid hosszú kötelező érvénytelen
+    salah lama terlalu pendek panjang wajib tamat lupa
+    mali mahaba maikli bago luma
+    si fupi ndefu mpya
+    λάθος λανθασμένος λανθασμένη λανθασμένο νέος νέα παλιός παλιά πολύ μικρός μεγάλος υποχρεωτικός
+    """.split()  # "see": "mot de passe : voir le coffre"; "steht": "Passwort: steht im Tresor"
 )
 _CLAUSE_GOES_ON = re.compile(
     r"[ \t]{1,3}(?!(?:for|now|today|yesterday|tomorrow|again|so|and|but|because|since|until|last|this|then|ok|okay)\b)[A-Za-z]"
 )
-_ANY_PIN_WORD = re.compile(r"pin|code|c(?:ó|o)digo|codice|kod|combo|combination|пин|пін|暗証|비밀", re.I)
+_ANY_PIN_WORD = re.compile(r"pin|code|c(?:ó|o)digo|codice|kod|combo|combination|пин|пін|暗証|비밀|पिन|سري|סודי", re.I)
 _ANY_PASSWORD_WORD = re.compile(  # a cheap look before the patterns above
     r"pass|pw|wort|contrase|senha|wacht|has|heslo|jelsz|senord|kode|passord|salasana|ifre|парол|密|口令|パスワード|暗証|비밀|비번|암호"
-    r"|sandi|kh(?:ẩ|a)u"
+    r"|sandi|kh(?:ẩ|a)u|parol|jelsz|kodeord|contrasenya|laluan|nenosiri|siri|κωδικ|συνθηματ|סיסמ|كلمة|पासवर्ड|รหัสผ่าน"
     r"|wi-?fi|wlan|wpa|router|network|r[ée]seau|red|rede|netz|netwerk|sieci|сети",
     re.I,
 )
@@ -248,6 +428,7 @@ def find_forms(text: str) -> list[Span]:
     return [
         *_stated_passwords(text), *_stated_pins(text), *_pgpass_lines(text), *_netrc_entries(text), *_client_logins(text),
         *_tool_passwords(text), *_table_columns(text), *_codes_under_heading(text), *_odd_cards(text), *_spoken_cards(text),
+        *_config_values(text), *_otp_seeds(text), *_next_line_values(text), *_user_password_pairs(text), *_card_codes(text),
     ]
 
 
@@ -262,6 +443,9 @@ def _value_span(m: re.Match, text: str) -> tuple[int, int]:
     return start, end
 
 
+_GREEK_CODE = re.compile(r"κωδικ(?:ός|ό|ού|οί)(?![ \t]+πρόσβασης)", re.I)
+
+
 def _stated_passwords(text: str) -> Iterator[Span]:
     if not _ANY_PASSWORD_WORD.search(text):
         return
@@ -273,6 +457,8 @@ def _stated_passwords(text: str) -> Iterator[Span]:
                 continue  # "reset my password to access the portal": a purpose, not a new password
             if rx is _PASS and (end - start < 6 or text[start:end].isdigit()):
                 continue  # "the ski pass is 3-day", "pass: 2024"
+            if text[start:end].isdigit() and _GREEK_CODE.match(text, m.start()):
+                continue  # Greek "κωδικός" alone is any code: "ο κωδικός της παραγγελίας είναι 48213" names an order
             if start > 0 and text[start - 1] in "\"'“`「" and (text[start].isspace() or text[end - 1].isspace()):
                 continue  # "`pass=` in a URL, `PIN`": between two code spans, not inside quotes
             yield (kind, start, end)
@@ -282,7 +468,7 @@ def _stated_pins(text: str) -> Iterator[Span]:
     if not _ANY_PIN_WORD.search(text):
         return
     for m in _PIN_STATED.finditer(text):
-        yield ("pin", *m.span(1))
+        yield ("pin", *m.span(1 if m.group(1) is not None else 4))
 
 
 def _pgpass_lines(text: str) -> Iterator[Span]:
@@ -319,6 +505,74 @@ def _tool_passwords(text: str) -> Iterator[Span]:
             if len(args) > where:
                 start = m.start(2) + args[where].start()
                 yield ("password-flag", start, start + len(args[where].group()))
+    if _ANY_TOOL.search(text):
+        for command, flag in _TOOL_FLAGS:
+            for line in command.finditer(text):
+                for m in flag.finditer(text, line.start(), line.end()):
+                    yield ("password-flag", *_value_span(m, text))
+
+
+def _config_values(text: str) -> Iterator[Span]:
+    """Values of config keys named like a secret where the name and the value stand apart: an XML element's name or
+    key attribute and its value attribute, an XML element's text, a Terraform variable's default, a Wi-Fi QR's P: field."""
+    if "<" in text and ">" in text:
+        for m in _XML_NAMED_VALUE.finditer(text):
+            if _names_a_secret(m.group(2)):
+                g = 3 if m.group(3) is not None else 4
+                yield ("config-secret", *m.span(g))
+        if "</" in text:
+            for m in _XML_ELEMENT.finditer(text):
+                if _names_a_secret(m.group(1)):
+                    yield ("config-secret", *m.span(2))
+    if "variable" in text:
+        for m in _TF_DEFAULT.finditer(text):
+            if _names_a_secret(m.group(1)):
+                yield ("config-secret", *m.span(2))
+    if "WIFI:" in text:
+        for m in _WIFI_QR.finditer(text):
+            start, end = m.span(1)
+            if text[start] == '"':
+                start, end = start + 1, end - 1
+            yield ("config-secret", start, end)
+
+
+def _otp_seeds(text: str) -> Iterator[Span]:
+    for m in _OTP_SEED.finditer(text):
+        value = m.group(1).rstrip("=")
+        letters = value.replace(" ", "").replace("\t", "")
+        if re.search(r"[2-7]", letters) or letters.isupper():  # not a plain lower-case word
+            yield ("otp-seed", *m.span(1))
+
+
+def _next_line_values(text: str) -> Iterator[Span]:
+    if "\n" in text:
+        for m in _NEXT_LINE.finditer(text):
+            yield ("password-made", *m.span(1))
+
+
+def _user_password_pairs(text: str) -> Iterator[Span]:
+    if " / " in text:
+        for m in _USE_PAIR.finditer(text):
+            yield ("login-pair", *m.span(1))
+
+
+def _card_codes(text: str) -> Iterator[Span]:
+    for m in _CARD_CODE_ABROAD.finditer(text):
+        yield ("card-cvv", *m.span(1))
+    for m in _CARD_EXPIRY_CODE.finditer(text):
+        if luhn(re.sub(r"\D", "", m.group(1))):
+            yield ("card-cvv", *m.span(2))
+
+
+def luhn(digits: str) -> bool:
+    """The Luhn checksum of a card number's digits."""
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
 
 
 def _odd_cards(text: str) -> Iterator[Span]:
@@ -396,14 +650,17 @@ def _column_kind(header: str) -> str | None:
         return "password-column"
     if words[-1] in _PASS_HEADERS:
         return "pass-column"
-    if any(w in _TOKEN_HEADERS for w in words) or re.fullmatch(r"(?:\w+[ _\-])?api[ _\-]?key", name):
+    if any(w in _TOKEN_HEADERS for w in words) or re.fullmatch(r"(?:\w+[ _\-])?(?:api|access|private)[ _\-]?key", name):
         return "token-column"
+    if any(w in _CREDENTIAL_HEADERS for w in words):
+        return "credential-column"
     return "pin" if any(w in _PIN_HEADERS for w in words) else None
 
 
 _HEADER_NAME = re.compile(r"[^\W_][\w .#/()\-]{0,29}|\"[^\W_][\w .#/()\-]{0,29}\"")  # a column's name, not a clause
 _HEADER_WORD = re.compile(
     r"pass|pw|wort|secret|token|key|pin|contrase|senha|wacht|has|heslo|парол|密|パスワード|비밀|senord|clave|ifre|salasana|kode|jelsz"
+    r"|cred|zugangsdaten|anmeldedaten|identifiants|inloggegevens"
     r"|sandi|kh(?:ẩ|a)u|비번|암호|口令",
     re.I,
 )
@@ -464,10 +721,19 @@ def _column_values(rows: list[tuple[int, str]], split: Cells) -> Iterator[Span]:
                 del columns[n]
             else:
                 columns[n] = "password-column"
-    for offset, _, cells in body:
+    for offset, row, cells in body:
         for n, kind in columns.items():
-            if n < len(cells) and cells[n][1] > cells[n][0]:
-                yield (kind, offset + cells[n][0], offset + cells[n][1])
+            if n >= len(cells) or cells[n][1] <= cells[n][0]:
+                continue
+            start, end = cells[n]
+            if kind == "credential-column":
+                cell = row[start:end]
+                if pair := _USER_AND_SECRET.fullmatch(cell):
+                    yield ("password-column", offset + start + pair.start(1), offset + start + pair.end(1))
+                elif _MADE_UP.fullmatch(cell):
+                    yield ("password-column", offset + start, offset + end)
+                continue
+            yield (kind, offset + start, offset + end)
 
 
 # ---------------------------------------------------------------------------------- recovery codes

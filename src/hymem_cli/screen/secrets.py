@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 
 from hymem_cli.screen.forms import NOT_A_VALUE_ABROAD, card_digits, find_forms, unwritten_script
+from hymem_cli.screen.forms import luhn as _luhn
 from hymem_cli.screen.wallet import find_seed_phrases
 
 # ---------------------------------------------------------------------------------- secrets
@@ -186,16 +187,6 @@ _IBAN_LENGTHS = {  # country -> IBAN length (the common ones; others pass with a
 }
 
 
-def _luhn(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
 def _is_card(digits: str) -> bool:
     return 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) is not None and len(set(digits)) > 1 and _luhn(digits)
 
@@ -269,6 +260,19 @@ def _looks_random(token: str) -> bool:
     return switches >= 0.3 and entropy >= 3.5
 
 
+# "$PASSWORD", "YOUR_API_KEY_HERE", "DB_PASSWORD": a variable or a constant's name stands for the value, it is not one
+_NAME_FOR_A_VALUE = re.compile(r"\$[A-Za-z_]\w*|[A-Z]+(?:_[A-Z]+)+")
+
+
+def _a_name(word: str) -> bool:
+    return _NAME_FOR_A_VALUE.fullmatch(word) is not None
+
+
+# A long run right after these is data or a digest, not a credential: an image or a font inlined in base64, an SSH
+# key's fingerprint ("SHA256:uNiV..."), a subresource integrity hash ("sha384-...")
+_DATA_OR_DIGEST = re.compile(r"(?:;base64,|(?<![A-Za-z0-9])(?:sha1|sha224|sha256|sha384|sha512|md5)[:\-])\Z", re.I)
+
+
 def _masked(word: str) -> bool:
     """A mask standing for a hidden value: "********", "XXXX-XXXX", "•••• ••••"."""
     return re.fullmatch(r"[*x.•#\-_]+(?: [*x.•#\-_]+)*", word, re.I) is not None
@@ -283,7 +287,7 @@ def _password_value(value: str) -> bool:
     if value.startswith(("<", "{{", "%(")) and value.rstrip(".,;:!?").endswith((">", "}}", ")s")):
         return False  # a placeholder: "<password>", "{{ db_pass }}", "%(password)s"
     word = value.lstrip("(").rstrip(".,;:!?)]}")  # "(see vault)" is read as "see"
-    if len(word) < 3 or word.startswith(("[REDACTED", "${", "$(")) or _masked(word):  # a placeholder, a variable, a mask
+    if len(word) < 3 or word.startswith(("[REDACTED", "${", "$(")) or _masked(word) or _a_name(word):  # a placeholder, a variable, a mask
         return False
     low = word.lower()
     if low in _NOT_A_VALUE or low in NOT_A_VALUE_ABROAD or unwritten_script(word):
@@ -327,10 +331,20 @@ def _secretish(value: str) -> bool:
     return letters and (digits or (bool(symbols) and any(c.isupper() for c in word)))
 
 
+def _made_up_strongly(value: str) -> bool:
+    """Eight or more characters with letters, digits and either both cases or a sign ("Stg-Db-Pass-3", "x9!kq#mp"), not
+    "Python3", "HTTP2" or "v1-beta2"."""
+    word = _value_word(value)
+    cases = any(c.isupper() for c in word) and any(c.islower() for c in word)
+    return len(word) >= 8 and any(c.isdigit() for c in word) and (cases or any(c in "!@#$%^&*+=?~" for c in word))
+
+
 def _field_value(value: str) -> bool:
     """The value of NAME=value where the name says password: anything but a placeholder, a reference or a plain no."""
     word = _value_word(value)
-    if len(word) < 3 or word.lower() in _NOT_A_VALUE or word.lower() in _PLACEHOLDERS:
+    if len(word) < 3 or word.lower() in _NOT_A_VALUE or word.lower() in _PLACEHOLDERS or word.lower() in NOT_A_VALUE_ABROAD:
+        return False
+    if _a_name(word):
         return False
     if word.startswith(("[REDACTED", "$", "<", "{{", "%(", "/", "~/", "./", "http://", "https://")) or _masked(word):
         return False
@@ -468,6 +482,8 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
                 continue
             if kind == "password" and _compared(text, value, end):
                 continue
+            if kind == "token" and _DATA_OR_DIGEST.search(text, max(0, start - 12), start):
+                continue
             if kind == "passphrase":
                 end = start + len(value.rstrip())
             if kind in _VALUE_KINDS:
@@ -488,10 +504,14 @@ _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "netrc": _field_value,
     "password-column": lambda v: _field_value(v) and not _DATE.fullmatch(v) and v.lower() not in _NOT_IN_A_COLUMN,
     "token-column": lambda v: _secret_field(v) and not re.search(r"\s", v) and not v.isdigit(),  # not "1,024 (2 calls)"
-    "pin": lambda v: re.fullmatch(r"\d{1,8}(?:[ \-]\d{1,8}){0,7}", v) is not None and 4 <= sum(c.isdigit() for c in v) <= 8,
+    "pin": lambda v: 4 <= len(card_digits(v)) <= 8 and (re.fullmatch(r"\d{1,8}(?:[ \-]\d{1,8}){0,7}", v) is not None
+                                                          or len(card_digits(v)) == len(re.findall(r"[^\W\d_]+", v))),  # spoken
     "card-number": lambda v: _is_card(card_digits(v)),
+    "config-secret": _field_value,
+    "otp-seed": lambda v: len(re.sub(r"[\s=]", "", v)) >= 16,
+    "login-pair": lambda v: _secretish(v) and _made_up_strongly(v),  # no login word before it: the value must say it
 }
-_FORM_KINDS = ("pgpass", "netrc", "password-column", "token-column", "password-made")  # kinds no pattern above has
+_FORM_KINDS = ("pgpass", "netrc", "password-column", "token-column", "password-made", "config-secret", "otp-seed")  # kinds no pattern above has
 _TRIMMED_FORMS = frozenset({"password", "password-made", "password-flag"})  # values that may end a sentence
 _DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}")
 _NOT_IN_A_COLUMN = frozenset("never unset reset changed same - — – ? ✓ ✗ x".split())
@@ -663,12 +683,16 @@ _SPACE = re.compile(r"\s")
 def _around(text: str, spans: list[tuple[int, int]], margin: int = 300) -> list[tuple[int, int]]:
     """Regions around `spans`, widened to whitespace so no token or "password is ..." is cut, merged."""
     regions: list[tuple[int, int]] = []
+    next_space = -1  # the whitespace the last forward look found: text without any is not read again for every span
     for start, end in sorted(spans):
         a, b = max(0, start - margin), min(len(text), end + margin)
-        while a > 0 and not _SPACE.match(text, a - 1):
+        floor = regions[-1][1] if regions else 0  # a region reaching back past the last one merges with it anyway
+        while a > floor and not _SPACE.match(text, a - 1):
             a -= 1
-        m = _SPACE.search(text, b)
-        b = m.start() if m else len(text)
+        if next_space < b:
+            m = _SPACE.search(text, b)
+            next_space = m.start() if m else len(text)
+        b = next_space
         if regions and a <= regions[-1][1]:
             regions[-1] = (regions[-1][0], max(regions[-1][1], b))
         else:
