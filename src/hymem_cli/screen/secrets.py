@@ -271,6 +271,7 @@ def _a_name(word: str) -> bool:
 # A long run right after these is data or a digest, not a credential: an image or a font inlined in base64, an SSH
 # key's fingerprint ("SHA256:uNiV..."), a subresource integrity hash ("sha384-...")
 _DATA_OR_DIGEST = re.compile(r"(?:;base64,|(?<![A-Za-z0-9])(?:sha1|sha224|sha256|sha384|sha512|md5)[:\-])\Z", re.I)
+_SRI_HASH = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,88}={0,2}\Z")
 
 
 def _masked(word: str) -> bool:
@@ -482,7 +483,7 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
                 continue
             if kind == "password" and _compared(text, value, end):
                 continue
-            if kind == "token" and _DATA_OR_DIGEST.search(text, max(0, start - 12), start):
+            if kind == "token" and (_DATA_OR_DIGEST.search(text, max(0, start - 12), start) or _SRI_HASH.match(value)):
                 continue
             if kind == "passphrase":
                 end = start + len(value.rstrip())
