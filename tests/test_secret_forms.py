@@ -423,6 +423,230 @@ def test_a_redaction_is_never_read_as_what_a_password_is_for():
         assert once.count("[REDACTED:") == 1 and redacted(once) == once
 
 
+# --- the fourth round: more languages, contractions, tools, config keys, OTP seeds, card codes, headings, columns
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("Ο κωδικός του wifi είναι Thalassa#9", "Thalassa#9"),  # Greek
+    ("הסיסמה לוויפי היא Tapuz-Zahav3", "Tapuz-Zahav3"),  # Hebrew, "for" glued to the noun
+    ("كلمة المرور للراوتر هي Sahara#2024", "Sahara#2024"),  # Arabic
+    ("รหัสผ่าน wifi คือ Mango-Sticky88", "Mango-Sticky88"),  # Thai
+    ("Parola de la wifi este Munte-Verde4", "Munte-Verde4"),  # Romanian
+    ("A wifi jelszava: Paprika-Piros5", "Paprika-Piros5"),  # Hungarian, a possessed form
+    ("Kodeordet til mailen er Hygge#Vinter3", "Hygge#Vinter3"),  # Danish
+    ("Passordet mitt er Nordlys-Is99", "Nordlys-Is99"),  # Norwegian, "my" after the noun
+    ("La contrasenya del wifi és Castanya-33", "Castanya-33"),  # Catalan
+    ("Kata laluan e-mel saya ialah Durian#Merah6", "Durian#Merah6"),  # Malay
+    ("Ang password ng wifi ay Sampaguita-21", "Sampaguita-21"),  # Filipino
+    ("Nenosiri la wifi ni Simba-Jua-7", "Simba-Jua-7"),  # Swahili
+    ("Пароль від роутера — Soniakh-12", "Soniakh-12"),  # Ukrainian "від"
+    ("Her password's Bramble-42, don't tell anyone", "Bramble-42"),  # "password's" as "password is"
+    ("Password (temporary): Kite-Runner-19", "Kite-Runner-19"),  # a note in brackets
+])
+def test_a_password_stated_in_more_languages_and_forms_is_redacted(text, secret):
+    assert_caught(text, secret)
+    assert redacted(text).startswith(text[:text.index(secret)] + "[REDACTED:")
+
+
+@pytest.mark.parametrize("text", [
+    "Ο κωδικός της παραγγελίας είναι 48213",  # Greek "κωδικός" alone with digits is any code
+    "Adgangskoden er udløbet", "Passordet er for kort", "A jelszó túl rövid", "la contraseña este año es difícil",
+    "the password's length is what matters", "Ξέχασα τον κωδικό μου", "שכחתי את הסיסמה שלי", "نسيت كلمة المرور",
+])
+def test_talk_about_a_password_in_those_languages_and_forms_is_kept(text):
+    assert_kept(text)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Password:\nQuiet-Harbor-64", "Password:\n[REDACTED:password-made]"),
+    ("Wi-Fi password\n\n  Marlin#Bay-3", "Wi-Fi password\n\n  [REDACTED:password-made]"),
+])
+def test_a_value_alone_on_the_line_after_its_label_is_redacted(text, expected):
+    assert redacted(text) == expected
+
+
+@pytest.mark.parametrize("text", ["Password\nreset", "Forgot password?\nClick-here-2", "Password:\nsee the vault",
+                                  "Change password\n\nSettings"])
+def test_a_plain_word_or_a_sentence_after_a_password_label_is_kept(text):
+    assert_kept(text)
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("пин-код от карты 4417", "4417"), ("ПІН-код картки: 3904", "3904"), ("Το PIN της κάρτας είναι 6671", "6671"),
+    ("El PIN de la targeta és 5108", "5108"), ("PIN# 8812 for the back door", "8812"), ("Door PIN#: 3307", "3307"),
+    ("my PIN is four seven seven one", "four seven seven one"), ("الرقم السري للبطاقة هو 7720", "7720"),
+])
+def test_a_pin_after_what_it_is_for_with_a_hash_or_spoken_is_redacted(text, secret):
+    assert redacted(text) == text.replace(secret, "[REDACTED:pin]")
+
+
+@pytest.mark.parametrize("text", ["PIN valid until 2027", "PIN for the year 2024", "the code of conduct 2023",
+                                  "PIN# of the board is 12", "my PIN is one of the two"])
+def test_a_year_a_short_number_or_plain_words_after_a_pin_word_are_kept(text):
+    assert_kept(text)
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("For the staging DB use app / Stg-Db-Pass-3", "Stg-Db-Pass-3"),
+    ("SSH into the jump box as ops / Jump-Box-55", "Jump-Box-55"),
+])
+def test_a_user_and_a_made_up_password_after_use_or_as_are_redacted(text, secret):
+    assert redacted(text) == text.replace(secret, "[REDACTED:login-pair]")
+
+
+@pytest.mark.parametrize("text", ["use python / Python3 for the scripts", "compare with tcp / HTTP2", "as we said / Phase-2 starts",
+                                  "with 2 / 3 of the votes"])
+def test_a_pair_without_a_made_up_value_is_kept(text):
+    assert_kept(text)
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("smbclient //nas/share -U alex%Samba-Pass-1", "Samba-Pass-1"),
+    ("smbclient -U 'office%Paper-Clip-8' //fs01/docs", "Paper-Clip-8"),
+    ("ldapsearch -x -D cn=admin,dc=example,dc=org -w LdapPw#1 -b dc=example,dc=org", "LdapPw#1"),
+    ("ldapmodify -x -D cn=admin,dc=corp -w 'Ldap!Mod42' -f change.ldif", "Ldap!Mod42"),
+    ("lftp -u deploy,Lftp-Push-3 sftp://upload.example.com", "Lftp-Push-3"),
+    ("ssh-keygen -t ed25519 -N 'Keygen-Phrase-2' -f ~/.ssh/id_deploy", "Keygen-Phrase-2"),
+    ("zip -P Zip-Secret-31 archive.zip notes.txt", "Zip-Secret-31"),
+    ("7z a -pSeven-Zip-44 backup.7z docs/", "Seven-Zip-44"),
+    ("keytool -genkey -alias app -keystore app.jks -storepass Store-Pass-88", "Store-Pass-88"),
+    ("xfreerdp /v:host /u:alex /p:Rdp-Pass-3", "Rdp-Pass-3"),
+    ("wpa_passphrase HomeNet 'Citrus Grove 8'", "Citrus Grove 8"),
+])
+def test_a_password_given_by_a_tools_documented_option_is_redacted(text, secret):
+    assert redacted(text) == text.replace(secret, "[REDACTED:password-flag]")
+
+
+def test_both_passwords_of_one_command_line_are_redacted():
+    assert redacted("ssh-keygen -p -P Old-Key-Pw1 -N New-Key-Pw2 -f ~/.ssh/id_rsa") == \
+        "ssh-keygen -p -P [REDACTED:password-flag] -N [REDACTED:password-flag] -f ~/.ssh/id_rsa"
+
+
+@pytest.mark.parametrize("text", [
+    "ssh-keygen -t ed25519 -N '' -f ~/.ssh/id_ci", "gpg --batch --passphrase-file ~/.gnupg/pass.txt -c notes.tar",
+    "keytool -list -keystore app.jks -storepass:env STORE_PASS", "zip -r archive.zip docs/ -x '*.tmp'", "7z x -o/tmp archive.7z",
+    "net use Z: \\\\fs01\\share /persistent:yes", "smbclient -L //nas -U alex", "zip -P $ZIP_PASS a.zip x",
+])
+def test_a_tool_without_a_password_or_given_a_reference_is_kept(text):
+    assert_kept(text)
+
+
+@pytest.mark.parametrize("text,secret", [
+    ('<property name="db.password" value="Xml-Prop-Pw7"/>', "Xml-Prop-Pw7"),
+    ('<add key="ApiSecret" value="Xml-Add-Key8"/>', "Xml-Add-Key8"),
+    ("<server><id>nexus</id><password>Maven-Pw-9</password></server>", "Maven-Pw-9"),
+    ('variable "db_password" {\n  default = "Tf-Default-Pw4"\n}', "Tf-Default-Pw4"),
+    ("WIFI:T:WPA;S:HomeNet;P:Citrus-Grove-8;;", "Citrus-Grove-8"),
+    ('WIFI:T:WPA2;S:Lab;P:"Lab Bench 42";;', "Lab Bench 42"),
+])
+def test_a_config_value_named_like_a_secret_is_redacted(text, secret):
+    assert redacted(text) == text.replace(secret, "[REDACTED:config-secret]")
+
+
+@pytest.mark.parametrize("text", [
+    "<passwordPolicy>strict</passwordPolicy>", "<tokenEndpoint>/oauth/token</tokenEndpoint>", '<add key="LogLevel" value="Debug"/>',
+    'variable "password_length" {\n  default = "16"\n}', "WIFI:S:Library;T:nopass;;", "WIFI:T:WPA;S:GuestNet;P:;;",
+    '<add key="ApiSecret" value="{{ secret }}"/>',
+])
+def test_config_values_that_name_no_secret_or_hold_a_placeholder_are_kept(text):
+    assert_kept(text)
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("TOTP seed: JBSWY3DPEHPK3PXP", "JBSWY3DPEHPK3PXP"), ("2FA seed for the VPN: JBSWY3DPEHPK3PXR", "JBSWY3DPEHPK3PXR"),
+    ("the TOTP seed is jbsw y3dp ehpk 3pxp", "jbsw y3dp ehpk 3pxp"),  # grouped by four, as apps show it
+])
+def test_an_authenticators_seed_is_redacted(text, secret):
+    assert redacted(text) == text.replace(secret, "[REDACTED:otp-seed]")
+
+
+@pytest.mark.parametrize("text", ["TOTP seed: rotatedeverymonth", "the TOTP code rotates every 30 seconds", "2FA key: see the safe"])
+def test_otp_words_without_a_base32_seed_are_kept(text):
+    assert_kept(text)
+
+
+@pytest.mark.parametrize("text,code", [
+    ("Kartennummer 5555 5555 5555 4444, gültig bis 04/27, Prüfnummer 318", "318"),
+    ("numéro de carte 4111 1111 1111 1111, cryptogramme 482", "482"),
+    ("Tarjeta 5555 5555 5555 4444, código de seguridad 913", "913"),
+    ("4111 1111 1111 1111 12/28 123", "123"),
+])
+def test_a_cards_code_by_its_name_abroad_or_after_its_expiry_is_redacted(text, code):
+    out = redacted(text)
+    assert out.endswith("[REDACTED:card-cvv]") and code not in out.rsplit(" ", 1)[-1], out
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Prüfnummer 318 des Geräts", "Prüfnummer 318 des Geräts"),  # no card on the line
+    ("Card 4111 1111 1111 1111 09/27 120 EUR", "Card [REDACTED:card-number] 09/27 120 EUR"),  # a price
+    ("order 4111 1111 1111 1112 10/25 100", "order 4111 1111 1111 1112 10/25 100"),  # the number is no card
+])
+def test_a_number_after_a_code_word_without_a_card_or_a_price_after_an_expiry_is_kept(text, expected):
+    assert redacted(text) == expected
+
+
+@pytest.mark.parametrize("text,codes", [
+    ("Recovery keys for Proton:\nABCD-EFGH-1234-5678\nQWER-TYUI-9876-5432", ["ABCD-EFGH-1234-5678", "QWER-TYUI-9876-5432"]),
+    ("Recovery key:\nA1B2-C3D4-E5F6-G7H8-J9K0", ["A1B2-C3D4-E5F6-G7H8-J9K0"]),
+    ("Reservkoder:\n1234-5678\n8765-4321", ["1234-5678", "8765-4321"]),
+    ("Záložní kódy:\n62817390\n11842057", ["62817390", "11842057"]),
+    ("Backup keys\nK7P2-QX9M-4RT8\nW3N6-ZB5V-8LC1", ["K7P2-QX9M-4RT8", "W3N6-ZB5V-8LC1"]),
+])
+def test_keys_and_codes_under_a_heading_in_more_forms_and_languages_are_redacted(text, codes):
+    out = redacted(text)
+    assert out.count("[REDACTED:backup-code]") == len(codes) and not any(c in out for c in codes), out
+
+
+@pytest.mark.parametrize("text", ["Recovery keys are stored in the safe; ask IT for them.\nRoom 2041 has the safe",
+                                  "Backup keys\nrotate them every year, see the runbook"])
+def test_a_keys_heading_without_keys_under_it_is_kept(text):
+    assert_kept(text)
+
+
+@pytest.mark.parametrize("sep", ["|", ".", "/"])
+def test_seed_words_joined_by_pipes_dots_or_slashes_are_redacted(sep):
+    seed = sep.join("legal winner thank year wave sausage worth useful legal winner thank yellow".split())
+    assert redacted(f"recovery phrase: {seed}") == "recovery phrase: [REDACTED:seed-phrase]"
+    assert_kept(sep.join(["zoo"] * 12))  # listed words, no wallet word, the checksum fails
+
+
+def test_a_credentials_column_loses_the_password_of_each_cell_and_keeps_references():
+    assert redacted("| system | credentials |\n|---|---|\n| vpn | alex / Vpn-Pw-88 |\n| jira | alex:Jira-Pw-55 |") == \
+        "| system | credentials |\n|---|---|\n| vpn | alex / [REDACTED:password-column] |\n| jira | alex:[REDACTED:password-column] |"
+    assert_kept("| service | credentials |\n|---|---|\n| jira | SSO |\n| vpn | in 1Password |")
+    assert_caught("name;access key;region\nbackup;AKX-8f2kQ9m3Lz;eu", "AKX-8f2kQ9m3Lz")
+    assert_kept("| region | access key |\n|---|---|\n| eu | rotated |")
+
+
+@pytest.mark.parametrize("text", [
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+    "SSH fingerprint SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+    'integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC"',
+    "Passwort: siehe Passwort-Manager", "Passwort: steht im Tresor", "PASSWORD=$PASSWORD docker compose up",
+    "api_key: YOUR_API_KEY_HERE",
+])
+def test_inlined_data_digests_references_and_placeholder_names_are_kept(text):
+    assert_kept(text)
+
+
+def test_a_long_random_run_after_other_words_is_still_a_token():
+    assert_caught("blob iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk", "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ")
+
+
+@pytest.mark.slow  # 50 KB and 200 KB without a space, full of secrets (about 5 s)
+def test_redacting_text_without_whitespace_grows_linearly():
+    """Each redaction's region was widened back to the last whitespace, which in text without any is its start."""
+    import time
+
+    seconds = []
+    for size in (50_000, 200_000):
+        text = "WIFI:P:" * (size // 7)
+        started = time.monotonic()
+        redacted(text)
+        seconds.append(time.monotonic() - started)
+    assert seconds[1] < 0.5 or seconds[1] / max(seconds[0], 0.05) < 9, seconds
+
+
 _DATA = Path(__file__).resolve().parent.parent / "bench" / "data" / "secrets"
 
 
