@@ -29,7 +29,28 @@ _LATIN_LOOKALIKES = str.maketrans({
     "ᴀ": "a", "ʙ": "b", "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ꜰ": "f", "ɢ": "g", "ʜ": "h", "ɪ": "i", "ᴊ": "j", "ᴋ": "k", "ʟ": "l",
     "ᴍ": "m", "ɴ": "n", "ᴏ": "o", "ᴘ": "p", "ǫ": "q", "ʀ": "r", "ꜱ": "s", "ᴛ": "t", "ᴜ": "u", "ᴠ": "v", "ᴡ": "w", "ʏ": "y",
     "ᴢ": "z", "ɑ": "a", "ɡ": "g", "ı": "i", "ȷ": "j", "ɩ": "i", "ʋ": "v", "ℓ": "l", "ꞵ": "b", "ɒ": "o", "ɛ": "e", "ʃ": "s",
+    "\u2800": " ",  # the Braille blank, a space that \s does not match
+    # Cherokee capitals (and their small forms, U+AB70 on) that look like Latin ones
+    **{chr(c): v for k, v in {"Ꭺ": "A", "Ᏼ": "B", "Ꮯ": "C", "Ꭰ": "D", "Ꭼ": "E", "Ꮐ": "G", "Ꮋ": "H", "Ꭻ": "J", "Ꮶ": "K", "Ꮮ": "L",
+                              "Ꮇ": "M", "Ꮲ": "P", "Ꮢ": "R", "Ꮪ": "S", "Ꭲ": "T", "Ꮩ": "V", "Ꮃ": "W", "Ꭹ": "Y", "Ꮓ": "Z"}.items()
+       for c in (ord(k), ord(k) - 0x13A0 + 0xAB70)},
+    # Lisu letters, which are Latin capitals in all but code point
+    **dict(zip("ꓮꓐꓚꓓꓰꓝꓖꓧꓲꓙꓗꓡꓟꓠꓳꓑꓣꓢꓔꓴꓦꓪꓫꓬꓜ", "ABCDEFGHIJKLMNOPRSTUVWXYZ")),
 })
+# Accents over Latin and Greek letters are read away ("desormais" and "désormais" are one word to the screen), and so
+# are combining marks left over after NFKC (Zalgo's stacked accents), on the text and on the patterns alike (`unaccent`).
+# Cyrillic letters keep theirs: "й" and "и" are two letters, and NFKC has already joined them.
+_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\ufe20-\ufe2f]")
+_UNACCENTED = {c: d[0] for c in map(chr, [*range(0xC0, 0x250), *range(0x370, 0x400), *range(0x1E00, 0x2000)])
+               if len(d := unicodedata.normalize("NFD", c)) > 1 and all(_MARKS.match(m) for m in d[1:])}
+_UNACCENT = str.maketrans(_UNACCENTED)
+
+
+def unaccent(text: str) -> str:
+    """Text with the accents over Latin and Greek letters taken off (é, ü, ç, ệ, ά as e, u, c, e, α), and stray combining marks."""
+    return _MARKS.sub("", text.translate(_UNACCENT))
+
+
 # Letters of other scripts that look Latin. A word made only of these, or mixing them with Latin letters, is read
 # as Latin ("Тhе" with Cyrillic Т and е); a word with any other letter of its script ("всегда") is left alone.
 _CONFUSABLE = {
@@ -91,10 +112,10 @@ def _latin_word(word: str, latin_text: bool) -> str:
 
 
 def fold_letters(text: str) -> str:
-    """NFKC, invisible characters gone, tag characters read as ASCII, look-alike letters Latin."""
+    """NFKC, invisible characters gone, tag characters read as ASCII, accents off, look-alike letters Latin."""
     text = _TAGS.sub(lambda m: chr(ord(m.group()) - 0xE0000), text)
     text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
-    text = _INVISIBLE.sub("", text).translate(_LATIN_LOOKALIKES)  # NFKC can make a joiner from a compatibility form
+    text = unaccent(_INVISIBLE.sub("", text).translate(_LATIN_LOOKALIKES))  # NFKC can make a joiner from a compatibility form
     latin_text = len(_ASCII_LETTER.findall(text)) >= len(_OTHER_SCRIPT.findall(text))
     return _WORD.sub(lambda m: _latin_word(m.group(), latin_text), text)
 
