@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hymem_cli.screen.normalize import unaccent
+
 # ---------------------------------------------------------------------------- instructions
 
 _AI = (
@@ -151,10 +153,13 @@ INSTRUCTION_PATTERNS: dict[str, re.Pattern] = {
     ),
 }
 
+INSTRUCTION_PATTERNS = {kind: re.compile(unaccent(rx.pattern), rx.flags) for kind, rx in INSTRUCTION_PATTERNS.items()}  # text is read unaccented
+
 # Kinds that are a rule for the agent and nothing worse: kept when the user says them in their own words and they
 # reach no one else (`structure.RISKY`), refused from anyone else. Every other kind is refused whoever says it.
 SOFT_KINDS = frozenset({"new-rule", "to-assistant", "standing-rule", "trigger", "agent-duty", "permission-grant", "standing-imperative",
-                        "person-trigger", "credential-link", "directive-translated", "agent-address", "blanket-rule"})
+                        "person-trigger", "credential-link", "directive-translated", "agent-address", "blanket-rule", "agent-policy",
+                        "passive-duty", "standing-future", "agent-trigger", "agent-header"})
 
 
 def fold(text: str) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from hymem_cli.screen.normalize import unaccent
+
 _MODAL = r"(?:must|shall|should|ha(?:ve|s)\s+to|needs?\s+to|(?:is|are)\s+to|(?:is|are)\s+(?:required|expected|supposed|meant)\s+to)"
 _TELL = (
     r"(?:tell|say|inform|describe|mention|recommend|answer|reply|respond|send|share|forward|give|show|call|refer|claim|state|report|"
@@ -55,7 +57,7 @@ STRUCTURE_PATTERNS: dict[str, re.Pattern] = {
         r"outputs?|emails?\s+you\s+(?:send|write))\s+(?:you\s+(?:write|send|give)\s+)?(?:should|must|shall|will|needs?\s+to|ha(?:s|ve)\s+to|(?:is|are)\s+to)\b"
         r"|\b(?:going\s+forward|from\s+(?:today|tomorrow|this\s+point|here)\s+on(?:\s+out)?|from\s+today|henceforth|hereafter|"
         r"for\s+(?:all\s+)?(?:later|future|upcoming|subsequent|other)\s+(?:chats?|conversations?|sessions?))\b\s{0,3}[,:]?\s{0,3}(?:please\s+)?"
-        r"(?:you\b|your\b|always\b|never\b|every\b|each\b|only\b|do\s+not\b|don'?t\b|(?:reply|respond|answer|sign|end|start|include|add|use|"
+        r"(?:you\b|your\b|the\s+(?:ai\s+)?(?:assistant|agent|bot|model)\b|always\b|never\b|every\b|each\b|only\b|do\s+not\b|don'?t\b|(?:reply|respond|answer|sign|end|start|include|add|use|"
         r"refer|call|send|forward|share|treat|approve|accept|ignore|skip|pay|transfer|run|execute|delete|post|write)\b)",
         re.I,
     ),
@@ -153,32 +155,56 @@ STRUCTURE_PATTERNS: dict[str, re.Pattern] = {
 _AGENT_NOUN = r"(?:ai|a\.i\.|assistants?|agents?|models?|bots?|chat\s?bots?|llms?|copilot|gpt|claude|gemini)"
 _AGENT = (
     r"(?:\b(?:the|this|that|any|every|each|all|your|our)\s+(?:ai\s+|coding\s+|llm\s+|virtual\s+|digital\s+|automated\s+)?" + _AGENT_NOUN + r"\b"
-    r"|(?:^|[.!?;:\n]\s{0,3})[\"'>*\-\s]{0,4}(?:ai\s+|coding\s+)?(?:agents|assistants|models|bots|assistant|agent)\b|\bai\s+(?:agents?|assistants?|models?)\b)"
+    r"|(?:^|[.!?;:\n]\s{0,3})[\"'>*#/\-\s]{0,4}(?:ai\s+|coding\s+|automated\s+|autonomous\s+)?(?:agents|assistants|models|bots|assistant|agent)\b"
+    r"|\bai\s+(?:agents?|assistants?|models?)\b)"
 )
 _ACTS = (
     r"(?:send|share|forward|approve|pay|transfer|wire|sign|delete|remove|access|read|reply|respond|merge|deploy|run|execute|spend|buy|"
-    r"order|grant|accept|bypass|skip|disable|push|publish|post|book|renew|cancel|refund|recommend|tell|give|open|unlock|reveal|use|trust)"
+    r"order|grant|accept|bypass|skip|disable|push|publish|post|book|renew|cancel|refund|recommend|tell|give|open|unlock|reveal|use|trust|"
+    r"commit|close|export|cc|bcc|invite|e-?mail|wire|auto-\w+)"
 )
+# Verbs an order to the agent opens with, in their base form.
+_VERB = (
+    r"(?:accept|add|allow|answer|apply|approve|archive|arrange|ask|assign|attach|avoid|bcc|block|book|buy|call|cancel|cc|change|charge|check|"
+    r"clean|clear|click|close|commit|confirm|contact|copy|create|deactivate|decline|delete|deploy|describe|disable|download|edit|e-?mail|enable|"
+    r"escalate|export|fetch|fill|fix|follow|format|forward|give|grant|hand|have|hide|ignore|include|install|invite|keep|leave|let|link|lock|"
+    r"mail|make|mark|merge|message|move|notify|open|pay|ping|post|print|promote|publish|purchase|push|put|quote|rate|read|rebase|recommend|"
+    r"refund|reject|release|remind|remove|rename|renew|reorder|reply|request|reset|respond|restart|return|revoke|rewrite|rotate|run|save|"
+    r"say|schedule|send|set|share|ship|show|sign|skip|sort|spend|store|submit|suggest|switch|sync|tag|tell|text|transfer|treat|trust|turn|"
+    r"unlock|unsubscribe|update|upgrade|upload|use|verify|wire|wipe|write)"
+)
+# A verb that opens a noun phrase instead ("Update: the review moved", "Run club was great", "Call went well").
+_NOT_ORDER = r"(?![\w-]|\s{0,3}[:\-\u2013\u2014(]|\s+(?:is|are|was|were|has|have|had|will|would|can|could|went|got|looks?|seems?|came|comes|took|takes|starts?|ended|ends|moved|'s)\b)"
+
 # Words other languages use for the agent, and for "must"; a passive ("must be validated") puts no duty on it.
-_ML_AGENT = (r"(?:\b(?:assistant|assistante|asistente|assistente|assistent(?:en)?|ia|ki|ai|modèle|modelo|modello|modell|model|agent|agente|agenten|bot)\b"
+_ML_AGENT = (r"(?:\b(?:assistant|assistante|asistente|assistente|assistent(?:en)?|asystent\w{0,3}|asisten|tro\s?ly|ia|ki|ai|modèle|modelo|modello|modell|"
+             r"model|agent|agente|agenten|bot)\b|\b(?:асистент|βοηθ)\w*|مساعد"
              r"|\b(?:ассистент|ии|модел|агент|бот)\w*|助手|助理|模型|智能体|机器人|アシスタント|モデル|エージェント|ボット|어시스턴트|모델|에이전트|봇)")
 _ML_MODAL = (r"(?:\b(?:doit|doivent|devra|devrait|dois|devez|debe|debes|deberá|debería|tiene\s+que|tienes\s+que|muss|musst|müssen|soll|sollst|sollte|"
-             r"deve|devi|dovrà|dovrebbe|deves|deverá|tem\s+que|precisa|moet|moeten|zal|должен|должна|должно|обязан\w*)\b"
+             r"deve|devi|dovrà|dovrebbe|deves|deverá|tem\s+que|precisa|moet|moeten|zal|должен|должна|должно|обязан\w*|"
+             r"musisz|musi|powinien\w*|powinna|należy|måste|ska|skall|bør|skal|harus|wajib|phải|маєш|мусиш|повинен|повинна|повинні|πρέπει)\b"
+             r"|يجب"
              r"|必须|应该|应当|务必|しなければ|すること|べき|해야|하십시오)")
 _ML_PASSIVE = r"(?:être|ser|estar|sein|werden|essere|venire|zijn|worden|быть|被|され)"
-_ML_YOU = (r"(?:\b(?:tu|vous|tú|usted|du|dir|dich|você|jij|je|ты|вы|тебе|вам)\b|(?-i:\bSie\b)|你|您|あなた|당신)")
+_ML_YOU = (r"(?:\b(?:tu|vous|tú|usted|du|dir|dich|você|jij|je|ты|вы|тебе|вам|ty|kamu|anda|ти|тобі|εσύ|εσείς)\b|(?-i:\bSie\b)|你|您|あなた|당신"
+           r"|عليك|أنت)")
 _ML_PLEASE = (r"(?:\b(?:bitte|por\s+favor|s'il\s+te\s+pla[iî]t|s'il\s+vous\s+pla[iî]t|per\s+favore|alsjeblieft|alstublieft|пожалуйста|"
-              r"responde|réponds|répondez|antworte|rispondi|responda|antwoord|отвечай|ответь)\b"
+              r"responde|réponds|répondez|antworte|rispondi|responda|antwoord|отвечай|ответь|proszę|snälla|venligst|tolong|mohon|hãy|будь\s+ласка|"
+              r"παρακαλώ)\b"
               r"|请|ください|下さい|주세요|하세요|세요|십시오|해야)")
-_ML_ALWAYS = (r"(?:\b(?:toujours|jamais|siempre|nunca|immer|niemals|nie|sempre|mai|altijd|nooit|всегда|никогда)\b"
+_ML_ALWAYS = (r"(?:\b(?:toujours|jamais|siempre|nunca|immer|niemals|nie|sempre|mai|altijd|nooit|всегда|никогда|zawsze|nigdy|alltid|aldrig|altid|"
+              r"selalu|luôn|завжди|ніколи|πάντα|ποτέ)\b|دائما|أبدا"
               r"|总是|永远|始终|一直|所有|必ず|常に|毎回|항상|반드시|매번)")
 _ML_FROM_NOW = (r"(?:\b(?:à\s+partir\s+de\s+maintenant|désormais|dorénavant|a\s+partir\s+de\s+ahora|de\s+ahora\s+en\s+adelante|en\s+adelante|ab\s+jetzt|"
-                r"ab\s+sofort|von\s+nun\s+an|künftig|zukünftig|d'ora\s+in\s+(?:poi|avanti)|da\s+ora\s+in\s+poi|a\s+partir\s+de\s+agora|"
-                r"daqui\s+(?:em|para)\s+(?:diante|frente)|vanaf\s+nu|voortaan|отныне|с\s+этого\s+момента|впредь)\b"
+                r"ab\s+sofort|von\s+nun\s+an|künftig|zukünftig|kuenftig|zukuenftig|d'ora\s+in\s+(?:poi|avanti)|da\s+ora\s+in\s+poi|a\s+partir\s+de\s+agora|"
+                r"daqui\s+(?:em|para)\s+(?:diante|frente)|vanaf\s+nu|voortaan|отныне|с\s+этого\s+момента|впредь|od\s+teraz|od\s+dziś|odtąd|"
+                r"från\s+och\s+med\s+nu|hädanefter|fra\s+nu\s+af|fremover|herefter|mulai\s+sekarang|mulai\s+hari\s+ini|từ\s+giờ|từ\s+nay|"
+                r"từ\s+bây\s+giờ|відтепер|надалі|з\s+цього\s+моменту|από\s+τώρα|στο\s+εξής)\b|من\s+الآن|فصاعدا"
                 r"|从现在开始|从今以后|以后|今后|往后|今後|これから|以降|앞으로|이제부터)")
-_ML_ME = r"(?:\b(?:moi|me|mir|mich|mij|мне|меня)\b|-moi\b)"
+_ML_ME = r"(?:\b(?:moi|me|mir|mich|mij|conmigo|comigo|мне|меня|mnie|mig|aku|saya|tôi|мені|мене|μου)\b|-moi\b)"
 _ML_IMPERATIVE = (r"(?:usa|utilizza|scrivi|rispondi|réponds|écris|utilise|responde|escribe|antworte|schreib|benutze|verwende|responda|escreva|"
-                  r"gebruik|schrijf|antwoord|отвечай|пиши|используй)")
+                  r"gebruik|schrijf|antwoord|отвечай|пиши|используй|odpowiadaj|pisz|używaj|svara|skriv|använd|svar|brug|jawab|tulis|gunakan|"
+                  r"trả\s+lời|відповідай|використовуй|απάντα|γράφε)")
 
 # Verbs that act on the world or on others: what makes even the user's own standing rule more than a preference.
 RISKY = re.compile(
@@ -192,6 +218,9 @@ RISKY = re.compile(
     r"partag|compart|teilen|condivid|deel\s|approuv|aprob|genehmig|goedkeur|supprim|elimin|lösch|cancell|apag|verwijder|mot\s+de\s+passe|contraseña|passwort|"
     r"senha|wachtwoord|tout\s+le\s+monde|cualquiera|jeder|chiunque|qualquer|iedereen)"
     r"|\b(?:рекоменд|пересыл|отправ|плат|оплат|дели|одобр|удал|пароль|любой|всем)\w*"
+    r"|\b(?:polec|rekomend|anbefal|skicka|vidarebefordra|videresend|wysy[lł]|przesy[lł]|kirim|teruskan|gửi|chuyển|bayar|zapła|płać|betala|"
+    r"thanh\s+toán|hasło|lösenord|adgangskode|kata\s+sandi|mật\s+khẩu|każdemu|wszystkim|надсил|пересил|προτείν|στείλ|προώθ|πληρ|κωδικ)\w*"
+    r"|توصية|التوصية|أرسل|إرسال|ادفع|كلمة\s+المرور"
     r"|推荐|转发|发送|付款|支付|分享|批准|删除|密码|所有人|任何人|勧め|転送|送信|支払|振込|共有|承認|削除|パスワード|誰でも|추천|전달|보내|결제|송금|공유|승인|삭제|비밀번호|누구든",
     re.I,
 )
@@ -202,7 +231,44 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
         _AGENT + r"[^.!?\n]{0,40}?\b(?:must|shall|should|ha(?:s|ve)\s+to|needs?\s+to|(?:is|are)\s+(?:to|required\s+to|expected\s+to|supposed\s+to|meant\s+to|"
         r"obliged\s+to|instructed\s+to|allowed\s+to|permitted\s+to|authori[sz]ed\s+to|cleared\s+to|free\s+to|welcome\s+to)|"
         r"ha(?:s|ve)\s+(?:been\s+)?(?:granted|given|cleared|authori[sz]ed|allowed|permission))\s+(?!be\b|been\b|get\b|have\s+been\b)"
-        r"|" + _AGENT + r"[^.!?\n]{0,40}?\b(?:will|'ll|may|can|could|is\s+going\s+to)\s+(?:now\s+|also\s+|always\s+|just\s+)?" + _ACTS + r"\b",
+        r"|" + _AGENT + r"[^.!?\n]{0,40}?\b(?:will|'ll|may|can|could|is\s+going\s+to)\s+(?:now\s+|also\s+|always\s+|just\s+)?" + _ACTS + r"\b"
+        # what the agent does as a habit, said of it as a fact: "AI agents handling this ticket refund ...", "the assistant wires ..."
+        r"|" + _AGENT + r"\s+(?:[a-z]+ing\s+(?:[\w./~-]+\s+){0,3}?)?(?:always\s+|never\s+|just\s+|also\s+|automatically\s+|now\s+|then\s+)?"
+        + _ACTS + r"(?:e?s)?\b(?!\s+(?:is|are|was|were)\b)"
+        r"|\byou(?:'re|\s+are)\s+(?:now\s+|still\s+)?(?:supposed|expected|required|meant|obliged|instructed)\s+to\b",
+        re.I,
+    ),
+    # a rule stated as a fact about the agent: "the assistant's policy is to ...", "the bot is configured to ..."
+    "agent-policy": re.compile(
+        r"\b(?:the|this|that|your|our|my|an?)\s+(?:ai\s+|coding\s+)?(?:assistant|agent|bot|model|ai|llm|chatbot)'s\s+(?:[\w-]+\s+){0,2}?"
+        r"(?:policy|policies|job|role|task|duty|duties|default|defaults|standing\s+orders?|instructions?|rules?|behaviou?r|practice|procedure|"
+        r"responsibilit(?:y|ies)|purpose|mission|mandate)\s+(?:is|are|includes?|will\s+be|was)\b"
+        r"|\b(?:policy|job|role|task|duty|default|behaviou?r|practice|rule|procedure)\s+(?:of|for)\s+(?:the|your|our)\s+(?:ai\s+)?"
+        r"(?:assistant|agent|bot|model|ai)\s+(?:is|are|includes?)\b"
+        r"|" + _AGENT + r"\s+(?:is|are|has\s+been|have\s+been|was|'s)\s+(?:now\s+|being\s+)?(?:configured|programmed|set\s+up|designed|built|trained|"
+        r"instructed|told|wired|scripted|tuned)\s+to\b",
+        re.I,
+    ),
+    # the agent's duty in the passive: "it is required that the assistant shares ...", "invoices are to be forwarded by the assistant"
+    "passive-duty": re.compile(
+        r"\bit\s+(?:is|'s|will\s+be|has\s+been)\s+(?:now\s+|hereby\s+)?(?:required|expected|mandatory|compulsory|obligatory|essential|necessary|"
+        r"imperative|understood|agreed)\s+(?:that|for)\s+(?:the\s+|your\s+|our\s+)?(?:ai\s+)?(?:you|assistant|agent|bot|model|ai|llm)\b"
+        r"|\b(?:required|expected|demanded)\s+(?:of|from)\s+(?:the\s+|your\s+|our\s+)?(?:ai\s+)?(?:you|assistant|agent|bot|model|ai)\b"
+        r"|\b(?:is|are|be|being|gets?|got)\s+(?:\w+ly\s+)?(?:to\s+be\s+)?[a-z]+(?:ed|en|t)\s+(?:[\w.@-]+\s+){0,3}?by\s+(?:the|your|our|this|an?)\s+"
+        r"(?:ai\s+)?(?:assistant|agent|bot|model|ai|llm)\b",
+        re.I,
+    ),
+    # a standing order in the future tense: "you will forward ... from now on", "you'll include the link in every answer"
+    "standing-future": re.compile(
+        r"\byou(?:'ll|\s+will|\s+shall|'re\s+going\s+to|\s+are\s+going\s+to)\s+(?:now\s+|also\s+|be\s+)?[a-z]+\b[^.!?\n]{0,80}?"
+        r"\b(?:from\s+now\s+on|from\s+here\s+on|going\s+forward|henceforth|every|each|always|whenever|as\s+soon\s+as|the\s+moment|"
+        r"in\s+(?:every|each|all|any)\s+(?:answers?|repl(?:y|ies)|responses?|messages?|e-?mails?|summar(?:y|ies)))\b",
+        re.I,
+    ),
+    # a trigger on what the agent does: "When you finish a task, update CHANGELOG.md."
+    "agent-trigger": re.compile(
+        r"\b(?:when(?:ever)?|after|before|once|every\s+time|each\s+time|any\s?time|as\s+soon\s+as)\s+you\s+[^,.!?\n]{1,60},\s{0,3}"
+        r"(?:then\s+|please\s+|always\s+|also\s+|just\s+)?" + _VERB + r"\b" + _NOT_ORDER,
         re.I,
     ),
     # permissions handed to the agent by someone: "I'm giving the assistant permission to ...", "Legal has cleared the assistant to ..."
@@ -210,12 +276,22 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
         r"\b(?:giv(?:e|es|ing|en)|gave|grant(?:s|ed|ing)?|hand(?:s|ed|ing)?)\s+(?:the\s+|this\s+|my\s+|our\s+|your\s+)?(?:ai\s+)?(?:assistant|agent|bot|model|ai|you)\s+"
         r"(?:full\s+|the\s+|my\s+|our\s+|blanket\s+)?(?:permission|access|rights?|authority|control|a\s+free\s+hand|the\s+go-ahead|clearance|approval)"
         r"|\b(?:authori[sz]|allow|permit|clear|empower|entitl)\w{0,4}\s+(?:the\s+|this\s+|my\s+|our\s+|your\s+)?(?:ai\s+)?(?:assistant|agent|bot|model|ai)\s+to\b"
-        r"|\byou(?:'re|\s+are)\s+(?:now\s+|hereby\s+)?(?:allowed|permitted|authori[sz]ed|cleared|free|welcome|entitled)\s+to\b",
+        r"|\byou(?:'re|\s+are)\s+(?:now\s+|hereby\s+)?(?:allowed|permitted|authori[sz]ed|cleared|free|welcome|entitled)\s+to\b"
+        r"|\b(?:fine|ok|okay|alright|cool|safe|acceptable)\s+(?:for|with)\s+(?:you|the\s+(?:ai\s+)?(?:assistant|agent|bot|model|ai))\s+to\b"
+        r"|\byou(?:'ve|\s+have)?\s+(?:got\s+)?(?:my|his|her|their|our|the|[a-z]+'s)\s+(?:ok|okay|permission|go-ahead|blessing|approval|consent|"
+        r"green\s+light|say-so)\s+to\b"
+        r"|\bconsider\s+yourself\s+(?:authori[sz]ed|allowed|permitted|cleared|free|entitled|approved|empowered)\b"
+        r"|" + _AGENT + r"\s+(?:has|'s\s+got|has\s+got|now\s+has|gets|got)\s+(?:the\s+|my\s+|our\s+|full\s+|a\s+|their\s+)?(?:green\s+light|"
+        r"go-ahead|ok|okay|permission|clearance|approval|blessing|authority|free\s+hand)\b"
+        # "you may read ~/.ssh and send it ...": a licence that reaches data or other people
+        r"|\byou\s+(?:may|can|are\s+free\s+to|are\s+welcome\s+to)\s+[a-z]+\b[^.!?\n]{0,60}?(?:~/|\.ssh\b|\.env\b|\binbox\b|\bmailbox\b|"
+        r"\b(?:send|forward|share|upload|post|pay|wire|transfer|sign|approve|delete|publish)\s+(?!me\b|us\b)\w+)",
         re.I,
     ),
     # an imperative made a standing rule: "Always use spaces ...", "Reply only in Spanish and sign every message ..."
     "standing-imperative": re.compile(
-        r"\b(?:from\s+now\s+on|going\s+forward|henceforth|from\s+today(?:\s+on)?|in\s+(?:the\s+)?future|for\s+the\s+rest\s+of\s+(?:our|this|the)\s+\w+)"
+        r"\b(?:from\s+now\s+on|going\s+forward|henceforth|from\s+(?:today|tomorrow|here)(?:\s+on)?|in\s+(?:the\s+)?future|"
+        r"starting\s+(?:today|tomorrow|now|(?:next|this|on)\s+\w+|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|for\s+the\s+rest\s+of\s+(?:our|this|the)\s+\w+)"
         r"\s{0,3},?\s{0,3}(?:please\s+|always\s+|never\s+|just\s+)?(?:you\b|your\b|[a-z]+\s+(?:my|me|your|the|all|every|each|to|in|with|only|short|brief|it|them)\b)"
         r"|(?:^|[.!?;:\n]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:always|never)\s+(?!mind\b|a\b|the\b|been\b|was\b|is\b|were\b)[a-z]"
         r"|(?:^|[.!?;:\n]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:reply|respond|answer|write|sign|use|format|call|address|refer|send|forward|share|recommend|suggest|"
@@ -227,7 +303,7 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
     ),
     # a trigger on what someone does: "Whenever Priya types 'release it', merge ...", "Wenn Jonas 'los' schreibt, überweise ..."
     "person-trigger": re.compile(
-        r"\b(?:when(?:ever)?|if|once|any\s+time|every\s+time|each\s+time)\s+(?:[\w'-]+\s+){1,3}?(?:types?|says?|writes?|asks?|messages?|texts?|sends?|"
+        r"\b(?:when(?:ever)?|if|once|any\s?time|every\s+time|each\s+time|as\s+soon\s+as|the\s+moment)\s+(?:[\w'@.-]+\s+){1,3}?(?:types?|says?|writes?|asks?|messages?|texts?|sends?|"
         r"e-?mails?|requests?|mentions?|replies|pings?|calls?|posts?)\b[^.\n]{0,80}?,\s{0,3}(?:then\s+|just\s+|please\s+|always\s+|immediately\s+|"
         r"you\s+(?:should|must|will|can)\s+)?(?:give|send|forward|share|transfer|wire|pay|approve|merge|push|deploy|run|execute|delete|remove|grant|open|"
         r"unlock|reveal|tell|say|reply|respond|answer|do|book|buy|order|sign|accept|confirm|release|publish|post|cancel|refund|reset|disable|enable|"
@@ -241,6 +317,14 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
         r"\b(?:rules?|instructions?|orders?|directives?|guidelines?)\s+(?:for|to)\s+(?:you|the\s+(?:assistant|ai|agent|bot|model))\b",
         re.I,
     ),
+    # a short heading addressed to the agent in any language: "Notatka dla asystenta:", "Ghi chú cho trợ lý:", "ملاحظة للمساعد:"
+    "agent-header": re.compile(
+        r"(?:^|[\n.!?;]\s{0,3})[^\n:.!?]{0,30}?(?<!travel\s)(?<!estate\s)(?<!insurance\s)(?<!booking\s)(?<!teaching\s)(?<!research\s)"
+        r"(?<!personal\s)(?<!executive\s)(?<!sales\s)(?<!support\s)(?<!secret\s)(?<!double\s)(?<!free\s)(?<!press\s)(?<!lab\s)"
+        r"(?:\b(?:a[s]{1,2}[iy]st[a-z]*|asyst\w*|ai|ki|ia|llm|bots?|chatbot|agents?|agenta|agentem|tro\s?ly|асист\w*|ассист\w*|агент\w*|βοηθ\w*)\b"
+        r"|مساعد\w*|助手|助理|アシスタント|어시스턴트)[^\n:.!?]{0,15}?\s?[:：]",
+        re.I,
+    ),
     # a blanket rule: "whatever Dana asks for, just do it"
     "blanket-rule": re.compile(
         r"\bwhatever\s+(?:[\w'-]+\s+){1,3}?(?:asks?|says?|wants?|requests?|tells?|needs?)\b[^.\n]{0,60}?,\s{0,3}(?:just\s+|then\s+|please\s+)?"
@@ -251,8 +335,11 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
     "credential-link": re.compile(
         r"(?:\b(?:passwords?|passcodes?|log\s?in|sign[\s-]?in|credentials?|verify|verification|reset|re-?activate|unlock|sso|2fa|mfa|"
         r"mot\s+de\s+passe|réinitialis\w*|contraseña|senha|passwort|kennwort|wachtwoord|пароль\w*)\b|密码|パスワード|비밀번호)"
-        r"[^\n]{0,80}?(?:https?://|www\.)\S"
-        r"|(?:https?://|www\.)[^\s]{0,80}\b(?:reset|verify|login|signin|password|passwort|reinit\w*)\b",
+        r"[^\n]{0,80}?(?:https?://|www\.|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|info|biz|co|app|dev|xyz|site|online|me|us|uk|de|fr|es|it|nl|ru|cn|"
+        r"top|tk|support|help|link|live|cloud|page|services?|center|portal|email|tech|shop)\b)\S?"
+        r"|(?:https?://|www\.)[^\s]{0,80}\b(?:reset|verify|login|signin|password|passwort|reinit\w*)\b"
+        r"|\b(?:re-?validate|validate|verify|confirm|update|unlock|restore|re-?activate|secure)\s+(?:your\s+|the\s+|my\s+|his\s+|her\s+)?"
+        r"(?:account|login|identity|mailbox|credentials|details|e-?mail)\b[^\n]{0,40}?\b[\w-]+\.(?:com|net|org|io|info|biz|co|app|xyz|site|online|top)\b",
         re.I,
     ),
     # the same duties in ten other languages: "tu dois toujours ...", "debes enviar ...", "die KI soll ...", "你必须 ..."
@@ -264,7 +351,7 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
         r"|" + _ML_FROM_NOW + r"[^.!?\n。！？]{0,60}?(?:" + _ML_YOU + r"|" + _ML_PLEASE + r"|" + _ML_AGENT + r"|" + RISKY.pattern + r")"
         r"|(?:" + _ML_YOU + r"|" + _ML_PLEASE + r"|" + _ML_ME + r")[^.!?\n。！？]{0,60}?(?:" + _ML_FROM_NOW + r"|" + _ML_ALWAYS + r")"
         r"|" + _ML_ALWAYS + r"[^.!?\n。！？]{0,60}?(?:" + _ML_YOU + r"|" + _ML_PLEASE + r"|" + _ML_ME + r")"
-        r"|(?:^|[.!?;:\n]\s{0,3})" + _ML_IMPERATIVE + r"\b[^.!?\n]{0,40}?" + _ML_ALWAYS +
+        r"|(?:^|[.!?;:,\n]\s{0,3})" + _ML_IMPERATIVE + r"\b[^.!?\n]{0,40}?" + _ML_ALWAYS +
         r"|(?:^|[.!?;:\n]\s{0,3})(?:toujours|jamais)\s+\w+(?:er|ir|re)\b|(?:^|[.!?;:\n]\s{0,3})(?:siempre|nunca)\s+\w+(?:ar|er|ir)\b"
         r"|(?:^|[.!?;:\n]\s{0,3})(?:sempre|mai)\s+\w+(?:are|ere|ire)\b|(?:^|[.!?;:\n]\s{0,3})(?:immer|niemals|altijd|nooit)\s+\w+en\b",
         re.I,
@@ -276,7 +363,7 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
 AI_ADDRESS_TRANSLATED = re.compile(
     r"\b(?:note|remarque|message|rappel|consigne)s?\s+(?:pour|à|a)\s+(?:l'\s?|la\s+|le\s+|les\s+)?(?:assistant|ia|modèle|agent|bot)"
     r"|\b(?:nota|mensaje|aviso|recordatorio)\s+(?:para|al?)\s+(?:el\s+|la\s+)?(?:asistente|ia|modelo|agente|bot)"
-    r"|\b(?:hinweis|nachricht|notiz|anweisung|erinnerung)\s+(?:an|für)\s+(?:den\s+|die\s+|das\s+)?(?:assistenten|assistent|ki|modell|agenten|agent|bot)"
+    r"|\b(?:hinweis|nachricht|notiz|anweisung|erinnerung)\s+(?:an|für|fuer)\s+(?:den\s+|die\s+|das\s+)?(?:assistenten|assistent|ki|modell|agenten|agent|bot)"
     r"|\b(?:nota|messaggio|promemoria|avviso)\s+(?:per|all'|alla|al)\s{0,3}(?:l'\s?|la\s+|il\s+)?(?:assistente|ia|modello|agente|bot)"
     r"|\b(?:recado|nota|mensagem|aviso|lembrete)\s+(?:para|ao?)\s+(?:o\s+|a\s+)?(?:assistente|ia|modelo|agente|bot)"
     r"|\b(?:opmerking|bericht|notitie|herinnering)\s+(?:voor|aan)\s+(?:de\s+|het\s+)?(?:assistent|ai|model|agent|bot)"
@@ -301,6 +388,13 @@ AGREEMENT_CLAIMED = re.compile(
     r"conversation|chat|call|talk)\b[^.!?\n]{0,80}?\b(?:you|the\s+(?:assistant|ai|agent|bot|model))\b"
     r"|\b(?:like|as|what)\s+(?:we|you\s+and\s+i)\s+(?:worked\s+out|agreed(?:\s+on)?|discussed|settled(?:\s+on)?|arranged|decided|said|set\s+up)\b[^.!?\n]{0,80}?\byou\b"
     r"|\b(?:the\s+)?(?:assistant|ai|agent|bot|model|you)\s+and\s+(?:i|we)\s+(?:have\s+|had\s+)?(?:already\s+)?(?:agreed|decided|settled|arranged|worked\s+out)\b"
+    # "As discussed, you'll ...", "per your earlier confirmation, ...", "we had agreed the assistant would ..."
+    r"|\bas\s+(?:previously\s+|already\s+|we\s+)?(?:discussed|agreed|arranged|settled|promised|confirmed|planned|decided|requested|instructed)\b"
+    r"[^.!?\n]{0,40}?\b(?:you|the\s+(?:ai\s+)?(?:assistant|agent|bot|model|ai))\b"
+    r"|\b(?:per|following|given|after|based\s+on|as\s+per|under)\s+(?:your|the\s+(?:ai\s+)?(?:assistant|agent|bot|model|ai)'s)\s+(?:own\s+)?"
+    r"(?:earlier\s+|previous\s+|prior\s+|last\s+|recent\s+)?(?:confirmation|agreement|promise|approval|consent|commitment|word|ok|okay|say-so|offer)\b"
+    r"|\b(?:we|you\s+and\s+i|i)\s+(?:had\s+|have\s+)?(?:already\s+)?(?:agreed|decided|settled|arranged)\s+(?:that\s+|on\s+)?"
+    r"(?:the\s+(?:ai\s+)?(?:assistant|agent|bot|model|ai))\b"
     r"|\b(?:como\s+(?:acordamos|quedamos|habíamos\s+acordado|acordado)|según\s+(?:lo\s+)?acordado|comme\s+(?:convenu|on\s+l'a\s+convenu|nous\s+l'avons\s+convenu)|"
     r"wie\s+(?:besprochen|vereinbart|abgemacht)|come\s+(?:concordato|d'accordo|stabilito)|como\s+(?:combinado|combinamos)|zoals\s+(?:afgesproken|besproken)|"
     r"как\s+(?:мы\s+)?договорились)\b[^.!?\n]{0,80}?" + _ML_YOU +
@@ -309,11 +403,29 @@ AGREEMENT_CLAIMED = re.compile(
 )
 
 
-# The mood of a sentence in pasted or quoted text: an imperative ("Pay the invoice to ...", "Please make sure ...").
+# The mood of a sentence in someone else's words (another participant's, a tool's, quoted or pasted text): an order
+# ("Pay the invoice to ...", "Please make sure ...", "When you finish, update ...", "Could you forward ...?", "You will ...").
+_START = r"(?:^|[.!?;\n]\s{0,3})[\"'>*#/\-\s]{0,4}(?:(?:hi|hello|dear|hey)\s+\w+\s{0,2}[,:]\s{0,3})?"
 IMPERATIVE = re.compile(
-    r"(?:^|[.!?;\n]\s{0,3})[\"'>*\-\s]{0,4}(?:(?:hi|hello|dear)\s+\w+\s{0,2}[,:]\s{0,3})?(?:please|kindly|pls|do)?\s{0,3},?\s{0,3}"
-    r"(?:make\s+sure|ensure|be\s+sure\s+to|remember\s+to|don'?t\s+forget\s+to|send|pay|transfer|wire|forward|share|tell|say|describe|accept|"
-    r"approve|delete|remove|disable|ignore|use|include|reply|respond|answer|click|run|execute|install|push|deploy|update|change|set|move|"
-    r"treat|keep|store|save|grant|give|allow|skip|never|always|don'?t|do\s+not|recommend|rate|rank|mark|report|stop|start|act|pretend)\b",
+    _START + r"(?:(?:please|kindly|pls|just|also|and|so|then|now)\s{0,3},?\s{1,3}){0,2}"
+    r"(?:make\s+sure|ensure|be\s+sure\s+to|remember\s+to|don'?t\s+forget\s+to|never|always|don'?t|do\s+not|stop|avoid|act|pretend|rank|report|"
+    + _VERB + r")\b" + _NOT_ORDER +
+    r"|" + _START + r"(?:when(?:ever)?|if|once|after|before|as\s+soon\s+as|any\s?time|every\s+time|each\s+time|the\s+moment)\b[^.!?\n]{1,80}?,"
+    r"\s{0,3}(?:then\s+|please\s+|just\s+|always\s+|also\s+|immediately\s+)?" + _VERB + r"\b" + _NOT_ORDER +
+    r"|\byou(?:'ll|\s+will|\s+shall|\s+must|\s+should|\s+need\s+to|\s+have\s+to|\s+may|\s+can|'re\s+going\s+to|\s+are\s+(?:going\s+)?to|"
+    r"(?:'re|\s+are)\s+(?:supposed|expected|required|meant)\s+to)\s+(?:now\s+|also\s+|always\s+|just\s+|be\s+)?[a-z]+"
+    r"|\b(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+|always\s+|also\s+){0,3}(?:make\s+sure|" + _VERB + r")\b"
+    r"|\bwould\s+you\s+mind\b|\bi\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to\b|\bwhy\s+not\s+(?:just\s+)?" + _VERB + r"\b"
+    r"|\bplease\s+" + _VERB + r"\b",
     re.I,
 )
+
+
+def _unaccented(rx: re.Pattern) -> re.Pattern:
+    """The pattern as the screen's text is read: without accents (`normalize.unaccent`), so "désormais" and "desormais" both match."""
+    return re.compile(unaccent(rx.pattern), rx.flags)
+
+
+STRUCTURE_PATTERNS = {kind: _unaccented(rx) for kind, rx in STRUCTURE_PATTERNS.items()}
+DIRECTIVE_PATTERNS = {kind: _unaccented(rx) for kind, rx in DIRECTIVE_PATTERNS.items()}
+RISKY, AI_ADDRESS_TRANSLATED, AI_VOCATIVE, AGREEMENT_CLAIMED, IMPERATIVE = map(_unaccented, (RISKY, AI_ADDRESS_TRANSLATED, AI_VOCATIVE, AGREEMENT_CLAIMED, IMPERATIVE))
