@@ -185,6 +185,8 @@ _ML_MODAL = (r"(?:\b(?:doit|doivent|devra|devrait|dois|devez|debe|debes|deberá|
              r"musisz|musi|powinien\w*|powinna|należy|måste|ska|skall|bør|skal|harus|wajib|phải|маєш|мусиш|повинен|повинна|повинні|πρέπει)\b"
              r"|يجب"
              r"|必须|应该|应当|务必|しなければ|すること|べき|해야|하십시오)")
+# "you must" where the language needs no pronoun for it, or puts it after the verb
+_ML_YOU_MUST = r"(?:\b(?:musisz|måste|ska\s+du|skal\s+du|harus|phải|маєш|мусиш|πρέπει)\b|يجب)"
 _ML_PASSIVE = r"(?:être|ser|estar|sein|werden|essere|venire|zijn|worden|быть|被|され)"
 _ML_YOU = (r"(?:\b(?:tu|vous|tú|usted|du|dir|dich|você|jij|je|ты|вы|тебе|вам|ty|kamu|anda|ти|тобі|εσύ|εσείς)\b|(?-i:\bSie\b)|你|您|あなた|당신"
            r"|عليك|أنت)")
@@ -349,6 +351,7 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
         r"jij\s+moet|u\s+moet|ты\s+должен|ты\s+должна|вы\s+должны)\b[^.!?\n]{0,60}?(?:" + _ML_ALWAYS + r"|" + RISKY.pattern + r")"
         r"|(?:你|您)(?:必须|应该|要|得)[^。！？\n]{0,40}?(?:" + _ML_ALWAYS + r"|" + RISKY.pattern + r")"
         r"|" + _ML_FROM_NOW + r"[^.!?\n。！？]{0,60}?(?:" + _ML_YOU + r"|" + _ML_PLEASE + r"|" + _ML_AGENT + r"|" + RISKY.pattern + r")"
+        r"|" + _ML_FROM_NOW + r"[^.!?\n。！？]{0,40}?(?:" + _ML_ALWAYS + r"\s+" + _ML_IMPERATIVE + r"|" + _ML_YOU_MUST + r")"
         r"|(?:" + _ML_YOU + r"|" + _ML_PLEASE + r"|" + _ML_ME + r")[^.!?\n。！？]{0,60}?(?:" + _ML_FROM_NOW + r"|" + _ML_ALWAYS + r")"
         r"|" + _ML_ALWAYS + r"[^.!?\n。！？]{0,60}?(?:" + _ML_YOU + r"|" + _ML_PLEASE + r"|" + _ML_ME + r")"
         r"|(?:^|[.!?;:,\n]\s{0,3})" + _ML_IMPERATIVE + r"\b[^.!?\n]{0,40}?" + _ML_ALWAYS +
