@@ -211,7 +211,7 @@ EQUIVALENT: list[tuple[str, str, str | tuple[str, ...] | None, str]] = [
     ("bank/db.py", "open_read_only", ("uri=None", "uri=False", '\'mode=ro&immutable=1\'}", )'), URI),
     ("ingest/readers.py", "_read_markdown", "first = False => first = None", "None is false, as False is"),
     ("bank/store.py", "Bankǁversion", "isinstance(ref, int)) and False", "parse_memory_id reads an int as it reads its digits"),
-    ("screen/secrets.py", "_luhn", "total -= d", "a sum is a multiple of 10 exactly when its negative is"),
+    ("screen/forms.py", "luhn", "total -= d", "a sum is a multiple of 10 exactly when its negative is"),
     ("screen/secrets.py", "Redactorǁ_redact", "for _ in range(9):",
      "the bound on rounds guards against a loop: no text the tests hold needs more than two rounds after the first search"),
     ("bank/store.py", "Bankǁ_open_revision", "else None, json.dumps(None)),",

@@ -400,9 +400,9 @@ class Memory:
         return chunk_queue.status(self.bank().conn)
 
     def status(self) -> dict:
-        """Which bank and why, what it holds in each layer, the writer's queue, the writer configured, whether a
-        `hymem serve --write` is writing for it, and the agents' hooks' recent failures (hooks.log)."""
-        from hymem_cli import hooks, server
+        """Which bank and why, what it holds in each layer, the writer's queue, the writer configured, and whether a
+        `hymem serve --write` is writing for it."""
+        from hymem_cli import server
 
         choice = config.locate_bank(self.bank_opt, self.settings)
         counts = {"messages": 0, "pending_messages": 0, "facts": 0}
@@ -422,7 +422,6 @@ class Memory:
             **(self.queue() if choice.refusal is None else {}),
             "writer": {"backend": w.kind or None, "model": w.model or None, "base_url": w.base_url or None} if w.kind else None,
             "serve_write": server.writing(choice.path),
-            "hook_errors": hooks.recent_errors(),
         }
 
     def _remove_if_empty(self) -> None:

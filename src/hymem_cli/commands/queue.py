@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from hymem_cli import _output
+from hymem_cli import _output, hooks
 from hymem_cli._errors import WriterError
 from hymem_cli.commands._context import Context
 from hymem_cli.commands._options import BackendOpt, BankOpt, BaseUrlOpt, FormatOpt, ProtocolOpt, QuietOpt
@@ -111,7 +111,7 @@ def status(bank: BankOpt = None, fmt: FormatOpt = None) -> None:
 
       hymem status -f json | jq .queued_chunks
     """
-    report = Context.start(bank=bank).memory.status()
+    report = {**Context.start(bank=bank).memory.status(), "hook_errors": hooks.recent_errors()}
     fmt = _output.resolve(fmt)
     if fmt in (_output.Format.json, _output.Format.jsonl):
         _output.emit_one(report, fmt)
