@@ -141,11 +141,14 @@ INSTRUCTION_PATTERNS: dict[str, re.Pattern] = {
     ),
     # the same, in other languages
     "override-translated": re.compile(
-        r"\b(?:ignora|ignorad|ignore\s+(?:toutes\s+)?(?:les|tes|vos)|ignorez|ignorer|ignoriere|ignorieren|olvida|olvide|oublie|oubliez|"
+        r"\b(?:ignora|ignorad|ignorate|ignorare|ignori|ignore\s+(?:toutes\s+)?(?:les|tes|vos|todas|todos|as|os)|ignorem|ignorez|ignorer|"
+        r"ignoriere|ignorieren|olvida|olvide|oublie|oubliez|desconsider[ae]m?|dimentica|dimenticate|"
         r"vergiss|vergessen\s+sie|negeer|esque[çc]a|descarta|missachte)\s+(?:\w+\s+){0,3}?"
         r"(?:instrucciones|instruções|instrucoes|istruzioni|anweisungen|instruktionen|instructies|consignes|indicaciones|reglas|"
         r"règles|regeln|regole|befehle|instructions\s+(?:précédentes|antérieures))\b"
         r"|(?:忽略|无视|忽视|忘记|忘掉|無視).{0,8}?(?:指令|指示|提示|规则|規則|说明|命令)"
+        r"|(?:지시|지침|명령|규칙|프롬프트)\w{0,3}\s{0,2}(?:을|를)?\s{0,2}"  # Korean: asked to ignore or forget, not telling it was
+        r"(?:무시\s{0,2}(?:하세요|하십시오|하라|해라|해\s{0,2}주세요|해줘|해\b)|잊(?:으세요|으십시오|어라|어\s{0,2}주세요|어버려|어\b))"
         r"|(?:指令|指示|命令|ルール|プロンプト).{0,4}?(?:無視|忘れ)"
         r"|从现在开始.{0,6}?(?:你|必须|总是|永远)"
         r"|(?:игнорир|забуд|забыв)\w*\s+(?:\w+\s+){0,2}?(?:инструкци|указани|правил)\w*",
