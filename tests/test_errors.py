@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import sqlean
-from conftest import SEED, as_if_typed, one_error_line, snapshot
+from conftest import SEED, as_if_typed, one_error_line, raw_sql, snapshot
 
 NEW = "Sam: I work at a bakery in Ballard.\n"  # text the seed does not have, so a stored chunk shows
 
@@ -433,11 +433,15 @@ def test_bank_path_is_a_directory(cli, home, tmp_path):
     (("apply", "-"), ops_text({"op": "add", "text": "Alex likes tea."})),
     (("search", "Seattle"), None),
 ], ids=["add", "apply", "search"])
-def test_embedder_mismatch(cli, home, monkeypatch, args, input):
+def test_embedder_mismatch(cli, home, monkeypatch, tmp_path, args, input):
+    """A bank made with a model folder is used only with embed.model naming that folder (a packaged model the bank
+    names is used whatever embed.model says: test_reembed.py)."""
     seeded = cli("add", "--raw", "-", input=SEED)  # HYMEM_EMBED_MODEL=hash, from quiet_env
     assert seeded.exit_code == 0, seeded.stderr
+    folder = tmp_path / "their-model"
+    raw_sql(home / "bank.db", f"UPDATE meta SET value = '{folder}' WHERE key = 'embed_model'")
     monkeypatch.delenv("HYMEM_EMBED_MODEL")  # back to the default, all-MiniLM-L6-v2
-    fails(cli, home / "bank.db", 5, *args, input=input, needles=("hash", "all-MiniLM-L6-v2"))
+    fails(cli, home / "bank.db", 5, *args, input=input, needles=("their-model", "all-MiniLM-L6-v2"))
 
 
 # ------------------------------------------------------------------------ config and queries
