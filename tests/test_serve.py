@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -214,3 +215,17 @@ def test_serve_refuses_a_socket_directory_it_cannot_trust(cli, env, tmpdir_here,
     refused = cli("serve")
     one_error_line(refused, 5, str(socket_dir), needle, "refusing to serve", "hint:")
     assert list(socket_dir.iterdir() if socket_dir.is_dir() else []) == []  # no socket was made there
+
+
+def test_a_recall_answered_by_the_server_is_counted_there_and_a_plain_search_is_not(cli, env, start_server):
+    from hymem_cli.memory import Memory
+
+    assert cli("add", "--raw", str(ALEX_JSONL)).exit_code == 0
+    proc = start_server()
+    assert cli("search", "Seattle", "-f", "jsonl").jsonl()  # a person's search: no recall
+    with Memory.start() as memory:
+        text, handed = memory.recall("Where does Alex live? Seattle?", 600)
+    assert handed and "answered 2 searches" in stop(proc)  # the recall was the server's too
+    conn = sqlite3.connect(env / "bank.db")
+    assert conn.execute("SELECT count(*), sum(times) FROM recalls").fetchone() == (len(handed), len(handed))
+    conn.close()

@@ -247,11 +247,12 @@ class Memory:
     # -- reading ------------------------------------------------------------------------------
 
     def search(self, query: str, limit: int | None = None, flt: SearchFilter | None = None, *, ask_server: bool | None = None,
-               min_score: float | None = None, ranking: dict | None = None) -> list[dict]:
+               min_score: float | None = None, ranking: dict | None = None, recalled: bool = False) -> list[dict]:
         """Memories best matching `query` by words and by meaning, ranked as search.* says (changed by `ranking`, a
         client's as `hymem serve` receives it), none scoring below the floor (search.min_score, or `min_score`). A
         running `hymem serve` for the bank answers first when search.server (or `ask_server`) allows; else the search
-        runs here."""
+        runs here. `recalled`: the current hits are handed to an agent, and counted as recalled (Bank.count_recalls)
+        where the search runs."""
         from hymem_cli.bank.search import Ranking, SearchFilter
         from hymem_cli.bank.search import search as search_bank
 
@@ -267,12 +268,15 @@ class Memory:
 
             from hymem_cli import server
 
-            hits = server.ask(bank.path, {"query": query, "limit": n, "filter": asdict(flt), **how.asdict()})
+            hits = server.ask(bank.path, {"query": query, "limit": n, "filter": asdict(flt), **how.asdict(), "recalled": recalled})
             if hits is not None:
                 return hits
         if bank.embedder is None and bank.embed_model is not None:
             self.bind_embedder(bank)
-        return search_bank(bank, query, n, flt, how)
+        hits = search_bank(bank, query, n, flt, how)
+        if recalled and flt.as_of is None:
+            bank.count_recalls([h["id"] for h in hits if h.get("status", "current") == "current"])
+        return hits
 
     def check_revision(self, rev: int) -> int:
         return self.bank().check_revision(rev)
@@ -600,10 +604,8 @@ class Memory:
 
         if budget <= 0 or not prompt.strip() or not self.bank_path.exists():
             return "", []
-        hits = [m for m in self.search(prompt) if m.get("status", "current") == "current"]
-        text, handed = framed("Memories hymem holds that may bear on this prompt (best match first):", hits, budget)
-        self.bank().count_recalls([m["id"] for m in handed])
-        return text, handed
+        hits = [m for m in self.search(prompt, recalled=True) if m.get("status", "current") == "current"]
+        return framed("Memories hymem holds that may bear on this prompt (best match first):", hits, budget)
 
     def current(self, limit: int | None = None, as_of: int | None = None) -> list[dict]:
         """The bank's current memories, the latest revision's first (all of them unless `limit`); `as_of`: those current

@@ -90,10 +90,7 @@ class MemoryService:
         flt = SearchFilter(include_retired=include_retired, source=source, since=_time(since, "since"), until=_time(until, "until"))
         if as_of is not None:
             flt.as_of = bank.check_revision(as_of)
-        hits = self.memory.search(query, _bounded(limit, "limit"), flt, ask_server=False)
-        if as_of is None:
-            bank.count_recalls([h["id"] for h in hits if h.get("status", "current") == "current"])
-        return hits
+        return self.memory.search(query, _bounded(limit, "limit"), flt, ask_server=False, recalled=True)
 
     def get(self, memory: str) -> dict:
         """One memory version with its provenance, and the current version of its fact (None once deleted)."""

@@ -54,7 +54,8 @@ def serve(
             ctx.out.info(f"{target.path} was replaced; opened the new file")
         # The request's ranking, each value as the setting's type; a request from an older hymem names fewer of them,
         # and the settings give the rest.
-        return memory.search(request["query"], int(request["limit"]), SearchFilter(**request["filter"]), ask_server=False, ranking=request)
+        return memory.search(request["query"], int(request["limit"]), SearchFilter(**request["filter"]), ask_server=False, ranking=request,
+                             recalled=request.get("recalled") is True)
 
     try:
         answered = server.serve(target, answer, on_ready=lambda path: ctx.out.info(
