@@ -31,6 +31,13 @@ Every case has a split:
             card codes in several languages, codes and keys under headings, seeds with other separators, a value on the
             line after its label, credentials columns) and measured once; each file's n-th such case is tune when n is
             even, held when odd (decided before measuring): the fourth round was tuned on after-4-tune only
+  after-5-tune, after-5-held
+            probes written before the fifth round (URLs with userinfo in more schemes and in Markdown links and code,
+            .my.cnf, pip.conf, .npmrc, .pypirc and .git-credentials lines, "I changed my password to ..." in eleven
+            languages, multi-word passphrases, tables with extra columns, httpie and git URLs, cards with mixed
+            separators or spoken in Spanish, French and German, codes under headings in more languages, numbered and
+            fenced seed phrases) and measured once; split like after-4 (n-th case tune when n is even), decided before
+            measuring: the fifth round was tuned on after-5-tune only
 
 Figures, per class and split:
   caught  a secret case counts when every character of every secret it lists lies inside a redacted span
@@ -53,7 +60,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from hymem_cli.screen.secrets import Redactor, find_secrets  # noqa: E402 - after the path is set
 
-SPLITS = ("tune", "held-out", "after", "after-2", "after-3-tune", "after-3-held", "after-4-tune", "after-4-held")
+SPLITS = (
+    "tune", "held-out", "after", "after-2", "after-3-tune", "after-3-held", "after-4-tune", "after-4-held", "after-5-tune", "after-5-held",
+)
 
 
 def load(path: Path) -> list[dict]:
