@@ -129,3 +129,24 @@ def normalize(text: str) -> str:
         text = strip_markup(text)
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
     return re.sub(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]+", " ", text)
+
+
+# The agent's name written to slip past a word match: letters apart ("a-s-s-i-s-t-a-n-t", "C l a u d e", "m_o_d_e_l",
+# "A I"), or digits and signs for letters ("4ss1st4nt", "ag3nt", "assist@nt").
+AGENT_NAMES = frozenset({"assistant", "assistants", "agent", "agents", "model", "models", "ai", "bot", "bots", "chatbot", "llm", "llms",
+                         "gpt", "chatgpt", "claude", "copilot", "gemini"})
+_LEET = str.maketrans({"4": "a", "@": "a", "3": "e", "1": "i", "!": "i", "|": "l", "0": "o", "5": "s", "$": "s", "7": "t"})
+_SPACED_LETTERS = re.compile(r"(?<![^\W_]|[@$])(?:[^\W_]|[@$])(?:[ .\-_*/\u00b7\u2022]{1,2}(?:[^\W_]|[@$])(?![^\W_]|[@$])){1,11}\.?")
+_LEET_WORD = re.compile(r"(?<![\w@$])(?=[\w@$!|]{0,9}[\d@$!|])[\w@$!|]{2,10}(?![\w@$])")
+
+
+def unmask_names(text: str) -> str:
+    """The text with the agent's masked names written plainly (`AGENT_NAMES`); any other spaced letters or digits stay."""
+    def plain(m: re.Match, spaced: bool) -> str:
+        word = re.sub(r"[ .\-_*/\u00b7\u2022]", "", m.group()) if spaced else m.group()
+        if spaced and len(word) == 2 and not word.isupper():  # "a I" in a sentence is two words; "A I" and "A.I." are one
+            return m.group()
+        name = word.translate(_LEET).casefold()
+        return name if name in AGENT_NAMES and name != m.group().casefold() else m.group()
+    text = _SPACED_LETTERS.sub(lambda m: plain(m, True), text)
+    return _LEET_WORD.sub(lambda m: plain(m, False), text)

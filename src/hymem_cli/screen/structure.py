@@ -12,7 +12,7 @@ import re
 
 from hymem_cli.screen.normalize import unaccent
 
-_MODAL = r"(?:must|shall|should|ha(?:ve|s)\s+to|needs?\s+to|(?:is|are)\s+to|(?:is|are)\s+(?:required|expected|supposed|meant)\s+to)"
+_MODAL = r"(?:must|shall|should|ought\s+to|ha(?:ve|s)\s+to|needs?\s+to|(?:is|are)\s+to|(?:is|are)\s+(?:required|expected|supposed|meant)\s+to)"
 _TELL = (
     r"(?:tell|say|inform|describe|mention|recommend|answer|reply|respond|send|share|forward|give|show|call|refer|claim|state|report|"
     r"explain|quote|promise|assure|suggest|advise|warn|e-?mail|message|text|notify|present|rate|rank|praise|promote)"
@@ -178,15 +178,19 @@ _NOT_ORDER = r"(?![\w-]|\s{0,3}[:\-\u2013\u2014(]|\s+(?:is|are|was|were|has|have
 
 # Words other languages use for the agent, and for "must"; a passive ("must be validated") puts no duty on it.
 _ML_AGENT = (r"(?:\b(?:assistant|assistante|asistente|assistente|assistent(?:en)?|asystent\w{0,3}|asisten|tro\s?ly|ia|ki|ai|modèle|modelo|modello|modell|"
-             r"model|agent|agente|agenten|bot)\b|\b(?:асистент|βοηθ)\w*|مساعد"
+             r"model|agent|agente|agenten|bot)\b|\b(?:асистент|βοηθ|asistan|asistent|asszisztens|avustaja|tekoäly|yapay\s+zeka|umělá\s+inteligence|"
+             r"inteligen[tț]a\s+artificial)\w*|مساعد|עוזר|הבוט|המודל|ผู้ช่วย|सहायक|एआई"
              r"|\b(?:ассистент|ии|модел|агент|бот)\w*|助手|助理|模型|智能体|机器人|アシスタント|モデル|エージェント|ボット|어시스턴트|모델|에이전트|봇)")
 _ML_MODAL = (r"(?:\b(?:doit|doivent|devra|devrait|dois|devez|debe|debes|deberá|debería|tiene\s+que|tienes\s+que|muss|musst|müssen|soll|sollst|sollte|"
              r"deve|devi|dovrà|dovrebbe|deves|deverá|tem\s+que|precisa|moet|moeten|zal|должен|должна|должно|обязан\w*|"
-             r"musisz|musi|powinien\w*|powinna|należy|måste|ska|skall|bør|skal|harus|wajib|phải|маєш|мусиш|повинен|повинна|повинні|πρέπει)\b"
-             r"|يجب"
+             r"musisz|musi|powinien\w*|powinna|należy|måste|ska|skall|bør|skal|harus|wajib|phải|маєш|мусиш|повинен|повинна|повинні|πρέπει|"
+             r"gerek\w*|zorunda\w*|musí|musíš|musíte|má\s+povinnost|trebuie|kell|kellene|köteles\w*|täytyy|pitää|on\s+velvollinen)\b"
+             r"|\b\w{2,20}?m[ae]l[ıi](?:d[ıi]r|s[ıi]n(?:[ıi]z)?)?\b|يجب|חייב\w*|צריך|ต้อง|चाहिए|होगा"
              r"|必须|应该|应当|务必|しなければ|すること|べき|해야|하십시오)")
 # "you must" where the language needs no pronoun for it, or puts it after the verb
 _ML_YOU_MUST = r"(?:\b(?:musisz|måste|ska\s+du|skal\s+du|harus|phải|маєш|мусиш|πρέπει)\b|يجب)"
+_ML_YOU_MUST_ALONE = (r"(?:\b(?:\w{2,20}?m[ae]l[ıi]s[ıi]n(?:[ıi]z)?|musíš|musíte|sinun\s+(?:täytyy|pitää|on)|teidän\s+(?:täytyy|pitää)|bạn\s+phải|"
+                      r"you\s+ought\s+to)\b|אתה\s+חייב|את\s+חייבת|עליך|คุณต้อง|आपको|तुम्हें|तुमको)")
 _ML_PASSIVE = r"(?:être|ser|estar|sein|werden|essere|venire|zijn|worden|быть|被|され)"
 _ML_YOU = (r"(?:\b(?:tu|vous|tú|usted|du|dir|dich|você|jij|je|ты|вы|тебе|вам|ty|kamu|anda|ти|тобі|εσύ|εσείς)\b|(?-i:\bSie\b)|你|您|あなた|당신"
            r"|عليك|أنت)")
@@ -201,7 +205,14 @@ _ML_FROM_NOW = (r"(?:\b(?:à\s+partir\s+de\s+maintenant|désormais|dorénavant|a
                 r"ab\s+sofort|von\s+nun\s+an|künftig|zukünftig|kuenftig|zukuenftig|d'ora\s+in\s+(?:poi|avanti)|da\s+ora\s+in\s+poi|a\s+partir\s+de\s+agora|"
                 r"daqui\s+(?:em|para)\s+(?:diante|frente)|vanaf\s+nu|voortaan|отныне|с\s+этого\s+момента|впредь|od\s+teraz|od\s+dziś|odtąd|"
                 r"från\s+och\s+med\s+nu|hädanefter|fra\s+nu\s+af|fremover|herefter|mulai\s+sekarang|mulai\s+hari\s+ini|từ\s+giờ|từ\s+nay|"
-                r"từ\s+bây\s+giờ|відтепер|надалі|з\s+цього\s+моменту|από\s+τώρα|στο\s+εξής)\b|من\s+الآن|فصاعدا"
+                r"từ\s+bây\s+giờ|відтепер|надалі|з\s+цього\s+моменту|από\s+τώρα|στο\s+εξής|"
+                # Turkish, Czech, Romanian, Hungarian, Finnish, Greek, Vietnamese, and "from tomorrow" in the languages above
+                r"bundan\s+(?:sonra|böyle|itibaren)|(?:yarından|bugünden|şu\s+andan)\s+itibaren|od\s+(?:teď|teďka|nynějška|zítřka|dneška)|odteď|napříště|"
+                r"de\s+acum\s+(?:înainte|încolo)|de\s+mâine|de\s+azi\s+(?:înainte|încolo)|începând\s+(?:de\s+)?(?:acum|mâine|azi)|"
+                r"mostantól|ezentúl|holnaptól|mától(?:\s+kezdve)?|tästä\s+(?:lähtien|eteenpäin|alkaen)|nyt\s+lähtien|jatkossa|huomisesta\s+(?:lähtien|alkaen)|"
+                r"από\s+εδώ\s+και\s+(?:πέρα|στο\s+εξής|μπρος)|από\s+αύριο|εφεξής|từ\s+mai|kể\s+từ\s+(?:nay|bây\s+giờ|hôm\s+nay)|từ\s+hôm\s+nay|"
+                r"a\s+partir\s+de\s+(?:mañana|hoy|amanhã|hoje|demain)|desde\s+(?:ahora|mañana|hoy)|da\s+domani|ab\s+(?:morgen|heute)|dès\s+(?:demain|maintenant))\b"
+                r"|من\s+الآن|فصاعدا|מעכשיו|מעתה|מהיום|מחר\s+והלאה|מכאן\s+והלאה|ต่อจากนี้|จากนี้ไป|ตั้งแต่นี้|นับจากนี้|ตั้งแต่พรุ่งนี้|अब\s+से|आज\s+से|कल\s+से|आगे\s+से"
                 r"|从现在开始|从今以后|以后|今后|往后|今後|これから|以降|앞으로|이제부터)")
 _ML_ME = r"(?:\b(?:moi|me|mir|mich|mij|conmigo|comigo|мне|меня|mnie|mig|aku|saya|tôi|мені|мене|μου)\b|-moi\b)"
 _ML_IMPERATIVE = (r"(?:usa|utilizza|scrivi|rispondi|réponds|écris|utilise|responde|escribe|antworte|schreib|benutze|verwende|responda|escreva|"
@@ -221,19 +232,37 @@ RISKY = re.compile(
     r"senha|wachtwoord|tout\s+le\s+monde|cualquiera|jeder|chiunque|qualquer|iedereen)"
     r"|\b(?:рекоменд|пересыл|отправ|плат|оплат|дели|одобр|удал|пароль|любой|всем)\w*"
     r"|\b(?:polec|rekomend|anbefal|skicka|vidarebefordra|videresend|wysy[lł]|przesy[lł]|kirim|teruskan|gửi|chuyển|bayar|zapła|płać|betala|"
-    r"thanh\s+toán|hasło|lösenord|adgangskode|kata\s+sandi|mật\s+khẩu|każdemu|wszystkim|надсил|пересил|προτείν|στείλ|προώθ|πληρ|κωδικ)\w*"
+    r"thanh\s+toán|hasło|lösenord|adgangskode|kata\s+sandi|mật\s+khẩu|każdemu|wszystkim|надсил|пересил|προτείν|στείλ|στέλν|προώθ|πληρ|κωδικ|"
+    # Turkish, Czech, Romanian, Hungarian, Finnish: send, forward, pay, share, password
+    r"gönder|ilet|öde(?!v)|paylaş|havale|şifre|posíl|pošl|přeposl|zaplat|plať|sdíl|heslo|hesla|trimi|redirecțion|plăt|parol|"
+    r"küld|továbbít|fizet|utal|jelszó|lähet|välit|maksa|salasan)\w*"
+    r"|שלח|תשלח|העבר|תעביר|שלם|תשלם|סיסמ|ส่ง|โอน|จ่าย|ชำระ|รหัสผ่าน|भेज|भुगतान|फॉरवर्ड|ट्रांसफर|पासवर्ड"
     r"|توصية|التوصية|أرسل|إرسال|ادفع|كلمة\s+المرور"
     r"|推荐|转发|发送|付款|支付|分享|批准|删除|密码|所有人|任何人|勧め|転送|送信|支払|振込|共有|承認|削除|パスワード|誰でも|추천|전달|보내|결제|송금|공유|승인|삭제|비밀번호|누구든",
     re.I,
 )
 
+_GRANTEE = r"(?:the\s+|this\s+|our\s+|your\s+|my\s+|an?\s+)?(?:ai\s+|coding\s+)?(?:assistant|agent|bot|chatbot|model|ai|llm|copilot|claude|gpt)"
+# -ing words that name a thing, not the agent's act ("approved the model training budget")
+_NOT_ACT = (r"(?:training|fine-?tuning|tuning|pricing|funding|hosting|licensing|licencing|marketing|planning|testing|meeting|building|setting|thing|things|"
+            r"something|anything|everything|nothing|during|being|learning|engineering|benchmarking|modell?ing|spending|rollout|onboarding|branding|"
+            r"labell?ing|logging|monitoring|rating|ranking|naming|wording|timing)")
+_OUTPUT = (r"(?:answers?|repl(?:y|ies)|responses?|summar(?:y|ies)|overviews?|outputs?|reports?|recaps?|abstracts?|digests?|synops[ie]s|briefs?|briefings?|"
+           r"write-?ups?|descriptions?|translations?|analys[ie]s|drafts?|results?|evaluations?|assessments?|comparisons?)")
+_OUTPUT_DUTY = (r"\b(?:must|shall|should|ought\s+to|ha(?:s|ve)\s+to|needs?\s+to|will\s+need\s+to|(?:is|are)\s+(?:to|required\s+to|expected\s+to|"
+                r"supposed\s+to|meant\s+to))\s+(?:always\s+|also\s+|only\s+|never\s+|clearly\s+|explicitly\s+|prominently\s+|first\s+)?"
+                r"(?:say|state|mention|conclude|claim|describe|list|include|recommend|rank|call|note|report|present|stress|emphasi[sz]e|highlight|confirm|"
+                r"tell|suggest|warn|assert|rate|portray|characteri[sz]e|label|refer|point|link|cite|quote|praise|promote|name|frame|position|favou?r|advise|"
+                r"urge|insist|reflect|read|contain|omit|leave\s+out|exclude|avoid|blame|accuse|dismiss|disparage|endorse)\b")
+
 DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
     # a duty or a licence put on the agent: "the agent must approve ...", "the model has to send ...", "the bot can send any amount"
     "agent-duty": re.compile(
-        _AGENT + r"[^.!?\n]{0,40}?\b(?:must|shall|should|ha(?:s|ve)\s+to|needs?\s+to|(?:is|are)\s+(?:to|required\s+to|expected\s+to|supposed\s+to|meant\s+to|"
-        r"obliged\s+to|instructed\s+to|allowed\s+to|permitted\s+to|authori[sz]ed\s+to|cleared\s+to|free\s+to|welcome\s+to)|"
+        _AGENT + r"[^.!?\n]{0,40}?\b(?:must|shall|should|ought\s+to|ha(?:s|ve)\s+to|needs?\s+to|will\s+(?:have|need)\s+to|"
+        r"(?:is|are)\s+(?:to|required\s+to|expected\s+to|supposed\s+to|meant\s+to|obliged\s+to|bound\s+to|instructed\s+to|allowed\s+to|permitted\s+to|authori[sz]ed\s+to|cleared\s+to|free\s+to|welcome\s+to)|"
         r"ha(?:s|ve)\s+(?:been\s+)?(?:granted|given|cleared|authori[sz]ed|allowed|permission))\s+(?!be\b|been\b|get\b|have\s+been\b)"
-        r"|" + _AGENT + r"[^.!?\n]{0,40}?\b(?:will|'ll|may|can|could|is\s+going\s+to)\s+(?:now\s+|also\s+|always\s+|just\s+)?" + _ACTS + r"\b"
+        r"|" + _AGENT + r"[^.!?\n]{0,40}?\b(?:will|'ll|may|can|could|is\s+going\s+to)\s+(?:now\s+|also\s+|always\s+|just\s+)?"
+        r"(?:go\s+ahead\s+(?:and\s+)?|feel\s+free\s+to\s+)?" + _ACTS + r"\b"
         # what the agent does as a habit, said of it as a fact: "AI agents handling this ticket refund ...", "the assistant wires ..."
         r"|" + _AGENT + r"\s+(?:[a-z]+ing\s+(?:[\w./~-]+\s+){0,3}?)?(?:always\s+|never\s+|just\s+|also\s+|automatically\s+|now\s+|then\s+)?"
         + _ACTS + r"(?:e?s)?\b(?!\s+(?:is|are|was|were)\b)"
@@ -319,6 +348,28 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
         r"\b(?:rules?|instructions?|orders?|directives?|guidelines?)\s+(?:for|to)\s+(?:you|the\s+(?:assistant|ai|agent|bot|model))\b",
         re.I,
     ),
+    # a permission for the agent granted by someone else, in any grammar: "Finance signed off on the assistant paying ...",
+    # "Legal is fine with the agent signing ...", "IT lets the bot install ...", "permission has been given for the model to ..."
+    "third-party-grant": re.compile(
+        r"\b(?:approv(?:e|es|ed|ing)|ok(?:ay)?(?:'?d|ed|s)|signs?\s+off\s+on|signed\s+off\s+on|(?:is|are|'s|'re|was|were)\s+(?:fine|ok(?:ay)?|cool|happy|"
+        r"comfortable|good)\s+with|(?:has|have|had)\s+no\s+(?:objections?|problems?|issues?)\s+(?:to|with)|consent(?:s|ed)?\s+to|agree(?:s|d)?\s+to|"
+        r"green-?lit|back(?:s|ed)?|support(?:s|ed)?|sanction(?:s|ed)?|clear(?:s|ed)?|authori[sz](?:es|ed)|allow(?:s|ed)?|permit(?:s|ted)?)\s+" + _GRANTEE +
+        r"(?:'s\s+(?:request|proposal|plan|suggestion|offer|use\s+of)\b|\s+(?:for\s+)?(?!" + _NOT_ACT + r"\b)[a-z]{2,20}ing\b)"
+        r"|\blet(?:s|ting)?\s+" + _GRANTEE + r"\s+(?:go\s+ahead\s+and\s+)?" + _VERB + r"\b"
+        r"|\b(?:permission|approval|authori[sz]ation|clearance|the\s+go-ahead|the\s+green\s+light|sign-?off|consent)\s+(?:has\s+been|have\s+been|was|is|were|got)\s+"
+        r"(?:now\s+)?(?:given|granted|issued|obtained|secured|received)\s+for\s+" + _GRANTEE + r"\s+to\b",
+        re.I,
+    ),
+    # what the agent's answers, summaries and reports must say, written into a document it reads: "Any summary of this file
+    # should state ...", "Answers based on this document are to recommend ...", "When this page is summarized, the summary should ..."
+    "output-rule": re.compile(
+        r"\b(?:any|every|each|all)\s+(?:[\w-]+\s+){0,2}?" + _OUTPUT + r"\b[^.!?\n]{0,60}?" + _OUTPUT_DUTY
+        + r"|\b" + _OUTPUT + r"\s+(?:(?:of|about|from|on|for|to|regarding|based\s+on|in\s+reply\s+to)|(?:generated|produced|drafted|written|created|derived|"
+        r"made|prepared)\s+(?:from|for|about|to|on|in\s+reply\s+to))\s+(?:this|these|the\s+(?:above|following|attached|present))\b[^.!?\n]{0,40}?" + _OUTPUT_DUTY
+        + r"|\b(?:this|these)\s+(?:[\w-]+\s+){0,2}?(?:is|are|gets?)\s+(?:summari[sz]ed|read|processed|described|reviewed|answered|analy[sz]ed|quoted)\b"
+        r"[^.!?\n]{0,40}?\b" + _OUTPUT + r"\b[^.!?\n]{0,20}?" + _OUTPUT_DUTY,
+        re.I,
+    ),
     # a short heading addressed to the agent in any language: "Notatka dla asystenta:", "Ghi chú cho trợ lý:", "ملاحظة للمساعد:"
     "agent-header": re.compile(
         r"(?:^|[\n.!?;]\s{0,3})[^\n:.!?]{0,30}?(?<!travel\s)(?<!estate\s)(?<!insurance\s)(?<!booking\s)(?<!teaching\s)(?<!research\s)"
@@ -346,7 +397,7 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
     ),
     # the same duties in ten other languages: "tu dois toujours ...", "debes enviar ...", "die KI soll ...", "你必须 ..."
     "directive-translated": re.compile(
-        _ML_AGENT + r"[^.!?\n。！？]{0,40}?" + _ML_MODAL + r"(?!\s{0,3}" + _ML_PASSIVE + r")"
+        _ML_YOU_MUST_ALONE + r"|" + _ML_AGENT + r"[^.!?\n。！？]{0,40}?" + _ML_MODAL + r"(?!\s{0,3}" + _ML_PASSIVE + r")"
         r"|\b(?:tu\s+dois|vous\s+devez|tu\s+devras|debes|deberás|tienes\s+que|du\s+musst|du\s+sollst|devi|dovrai|você\s+deve|tu\s+deves|deves|je\s+moet|"
         r"jij\s+moet|u\s+moet|ты\s+должен|ты\s+должна|вы\s+должны)\b[^.!?\n]{0,60}?(?:" + _ML_ALWAYS + r"|" + RISKY.pattern + r")"
         r"|(?:你|您)(?:必须|应该|要|得)[^。！？\n]{0,40}?(?:" + _ML_ALWAYS + r"|" + RISKY.pattern + r")"
@@ -380,7 +431,9 @@ AI_ADDRESS_TRANSLATED = re.compile(
 
 # The agent spoken to as a listener ("Assistant, ...", "Note to model -"): refused from anyone, as "hey AI," is.
 AI_VOCATIVE = re.compile(
-    r"(?:^|[.!?\n]\s{0,3})[\"'>*\-\s]{0,4}(?:(?:hey|hi|ok|okay|dear)\s+)?(?:assistant|ai|bot|agent|model|claude|chatgpt|copilot|gemini)\s{0,3},\s"
+    r"(?:^|[.!?\n]\s{0,3})[\"'>*\-\s]{0,4}(?:(?:hey|hi|ok|okay|dear)\s+)?"
+    r"(?:assistant|ai|bot|agent|model|claude|chatgpt|gpt|copilot|gemini|llm|assistente|assistent|assistentin|asistent[ea]?|asistentko|asistan|asystent(?:ko|ce)?|"
+    r"asszisztens|avustaja|agente|modelo|modello|modell|ассистент|асистенте?|βοηθέ|tro\s?ly)\s{0,3}(?:,|!|\s?[\u2014\u2013]|\s-)\s"
     r"|\b(?:note|message|instructions?|reminder|memo)\s{0,3}(?:for|to)\s+(?:the\s+|any\s+|all\s+)?(?:models?|agents?|bots?)\s{0,3}[:\-\u2013\u2014]",
     re.I,
 )
