@@ -357,7 +357,8 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
         r"(?:'s\s+(?:request|proposal|plan|suggestion|offer|use\s+of)\b|\s+(?:for\s+)?(?!" + _NOT_ACT + r"\b)[a-z]{2,20}ing\b)"
         r"|\blet(?:s|ting)?\s+" + _GRANTEE + r"\s+(?:go\s+ahead\s+and\s+)?" + _VERB + r"\b"
         r"|\b(?:permission|approval|authori[sz]ation|clearance|the\s+go-ahead|the\s+green\s+light|sign-?off|consent)\s+(?:has\s+been|have\s+been|was|is|were|got)\s+"
-        r"(?:now\s+)?(?:given|granted|issued|obtained|secured|received)\s+for\s+" + _GRANTEE + r"\s+to\b",
+        r"(?:now\s+)?(?:given|granted|issued|obtained|secured|received)\s+for\s+" + _GRANTEE + r"\s+to\b"
+        r"|\b(?:happy|glad|content|willing|comfortable|good|fine|ok(?:ay)?|cool)\s+(?:for|with)\s+" + _GRANTEE + r"\s+to\b",
         re.I,
     ),
     # what the agent's answers, summaries and reports must say, written into a document it reads: "Any summary of this file
@@ -367,7 +368,9 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
         + r"|\b" + _OUTPUT + r"\s+(?:(?:of|about|from|on|for|to|regarding|based\s+on|in\s+reply\s+to)|(?:generated|produced|drafted|written|created|derived|"
         r"made|prepared)\s+(?:from|for|about|to|on|in\s+reply\s+to))\s+(?:this|these|the\s+(?:above|following|attached|present))\b[^.!?\n]{0,40}?" + _OUTPUT_DUTY
         + r"|\b(?:this|these)\s+(?:[\w-]+\s+){0,2}?(?:is|are|gets?)\s+(?:summari[sz]ed|read|processed|described|reviewed|answered|analy[sz]ed|quoted)\b"
-        r"[^.!?\n]{0,40}?\b" + _OUTPUT + r"\b[^.!?\n]{0,20}?" + _OUTPUT_DUTY,
+        r"[^.!?\n]{0,40}?\b" + _OUTPUT + r"\b[^.!?\n]{0,20}?" + _OUTPUT_DUTY
+        + r"|\b(?:whoever|anyone|anybody|everyone|someone)\s+(?:who\s+)?(?:answers|summari[sz]es|describes|reviews|writes\s+about|replies\s+to|"
+        r"responds\s+to|reports\s+on)\b[^.!?\n]{0,60}?" + _OUTPUT_DUTY,
         re.I,
     ),
     # a short heading addressed to the agent in any language: "Notatka dla asystenta:", "Ghi chú cho trợ lý:", "ملاحظة للمساعد:"
