@@ -137,7 +137,7 @@ AGENT_NAMES = frozenset({"assistant", "assistants", "agent", "agents", "model", 
                          "gpt", "chatgpt", "claude", "copilot", "gemini"})
 _LEET = str.maketrans({"4": "a", "@": "a", "3": "e", "1": "i", "!": "i", "|": "l", "0": "o", "5": "s", "$": "s", "7": "t"})
 _SPACED_LETTERS = re.compile(r"(?<![^\W_]|[@$])(?:[^\W_]|[@$])(?:[ .\-_*/\u00b7\u2022]{1,2}(?:[^\W_]|[@$])(?![^\W_]|[@$])){1,11}\.?")
-_LEET_WORD = re.compile(r"(?<![\w@$])(?=[\w@$!|]{0,9}[\d@$!|])[\w@$!|]{2,10}(?![\w@$])")
+_LEET_WORD = re.compile(r"(?<![\w@$])(?=[\w@$!|]{0,9}[\d@$!|])[\w@$!|]{3,10}(?![\w@$])")  # three letters at least: "A1" is a grade
 
 
 def unmask_names(text: str) -> str:
