@@ -43,7 +43,7 @@ Figures, per class and split:
   caught  a secret case counts when every character of every secret it lists lies inside a redacted span
           (a value redacted but for its last "!" is a leak), and the redacted text holds none of them
   kept    a benign case counts when the screen finds nothing in it and redaction leaves it as it was
-With --verbose, the leaks and the benign cases altered are printed, from the tune split only unless
+With --verbose, the leaks and the benign cases altered are printed, from the tune splits only unless
 --show-held-out is given too.
 """
 
@@ -142,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(table("secrets", "caught", caught_counts) + [""] + table("benign", "kept", kept_counts)))
 
     if args.verbose:
-        shown = SPLITS if args.show_held_out else ("tune",)  # the held-out and after splits are never tuned on
+        # the held-out and after splits are never tuned on; the "-tune" halves are
+        shown = SPLITS if args.show_held_out else tuple(s for s in SPLITS if s == "tune" or s.endswith("-tune"))
         for case in leaks:
             if case["split"] in shown:
                 print(f"\nLEAK {case['id']} ({case['class']}): {Redactor().redact(case['text'])[0]!r}")

@@ -74,7 +74,11 @@ _STATED = re.compile(
       r"|[ \t]{0,3}[,?][ \t]{0,3}it(?:'s|’s|[ \t]{1,3}is)(?:[ \t]{1,3}now)?[ \t]{1,3}"  # "password, it's now X", "password? It's X"
       r"|[ \t]{1,3}c(?:'|’)est[ \t]{1,3})"
     + _VALUE
-    + r"|(?<![^\W\d_])has(?:ł|l)o" + _FOR_WHAT + r"[ \t]{1,3}to[ \t]{1,3}" + _VALUE,
+    + r"|(?<![^\W\d_])has(?:ł|l)o" + _FOR_WHAT + r"[ \t]{1,3}to[ \t]{1,3}" + _VALUE
+    # a relative clause between the word and "is", then a quoted value: "La contraseña que uso en todas partes es "X""
+    + r"|" + _PASSWORD_WORD + r"[ \t]{1,3}(?:que|qui|che|die|das|dat|som|which|that|который|которым|który|które|kterou)"
+      r"(?![^\W\d_])[^\n\"'“”`.!?:=]{1,40}?[ \t](?:is|es|est|ist|è|é|är|er|jest|je|это|era|war|was)[ \t]{1,3}"
+      r"(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”)",
     re.I,
 )
 
@@ -109,6 +113,27 @@ _SET_TO = re.compile(
     re.I,
 )
 
+# The same in other languages, where the preposition for "to" differs and the verb may come last: "Cambié mi contraseña
+# a X", "Mudei minha senha para X", "Ich habe mein Passwort auf X geändert", "Zmieniłem hasło na X", "Jag bytte lösenordet
+# till X"; Turkish "Şifremi X olarak değiştirdim", Japanese "パスワードを X に変えました", Korean "비밀번호를 X로 바꿨다",
+# Chinese "把密码改成 X". A verb of changing or setting must stand near (`_CHANGE_VERB`), the value must look made up.
+_SET_TO_ABROAD = re.compile(
+    _PASSWORD_WORD + r"(?:m?i|mı|nı|ni)?" + _AFTER_NOUN + _FOR_WHAT
+    + r"[ \t]{1,3}(?:a|para|pra|em|en|in|naar|op|auf|zu|in|till|til|na|на|в|σε|ke|kepada|thành|sang)(?![^\W\d_])[ \t]{1,3}"
+    + _VALUE
+    + r"|(?<![^\W\d_])(?:ş|s)ifre(?:m|n|miz)?(?:i|ı|yi)[ \t]{1,3}" + _VALUE + r"[ \t]{1,3}olarak(?![^\W\d_])"
+    + r"|(?:パスワード|暗証番号)を[ \t]{0,2}" + _VALUE + r"[ \t]{0,2}に"
+    + r"|(?:비밀번호|비번|암호)를[ \t]{0,2}" + _VALUE
+    + r"|(?:密码|密碼|口令)[ \t]{0,2}(?:改成了?|改为|改為|换成了?|換成了?|设为|設為|设置为|設置為|设成|設成)[ \t]{0,2}" + _VALUE,
+    re.I,
+)
+_CHANGE_VERB = re.compile(
+    r"cambi|mud|troqu|alter|defin|zmieni|ustawi|поменя|измени|смени|установ|змін|änder|geändert|gesetzt|setz|chang|modifi"
+    r"|impost|verander|wijzig|ingesteld|byt|ändr|ændr|endr|vaihd|değiştir|ayarla|ganti|atur|đổi|άλλαξ|schimb|megváltoztat"
+    r"|変え|変更|設定|바꿨|바꾸|변경|설정|改|换|換|设|設",
+    re.I,
+)
+
 # "Use X as the password for the staging box": the value first, named a password after "as".
 _USE_AS = re.compile(
     r"\b(?:use|using|try|enter|type|put[ \t]{1,3}in)[ \t]{1,3}" + _VALUE + r"[ \t]{1,3}as[ \t]{1,3}"
@@ -121,7 +146,13 @@ _USE_AS = re.compile(
 # by one, so the connectors may be broader than for a password (Polish "to", an article before the digits).
 _DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
                 "seven": "7", "eight": "8", "nine": "9"}
-_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+# Spanish, French, German, Italian and Portuguese digits, for a card or a PIN spoken digit by digit
+for _digit, _words in enumerate(("cero zéro zero null", "uno un eins um", "dos deux zwei due dois", "tres trois drei tre três",
+                                 "cuatro quatre vier quattro", "cinco cinq fünf cinque", "seis six sechs sei",
+                                 "siete sept sieben sette sete", "ocho huit acht otto oito", "nueve neuf neun nove")):
+    for _word in _words.split():
+        _DIGIT_WORDS.setdefault(_word, str(_digit))
+_DIGIT_WORD = "(?:" + "|".join(sorted(_DIGIT_WORDS, key=len, reverse=True)) + ")"
 
 # Words that name a PIN and nothing else (no "code"): the digits may follow them with no connector ("пин-код от карты 4417").
 _PIN_ONLY = (
@@ -157,7 +188,9 @@ _PIN_STATED = re.compile(
     + _pin_value(1)
     # a word that names only a PIN needs no connector after what it is for: "пин-код от карты 4417", "ПІН-код картки: 3904"
     # (a year after such words is a date: "PIN valid until 2027")
-    + r"|" + _PIN_ONLY + r"(?:[ \t]{1,3}[^\W\d_]{2,20}){1,3}?(?:[ \t]{0,3}[:=：#])?[ \t]{1,3}(?!(?:19|20)\d\d(?!\d))" + _pin_value(4),
+    + r"|" + _PIN_ONLY + r"(?:[ \t]{1,3}[^\W\d_]{2,20}){1,3}?(?:[ \t]{0,3}[:=：#])?[ \t]{1,3}(?!(?:19|20)\d\d(?!\d))" + _pin_value(4)
+    # Hindi puts "is" last: "मेरा एटीएम पिन 3391 है"
+    + r"|पिन(?:[ \t\-]?(?:कोड|नंबर))?[ \t]{1,3}" + _pin_value(7) + r"(?=[ \t]{1,3}है)",
     re.I,
 )
 
@@ -269,6 +302,13 @@ _OTP_SEED = re.compile(
     r"(?:[ \t]{1,3}(?:for|of|on|du|de|für|para)(?:[ \t]{1,3}[^\s:=,;.!?\"'`]{1,30}){1,3}?)?"
     r"(?:[ \t]{0,3}[:=][ \t]{0,3}|[ \t]{1,3}(?:is|was)[ \t]{1,3})"
     r"([A-Za-z2-7]{4}(?:[ \t]?[A-Za-z2-7]{4}){3,15}={0,6}|[A-Za-z2-7]{16,128}={0,6})(?![\w=])",
+    re.I,
+)
+
+# A seed in groups of four with no OTP word: "Enter this key in your app: 5x2q j7kd m3pa r6wz", "setup key manually: JBSW ..."
+_GROUPED_SEED = re.compile(
+    r"(?<![^\W\d_])(?:key|code|secret|seed)(?![^\W\d_])[^\n:]{0,60}:[ \t]{0,3}"
+    r"([A-Za-z2-7]{4}(?:[ \t][A-Za-z2-7]{4}){3,7})(?![\w=])",
     re.I,
 )
 
@@ -393,6 +433,8 @@ NOT_A_VALUE_ABROAD = frozenset(
     voir cf siehe vgl ver véase vedi veja zie zobacz viz см bkz lihat xem
     más menos mais plus moins più meno mehr weniger meer minder
     steht liegt findet befindet
+    ask frag fragen fragt pregúntale pregúntele pregunta pregunte preguntar pergunte pergunta perguntar demande demandez
+    demander chiedi chiedere chieda vraag vraagt vragen zapytaj spytaj спроси спросите запитай spør spørg fråga kysy
     udløbet udløber forkert glemt ny nyt gammel gamle kort lang sikker svag stærk påkrævet ugyldig tom ændret
     utløpt feil nytt gamle sterk svak påkrevd endret
     greșită gresita incorectă incorecta expirată expirata prea scurtă scurta lungă lunga nouă noua veche obligatorie
@@ -443,6 +485,30 @@ def _value_span(m: re.Match, text: str) -> tuple[int, int]:
     return start, end
 
 
+# More words of a passphrase after its first: "Copper Kettle Rain 19", "orchid harbor 41" (the same case each, a number last
+# or three Title-case words or more), up to the end of the clause
+_MORE_WORDS = re.compile(
+    r"((?:[ \t][A-Z][a-z]{1,15}){1,5}(?:[ \t]\d{1,6})?|(?:[ \t][a-z]{2,15}){1,4}[ \t]\d{1,6})(?=[ \t]{0,2}(?:[.,;:!?)\]»]|$))",
+    re.M,
+)
+
+
+def _words_after(text: str, start: int, end: int) -> int:
+    """Where a passphrase of several words ends, when the value found is its first word; else `end`."""
+    first = text[start:end]
+    if not re.fullmatch(r"[A-Z]?[a-z]{1,15}", first):
+        return end
+    m = _MORE_WORDS.match(text, end)
+    if m is None:
+        return end
+    more = m.group(1).split()
+    titled = first[0].isupper() and all(w[0].isupper() for w in more if not w.isdigit())
+    lowered = first.islower() and all(w.islower() for w in more if not w.isdigit())
+    if (titled or lowered) and (more[-1].isdigit() or (titled and len(more) >= 2)):
+        return m.end()
+    return end
+
+
 _GREEK_CODE = re.compile(r"κωδικ(?:ός|ό|ού|οί)(?![ \t]+πρόσβασης)", re.I)
 
 
@@ -450,9 +516,17 @@ def _stated_passwords(text: str) -> Iterator[Span]:
     if not _ANY_PASSWORD_WORD.search(text):
         return
     for rx, kind in ((_STATED, "password"), (_STATED_LOOSELY, "password-made"), (_SET_TO, "password"), (_MADE, "password-made"),
-                     (_PASS, "password-made"), (_VALUE_FIRST, "password-made"), (_USE_AS, "password-made")):
+                     (_PASS, "password-made"), (_VALUE_FIRST, "password-made"), (_USE_AS, "password-made"),
+                     (_SET_TO_ABROAD, "password-made")):
         for m in rx.finditer(text):
             start, end = _value_span(m, text)
+            if rx is _SET_TO_ABROAD:
+                a, b = max(0, m.start() - 60), min(len(text), m.end() + 40)  # on the same line, near the match
+                a = max(a, text.rfind("\n", a, m.start()) + 1)
+                b = nl if (nl := text.find("\n", m.end(), b)) >= 0 else b
+                if not _CHANGE_VERB.search(text, a, b):
+                    continue  # "la password a 12 caratteri": no change of it near
+            end = _words_after(text, start, end)
             if rx is _SET_TO and re.fullmatch(r"[a-z]+", text[start:end]) and _CLAUSE_GOES_ON.match(text, end):
                 continue  # "reset my password to access the portal": a purpose, not a new password
             if rx is _PASS and (end - start < 6 or text[start:end].isdigit()):
@@ -468,7 +542,7 @@ def _stated_pins(text: str) -> Iterator[Span]:
     if not _ANY_PIN_WORD.search(text):
         return
     for m in _PIN_STATED.finditer(text):
-        yield ("pin", *m.span(1 if m.group(1) is not None else 4))
+        yield ("pin", *m.span(next(g for g in (1, 4, 7) if m.group(g) is not None)))
 
 
 def _pgpass_lines(text: str) -> Iterator[Span]:
@@ -544,10 +618,21 @@ def _otp_seeds(text: str) -> Iterator[Span]:
             yield ("otp-seed", *m.span(1))
 
 
+    if ":" in text:
+        for m in _GROUPED_SEED.finditer(text):
+            groups = m.group(1).split()
+            if sum(bool(re.search(r"[2-7]", g)) for g in groups) * 2 >= len(groups):  # digits in half the groups: not words
+                yield ("otp-seed", *m.span(1))
+
+
 def _next_line_values(text: str) -> Iterator[Span]:
     if "\n" in text:
         for m in _NEXT_LINE.finditer(text):
-            yield ("password-made", *m.span(1))
+            # after "Password:" a plain word is the value ("Password:\nbluebird"); after a bare label it must look made up
+            label = text[m.start():m.start(1)]
+            plain = re.fullmatch(r"[^\W\d_]+", m.group(1)) is not None
+            kind = "password" if plain and (":" in label or "：" in label) else "password-made"
+            yield (kind, *m.span(1))
 
 
 def _user_password_pairs(text: str) -> Iterator[Span]:
@@ -589,7 +674,7 @@ def _spoken_cards(text: str) -> Iterator[Span]:
 
 def card_digits(value: str) -> str:
     """The digits of a card number however written: "4111.1111...", "four one one one, ..."."""
-    words = re.findall(r"[A-Za-z]+|\d", value)
+    words = re.findall(r"[^\W\d_]+|\d", value)
     return "".join(_DIGIT_WORDS.get(w.lower(), w if w.isdigit() else "") for w in words)
 
 

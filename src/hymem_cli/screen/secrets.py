@@ -493,7 +493,42 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
                 else:  # "is hunter2." -> the full stop is not part of it; "s3cretPass!" keeps its "!"
                     end = _value_end(text, start, end)
             found.append((kind, start, end))
-    return found + _found_by_form(text, found)
+    found += _found_by_form(text, found)
+    return found + _elsewhere(text, found)
+
+
+# Kinds whose value, once found, is a secret wherever else it stands in the text: "curl -u bob:X .../basic-auth/bob/X"
+_REPEATED_KINDS = frozenset({"password", "password-made", "password-flag", "pgpass", "netrc", "password-column", "login-pair",
+                             "config-secret", "url-credentials"})
+
+
+def _elsewhere(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """The other places where a password found by its form stands again, whole (between non-word characters)."""
+    more: list[tuple[str, int, int]] = []
+    values = {text[s:e]: kind for kind, s, e in found if kind in _REPEATED_KINDS and e - s >= 6}
+    if not values:
+        return more
+    merged: list[list[int]] = []  # the found spans, merged and in order, to ask "already inside one?" by bisection
+    for s, e in sorted((s, e) for _, s, e in found):
+        if merged and s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)
+        else:
+            merged.append([s, e])
+    starts = [s for s, _ in merged]
+    for value, kind in list(values.items())[:64]:
+        at = text.find(value)
+        while at >= 0:
+            end = at + len(value)
+            i = bisect.bisect_right(starts, at) - 1
+            inside = i >= 0 and at < merged[i][1]
+            if not inside and not _word_char(text, at - 1) and not _word_char(text, end):
+                more.append((kind, at, end))
+            at = text.find(value, end)
+    return more
+
+
+def _word_char(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
 
 
 # kind -> check of a value found by its form (forms.py, wallet.py); kinds without one are secrets as found
