@@ -119,6 +119,7 @@ _SET_TO = re.compile(
 # Chinese "把密码改成 X". A verb of changing or setting must stand near (`_CHANGE_VERB`), the value must look made up.
 _SET_TO_ABROAD = re.compile(
     _PASSWORD_WORD + r"(?:m?i|mı|nı|ni)?" + _AFTER_NOUN + _FOR_WHAT
+    + r"(?:[ \t]{1,3}[^\W\d_]{4,20})?"  # the verb between: "wachtwoord gewijzigd naar X"
     + r"[ \t]{1,3}(?:a|para|pra|em|en|in|naar|op|auf|zu|in|till|til|na|на|в|σε|ke|kepada|thành|sang)(?![^\W\d_])[ \t]{1,3}"
     + _VALUE
     + r"|(?<![^\W\d_])(?:ş|s)ifre(?:m|n|miz)?(?:i|ı|yi)[ \t]{1,3}" + _VALUE + r"[ \t]{1,3}olarak(?![^\W\d_])"
@@ -493,7 +494,7 @@ _MORE_WORDS = re.compile(
 )
 
 
-def _words_after(text: str, start: int, end: int) -> int:
+def words_after(text: str, start: int, end: int) -> int:
     """Where a passphrase of several words ends, when the value found is its first word; else `end`."""
     first = text[start:end]
     if not re.fullmatch(r"[A-Z]?[a-z]{1,15}", first):
@@ -526,7 +527,7 @@ def _stated_passwords(text: str) -> Iterator[Span]:
                 b = nl if (nl := text.find("\n", m.end(), b)) >= 0 else b
                 if not _CHANGE_VERB.search(text, a, b):
                     continue  # "la password a 12 caratteri": no change of it near
-            end = _words_after(text, start, end)
+            end = words_after(text, start, end)
             if rx is _SET_TO and re.fullmatch(r"[a-z]+", text[start:end]) and _CLAUSE_GOES_ON.match(text, end):
                 continue  # "reset my password to access the portal": a purpose, not a new password
             if rx is _PASS and (end - start < 6 or text[start:end].isdigit()):

@@ -11,7 +11,7 @@ import re
 import threading
 from collections.abc import Callable
 
-from hymem_cli.screen.forms import NOT_A_VALUE_ABROAD, card_digits, find_forms, unwritten_script
+from hymem_cli.screen.forms import NOT_A_VALUE_ABROAD, card_digits, find_forms, unwritten_script, words_after
 from hymem_cli.screen.forms import luhn as _luhn
 from hymem_cli.screen.wallet import find_seed_phrases
 
@@ -491,21 +491,21 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
                 if value[:1] in "\"'“`":  # redact the quoted value, keep the quotes (the closing one only where it is)
                     start, end = start + 1, end - (len(value) > 1 and value[-1] == _CLOSING_QUOTE[value[0]])
                 else:  # "is hunter2." -> the full stop is not part of it; "s3cretPass!" keeps its "!"
-                    end = _value_end(text, start, end)
+                    end = words_after(text, start, _value_end(text, start, end))
             found.append((kind, start, end))
     found += _found_by_form(text, found)
     return found + _elsewhere(text, found)
 
 
-# Kinds whose value, once found, is a secret wherever else it stands in the text: "curl -u bob:X .../basic-auth/bob/X"
-_REPEATED_KINDS = frozenset({"password", "password-made", "password-flag", "pgpass", "netrc", "password-column", "login-pair",
-                             "config-secret", "url-credentials"})
+# Kinds whose value, once found, is a secret wherever else it stands on the same command line: "curl -u bob:X
+# .../basic-auth/bob/X" (a value stated in prose is looked for again only when the redactor is asked for remembered values)
+_REPEATED_KINDS = frozenset({"password-flag", "url-credentials"})
 
 
 def _elsewhere(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
-    """The other places where a password found by its form stands again, whole (between non-word characters)."""
+    """The other places on its line where a password given to a command stands again, whole (between non-word characters)."""
     more: list[tuple[str, int, int]] = []
-    values = {text[s:e]: kind for kind, s, e in found if kind in _REPEATED_KINDS and e - s >= 6}
+    values = {(text[s:e], text.rfind("\n", 0, s) + 1): kind for kind, s, e in found if kind in _REPEATED_KINDS and e - s >= 6}
     if not values:
         return more
     merged: list[list[int]] = []  # the found spans, merged and in order, to ask "already inside one?" by bisection
@@ -515,15 +515,17 @@ def _elsewhere(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, 
         else:
             merged.append([s, e])
     starts = [s for s, _ in merged]
-    for value, kind in list(values.items())[:64]:
-        at = text.find(value)
+    for (value, line_start), kind in list(values.items())[:64]:
+        line_end = text.find("\n", line_start)
+        line_end = len(text) if line_end < 0 else line_end
+        at = text.find(value, line_start, line_end)
         while at >= 0:
             end = at + len(value)
             i = bisect.bisect_right(starts, at) - 1
             inside = i >= 0 and at < merged[i][1]
             if not inside and not _word_char(text, at - 1) and not _word_char(text, end):
                 more.append((kind, at, end))
-            at = text.find(value, end)
+            at = text.find(value, end, line_end)
     return more
 
 
