@@ -658,3 +658,63 @@ def _cases(name: str) -> list[dict]:
 def test_redacting_a_case_again_changes_nothing_and_leaves_nothing_to_find(case):
     once = redacted(case["text"])
     assert redacted(once) == once and find_secrets(once) == []
+
+
+# --- the fifth round: spoken digits abroad, a value again in its command, a passphrase's words, the line after a label
+
+
+@pytest.mark.parametrize("text", [
+    "la tarjeta es cuatro dos cuatro dos cuatro dos cuatro dos cuatro dos cuatro dos cuatro dos cuatro dos",
+    "Kartennummer vier eins eins eins eins eins eins eins eins eins eins eins eins eins eins eins",
+    "numéro de carte : cinq cinq cinq cinq cinq cinq cinq cinq cinq cinq cinq cinq quatre quatre quatre quatre",
+    "carta quattro uno uno uno uno uno uno uno uno uno uno uno uno uno uno uno",
+])
+def test_a_card_spoken_digit_by_digit_in_other_languages_is_redacted(text):
+    assert redacted(text).endswith("[REDACTED:card-number]"), redacted(text)
+
+
+@pytest.mark.parametrize("text", [
+    "vier eins eins eins eins eins eins eins eins eins eins eins eins eins eins zwei",  # the checksum fails
+    "uno dos tres cuatro cinco seis siete ocho nueve",
+])
+def test_spoken_digits_abroad_that_make_no_card_are_kept(text):
+    assert_kept(text)
+
+
+def test_a_password_given_to_a_command_is_redacted_again_where_its_line_repeats_it():
+    text = "curl -u bob:Bob-Basic-7 https://httpbin.org/basic-auth/bob/Bob-Basic-7"
+    assert redacted(text) == "curl -u bob:[REDACTED:password-flag] https://httpbin.org/basic-auth/bob/[REDACTED:password-flag]"
+    assert redacted("http -a jane:Jane-Pw-42 example.org/u/Jane-Pw-42x").endswith("/u/Jane-Pw-42x")  # not whole: another word
+    assert redacted("curl -u bob:Bob-Basic-7 https://a.example\nBob-Basic-7 is the name").endswith("\nBob-Basic-7 is the name")
+
+
+def test_a_passphrase_of_several_words_is_redacted_whole_and_the_clause_after_it_kept():
+    assert redacted("I set the router password to Silver Birch Lane 7") == "I set the router password to [REDACTED:password]"
+    assert redacted("the vault passphrase is now: velvet thunder 88.") == "the vault passphrase is now: [REDACTED:password]."
+    assert redacted("the router password is Falcon the cat said") == "the router password is [REDACTED:password] the cat said"
+    assert redacted("the password is Falcon Ridge, I think") == "the password is [REDACTED:password] Ridge, I think"
+
+
+def test_a_plain_word_on_the_line_after_password_and_a_colon_is_redacted_but_not_after_a_bare_label():
+    assert redacted("Password:\nbluebird") == "Password:\n[REDACTED:password]"
+    assert_kept("Password\nbluebird")
+    assert_kept("Password:\nexpired")
+
+
+def test_a_hindi_pin_before_its_verb_is_redacted_and_a_short_number_kept():
+    assert redacted("मेरा एटीएम पिन 3391 है") == "मेरा एटीएम पिन [REDACTED:pin] है"
+    assert_kept("पिन 12 है")
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("Can't scan? Enter this code: JBSW Y3DP EHPK 3PXP", "JBSW Y3DP EHPK 3PXP"),
+    ("Type this key into your app: 4mzq 7xkp 2rtd bn5w", "4mzq 7xkp 2rtd bn5w"),
+])
+def test_a_seed_in_groups_of_four_after_key_or_code_and_a_colon_is_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+def test_a_change_abroad_needs_its_verb_near_and_a_made_up_value():
+    assert_caught("Cambié mi contraseña a pelicano77", "pelicano77")
+    assert_kept("mi contraseña a pelicano77 no funciona")  # no verb of changing
+    assert_kept("Cambié mi contraseña a otra")  # a plain word
