@@ -718,3 +718,87 @@ def test_a_change_abroad_needs_its_verb_near_and_a_made_up_value():
     assert_caught("Cambié mi contraseña a pelicano77", "pelicano77")
     assert_kept("mi contraseña a pelicano77 no funciona")  # no verb of changing
     assert_kept("Cambié mi contraseña a otra")  # a plain word
+
+
+# --- after-5-held's classes: a clause before "is", PIN and secret words on the line before, every quote style, secret
+# columns abroad, any mix of a card's separators, recovery-code headings in every language
+
+
+def test_a_password_after_a_clause_with_no_opening_word_is_redacted_when_it_looks_made_up():
+    text = "The password I use everywhere is sunflower1987, I know I should stop"
+    assert redacted(text) == "The password I use everywhere is [REDACTED:password-made], I know I should stop"
+    assert_kept("The password I chose last week is way too short")
+    assert_kept("the password field on the page is required")
+
+
+@pytest.mark.parametrize("text,secret", [("New PIN:\n7305", "7305"), ("PIN-Code\n8830", "8830"), ("Пин-код:\n4417", "4417"),
+                                         ("Combination:\n3141", "3141"), ("Secreto:\nTortuga-Mar-6", "Tortuga-Mar-6")])
+def test_every_secret_word_takes_its_value_from_the_next_line(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", ["New PIN:\n12", "PIN:\nask Sam", "Secret:\nhello", "Segreto\nsegreto"])
+def test_a_pin_on_the_next_line_must_be_digits_and_a_secret_made_up(text):
+    assert_kept(text)
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("J'ai changé mon mot de passe en « Lune Bleue 42 »", "Lune Bleue 42"),
+    ("Mot de passe : «Lune42»", "Lune42"),
+    ("Das Passwort lautet „Mondschein 77“", "Mondschein 77"),
+    ("Ich habe das Passwort auf »Anker-Nord-8« geändert", "Anker-Nord-8"),
+    ("Hasło to ‚Kot 99‘", "Kot 99"),
+    ("Lösenordet är ”Blå Häst 5”", "Blå Häst 5"),
+    ("パスワードは『Sakura 99』", "Sakura 99"),
+])
+def test_a_password_in_quotes_of_every_style_is_redacted_whole(text, secret):
+    assert_caught(text, secret)
+
+
+def test_the_spaces_inside_french_quotes_stay_and_a_quoted_word_about_the_password_is_kept():
+    assert redacted("Mot de passe : « Lune Bleue 42 »") == "Mot de passe : « [REDACTED:password] »"
+    assert_kept("Mot de passe : « obligatoire »")
+
+
+@pytest.mark.parametrize("header,secret", [("secreto", "Tortuga-Mar-6"), ("segreto", "Gatto-Nero-9"), ("parolă", "Lup-Alb-7"),
+                                           ("κωδικός", "Lyk-9x"), ("סיסמה", "Shemesh-4"), ("contrasenya", "Gat-Mar-3")])
+def test_a_table_column_headed_by_any_known_password_or_secret_word_is_redacted(header, secret):
+    assert_caught(f"| app | usuario | {header} |\n|---|---|---|\n| vpn | ana | {secret} |", secret)
+
+
+def test_a_column_headed_secret_abroad_keeps_cells_that_do_not_look_made_up():
+    assert_kept("| plato | ingrediente secreto |\n|---|---|\n| sopa | canela |")
+
+
+@pytest.mark.parametrize("text,card", [
+    ("Karte 6011-1111.1111 1117", "6011-1111.1111 1117"),
+    (f"pay 4000{NBSP}0566\u20095566/5556", f"4000{NBSP}0566\u20095566/5556"),
+    ("card 4111_1111-1111 1111", "4111_1111-1111 1111"),
+    ("Amex 3782.822463-10005", "3782.822463-10005"),
+])
+def test_a_card_with_any_mix_of_separators_is_redacted(text, card):
+    assert_caught(text, card)
+
+
+@pytest.mark.parametrize("text", ["ref 1234-5678.9012 3456", "build 4111_1111-1111 1112"])
+def test_digit_groups_with_mixed_separators_failing_the_checksum_are_kept(text):
+    assert_kept(text)
+
+
+@pytest.mark.parametrize("text,code", [
+    ("Códigos de respaldo:\n  a8f3k2m9q1\n  z7x4c6v2b8", "a8f3k2m9q1"),
+    ("リカバリーコード\nQW7E-RT4Y\nUI2O-PA9S", "QW7E-RT4Y"),
+    ("Codis de recuperació:\nk3j4-m5n6", "k3j4-m5n6"),
+    ("קודי שחזור:\nab12-cd34", "ab12-cd34"),
+    ("รหัสสำรอง\n4821 9930", "4821 9930"),
+    ("復原碼：\nab3d-9kf2", "ab3d-9kf2"),
+    ("बैकअप कोड\n73920 18463", "73920 18463"),
+])
+def test_recovery_codes_under_a_heading_in_every_known_language_are_redacted(text, code):
+    assert_caught(text, code)
+
+
+@pytest.mark.parametrize("text", ["Códigos de respaldo:\nGuárdalos en un lugar seguro",
+                                  "リカバリーコード\nこれらのコードを安全な場所に保管してください"])
+def test_a_recovery_heading_over_instructions_is_kept(text):
+    assert_kept(text)

@@ -59,7 +59,14 @@ _FOR_WHAT = (
     r"|[ \t]{1,3}(?:dell|dall|all|nell|sull|d)['’][^\s:=,;.!?\"'“”`：\[]{1,30}(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：\[]{1,30}){0,2}?)?"
     r"(?:[ \t]{0,2},[^,\n.:;!?\"]{1,30},)?"  # an aside between commas: "the passcode for the safe, if you need it, is X"
 )
-_VALUE = r"(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|`[^`\n]{3,128}`|「[^」\n]{1,128}」|[^\s\"'“”`，。、「」]{3,128})"
+# Quotes of every style, each with its own closing mark: « » and » « (French, German, Danish), „ “ and „ ” (German,
+# Polish, Czech), ‚ ‘, ‘ ’, ” ” (Swedish, Finnish), ‹ ›, 「 」, 『 』, 《 》; French puts a space inside its quotes.
+_QUOTE_PAIRS = (("«", "»"), ("»", "«"), ("„", "“"), ("„", "”"), ("‚", "‘"), ("‚", "’"), ("‘", "’"), ("”", "”"), ("‹", "›"),
+                ("›", "‹"), ("『", "』"), ("《", "》"))
+OPENING_QUOTES = "\"'“`「" + "".join(dict.fromkeys(o for o, _ in _QUOTE_PAIRS))
+_OTHER_QUOTED = "|".join(rf"{o}[^{c}\n]{{1,130}}{c}" for o, c in _QUOTE_PAIRS)
+_QUOTED = r"\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|" + _OTHER_QUOTED
+_VALUE = (r"(" + _QUOTED + r"|`[^`\n]{3,128}`|「[^」\n]{1,128}」|[^\s\"'“”`，。、「」«»„‚‹›『』《》]{3,128})")
 
 # "the wifi password is X", "mot de passe : X", "Das Kennwort lautet X", "密码是 X", "パスワードは X", "비밀번호는 X",
 # "password, it's now X"; Polish "hasło ... to X" ("to" is an English word too: after "hasło" only).
@@ -78,7 +85,7 @@ _STATED = re.compile(
     # a relative clause between the word and "is", then a quoted value: "La contraseña que uso en todas partes es "X""
     + r"|" + _PASSWORD_WORD + r"[ \t]{1,3}(?:que|qui|che|die|das|dat|som|which|that|который|которым|który|które|kterou)"
       r"(?![^\W\d_])[^\n\"'“”`.!?:=]{1,40}?[ \t](?:is|es|est|ist|è|é|är|er|jest|je|это|era|war|was)[ \t]{1,3}"
-      r"(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”)",
+      r"(" + _QUOTED + r")",
     re.I,
 )
 
@@ -102,7 +109,10 @@ _STATED_LOOSELY = re.compile(
     # Thai names it the same way, words often unspaced: "รหัสผ่าน wifi คือ X"
     + r"|รหัสผ่าน(?:[ \t]{0,3}[^\s:=,;.!?\"'“”`]{1,20}?){0,2}?[ \t]{0,3}คือ[ \t]{0,3}" + _VALUE
     # Hindi puts "is" last: "वाईफाई का पासवर्ड X है"
-    + r"|पासवर्ड[ \t]{1,3}" + _VALUE + r"(?=[ \t]{1,3}है)",
+    + r"|पासवर्ड[ \t]{1,3}" + _VALUE + r"(?=[ \t]{1,3}है)"
+    # a clause with no opening word between the word and "is": "The password I use everywhere is sunflower1987"
+    + r"|" + _PASSWORD_WORD + r"(?:[ \t]{1,3}[^\W\d_]{1,20}){1,5}?"
+    + r"[ \t]{1,3}(?:is|es|est|ist|è|é|är|er|jest|je|это|era|war|was|είναι|היא|הוא|هي|هو)(?![^\W\d_])[ \t]{1,3}" + _VALUE,
     re.I,
 )
 
@@ -314,10 +324,18 @@ _GROUPED_SEED = re.compile(
 )
 
 # A value on the line after its label: "Password:\nX", "Wi-Fi password\n\nX" (the line holds the value alone)
+# (every word for a secret the screen reads works so: a PIN's, whose value is then 4 to 8 digits, and "secret" abroad,
+# whose value must look made up: "New PIN:\n7305", "Secreto:\nTortuga-Mar-6")
+_SECRET_WORD = (
+    r"(?<![^\W\d_])(?:secret|secreto|secreta|segreto|segredo|secrète|sekret|hemlighet(?:en)?|hemmelighed(?:en)?"
+    r"|hemmelighet(?:en)?|salaisuus|titok|секрет|μυστικό|rahasia)(?![^\W\d_])|秘密|シークレット"
+)
 _NEXT_LINE = re.compile(
-    r"^[ \t]{0,4}(?:[#*>\-][#*>\- \t]{0,4})?(?:[^\W\d_][\w\-]{0,20}[ \t]{1,3}){0,2}" + _PASSWORD_WORD
+    r"^[ \t]{0,4}(?:[#*>\-][#*>\- \t]{0,4})?(?:[^\W\d_][\w\-]{0,20}[ \t]{1,3}){0,2}"
+    r"(?:" + _PASSWORD_WORD + r"|(?P<pin>" + _PIN_ONLY + r"|(?<![^\W\d_])(?:combination|combo)(?![^\W\d_]))"
+    + r"|(?P<secret>" + _SECRET_WORD + r"))"
     + r"(?:[ \t]{0,2}\([^()\n]{1,30}\))?[ \t]{0,2}[:：]?[*_]{0,2}[ \t]{0,2}\r?\n(?:[ \t]{0,8}\r?\n)?[ \t]{0,8}`?"
-    r"([^\s`]{4,128})`?[ \t]{0,4}$",
+    r"(?P<value>[^\s`]{4,128})`?[ \t]{0,4}$",
     re.I | re.M,
 )
 
@@ -348,10 +366,11 @@ _CARD_EXPIRY_CODE = re.compile(
     r"(?![ \t]{0,2}(?:[€$£¥%]|(?:EUR|USD|GBP|CHF|JPY|CAD|AUD|euros?|dollars?|pounds?)(?![^\W\d_])))"  # a price after the expiry
 )
 
-# Cards with separators the digit-group rule does not take: dots, slashes, underscores, no-break and thin spaces.
-_ODD = r"[.\/_\u00a0\u2002-\u200a\u202f]"
+# Cards with separators the digit-group rule does not take: dots, slashes, underscores, no-break and thin spaces, and any
+# mix of these with spaces and hyphens ("6011-1111.1111 1117"); the checksum decides (`_is_card` in secrets.py).
+_ODD = r"[ \-.\/_\u00a0\u2002-\u200a\u202f]"
 _ODD_CARD = re.compile(
-    rf"(?<![\d.,/_])(?:\d{{4}}({_ODD})\d{{4}}\1\d{{4}}\1\d{{4}}(?:\1\d{{3}})?|3\d{{3}}({_ODD})\d{{6}}\2\d{{5}})(?![\d])"
+    rf"(?<![\d.,/_])(?:\d{{4}}{_ODD}\d{{4}}{_ODD}\d{{4}}{_ODD}\d{{4}}(?:{_ODD}\d{{3}})?|3\d{{3}}{_ODD}\d{{6}}{_ODD}\d{{5}})(?![\d])"
 )
 
 # A card's digits one by one, each pair apart by the same space, hyphen or dot: "4 0 0 0 0 5 6 6 ...".
@@ -365,6 +384,14 @@ _PASSWORD_HEADERS = frozenset(
     adgangskode jelszó 비번 암호 口令""".split()
 )
 _PASSWORD_HEADER_PHRASES = frozenset({"mot de passe", "kata sandi", "mật khẩu", "palavra-passe"})
+# "secret" in the languages the screen reads: a column so headed holds secrets too ("| app | usuario | secreto |") when
+# its cells look made up
+_SECRET_HEADERS = frozenset(
+    """secreto secretos secreta secretas segreto segreti segredo segredos secrète sekret sekrety sekretet
+    hemlighet hemmelighed hemmelighet salaisuus titok секрет секрети μυστικό סוד سر सीक्रेट ความลับ 秘密 シークレット 비밀 rahasia""".split()
+)
+# any word for a password the sentences are read for (forms above), in a header of up to four words: "Parolă", "Κωδικός"
+_PASSWORD_IN_HEADER = re.compile(_PASSWORD_WORD, re.I)
 # "pass" alone heads a password column, or a test's pass/fail column: its cells decide (see `_column_values`).
 _PASS_HEADERS = frozenset({"pass"})
 # letters with a digit or a sign, not a quantity ("3-day"): "Vault-Key-9"
@@ -387,7 +414,14 @@ _CODES_HEADING = re.compile(
     r"recupera(?:ç|c)(?:ã|a)o|respaldo|seguran(?:ç|c)a|backup|recupero|emergencia|emerg(?:ê|e)ncia)\b"
     r"|\b(?:wiederherstellungs|backup-?|sicherungs|notfall|herstel|reserve)codes?\b"
     r"|\bkody[ \t]+(?:zapasowe|odzyskiwania|jednorazowe)\b|\bjednorazowe[ \t]+kody\b|\bрезервные[ \t]+коды\b|\bкоды[ \t]+восстановления\b"
-    r"|恢复码|备用码|復元コード|バックアップコード|복구[ \t]?코드|백업[ \t]?코드"
+    r"|恢复码|恢復碼|恢复代码|恢復代碼|备用码|備用碼|备份码|備份碼|救援码|復原碼"
+    r"|復元コード|バックアップコード|リカバリー?[ \t・]?(?:コード|キー)"
+    r"|回復コード|予備コード|복구[ \t]?코드|백업[ \t]?코드|복구[ \t]?키"
+    # Catalan, Hebrew, Arabic, Hindi, Thai, Swahili; Dutch "back-upcodes" (Filipino says "mga recovery code")
+    r"|\bcodis[ \t]+de[ \t]+(?:recuperació|recuperacio|seguretat|còpia|copia|reserva)\b|\bback-?up-?codes?\b"
+    r"|קודי[ \t]+(?:שחזור|גיבוי)|(?:رموز|أكواد)[ \t]+(?:الاسترداد|الاسترجاع|احتياطية|النسخ[ \t]+الاحتياطي)"
+    r"|(?:रिकवरी|बैकअप|पुनर्प्राप्ति)[ \t]+कोड|รหัส(?:สำรอง|กู้คืน)"
+    r"|\b(?:misimbo|nambari)[ \t]+ya[ \t]+(?:kurejesha|akiba|dharura)\b"
     # keys as well as codes: "Recovery key:", "BitLocker recovery key", "Backup keys", "Chaves de recuperação"
     r"|\b(?:recovery|backup|2fa|mfa|emergency|rescue)[ \t]+keys?\b"
     r"|\b(?:chaves?|claves?|cl(?:é|e)s?|chiavi|chiave)[ \t]+(?:de|di)[ \t]+(?:recupera(?:ç|c)(?:ã|a)o|recuperaci(?:ó|o)n|"
@@ -410,7 +444,8 @@ _CODE_PIECE = re.compile(
     r"(?<![\w\-])(?:\d{3,10}(?: \d{3,10}){1,3}|(?=[A-Za-z0-9\-]{0,90}\d)[A-Za-z0-9]{3,10}(?:-[A-Za-z0-9]{2,10}){0,7})(?![\w\-])"
 )
 _ANY_CODES_WORD = re.compile(
-    r"cod|kod|kód|код|κωδικ|码|コード|코드|key|chave|clave|cl[ée]|chiav|schl(?:ü|ue)ssel|sleutel|ключ|anahtar|m[ãa] ", re.I
+    r"c(?:o|ó)d|kod|kód|код|коди|κωδικ|码|碼|コード|キー|코드|키|key|chave|clave|cl[ée]|chiav|schl(?:ü|ue)ssel|sleutel|ключ|anahtar"
+    r"|m[ãa] |קוד|رموز|أكواد|कोड|รหัส|misimbo|nambari", re.I
 )
 _CODE_LINE_REST = re.compile(r"[\s|#*•>+\-.):]*(?:\d{1,2}[\s|.):]*)?[\s|#*•>+\-.):]*")
 _CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
@@ -479,8 +514,14 @@ def _value_span(m: re.Match, text: str) -> tuple[int, int]:
     """Where the value of the group that matched lies: inside its quotes; an ASCII value glued to CJK text ends there."""
     g = next(i for i in range(1, (m.re.groups or 0) + 1) if m.group(i) is not None)
     start, end = m.span(g)
-    if text[start] in "\"'“`「":
-        return start + 1, end - 1
+    if text[start] in OPENING_QUOTES:
+        start, end = start + 1, end - 1
+        if text[start - 1] not in "\"'“`「":  # « Lune Bleue 42 »: the spaces inside the quotes are not the value's
+            while start < end and text[start].isspace():
+                start += 1
+            while end > start and text[end - 1].isspace():
+                end -= 1
+        return start, end
     if text[start].isascii() and (cjk := _CJK.search(text, start, end)):
         end = cjk.start()
     return start, end
@@ -629,11 +670,16 @@ def _otp_seeds(text: str) -> Iterator[Span]:
 def _next_line_values(text: str) -> Iterator[Span]:
     if "\n" in text:
         for m in _NEXT_LINE.finditer(text):
-            # after "Password:" a plain word is the value ("Password:\nbluebird"); after a bare label it must look made up
-            label = text[m.start():m.start(1)]
-            plain = re.fullmatch(r"[^\W\d_]+", m.group(1)) is not None
-            kind = "password" if plain and (":" in label or "：" in label) else "password-made"
-            yield (kind, *m.span(1))
+            if m.group("pin") is not None:
+                yield ("pin", *m.span("value"))  # "New PIN:\n7305": its digits alone (the check in secrets.py)
+                continue
+            # after "Password:" a plain word is the value ("Password:\nbluebird"); after a bare label or "secret" it must
+            # look made up
+            label = text[m.start():m.start("value")]
+            plain = re.fullmatch(r"[^\W\d_]+", m.group("value")) is not None
+            colon = ":" in label or "：" in label
+            kind = "password" if plain and colon and m.group("secret") is None else "password-made"
+            yield (kind, *m.span("value"))
 
 
 def _user_password_pairs(text: str) -> Iterator[Span]:
@@ -732,8 +778,10 @@ def _column_kind(header: str) -> str | None:
     words = re.findall(r"[^\W_]+\??", name)
     if not words or len(words) > 4 or any(w in _HEADER_NOT_SECRET for w in words):
         return None
-    if any(w in _PASSWORD_HEADERS for w in words) or name in _PASSWORD_HEADER_PHRASES:
+    if any(w in _PASSWORD_HEADERS for w in words) or name in _PASSWORD_HEADER_PHRASES or _PASSWORD_IN_HEADER.search(name):
         return "password-column"
+    if any(w in _SECRET_HEADERS for w in words):
+        return "secret-column"  # "ingrediente secreto" is a recipe's: its cells must look made up
     if words[-1] in _PASS_HEADERS:
         return "pass-column"
     if any(w in _TOKEN_HEADERS for w in words) or re.fullmatch(r"(?:\w+[ _\-])?(?:api|access|private)[ _\-]?key", name):
@@ -747,7 +795,9 @@ _HEADER_NAME = re.compile(r"[^\W_][\w .#/()\-]{0,29}|\"[^\W_][\w .#/()\-]{0,29}\
 _HEADER_WORD = re.compile(
     r"pass|pw|wort|secret|token|key|pin|contrase|senha|wacht|has|heslo|парол|密|パスワード|비밀|senord|clave|ifre|salasana|kode|jelsz"
     r"|cred|zugangsdaten|anmeldedaten|identifiants|inloggegevens"
-    r"|sandi|kh(?:ẩ|a)u|비번|암호|口令",
+    r"|sandi|kh(?:ẩ|a)u|비번|암호|口令"
+    r"|secr|segre|sekret|hemlig|hemmelig|salaisuus|titok|секрет|μυστικ|סוד|سر|सीक्रेट|ความลับ|秘密|シークレット|rahasia"
+    r"|parol|laluan|siri|contrasenya|κωδικ|συνθηματ|סיסמ|كلمة|पासवर्ड|รหัสผ่าน|wi-?fi|wlan|wpa|router|r[ée]seau|netz|netwerk|sieci|сети",
     re.I,
 )
 
@@ -812,6 +862,10 @@ def _column_values(rows: list[tuple[int, str]], split: Cells) -> Iterator[Span]:
             if n >= len(cells) or cells[n][1] <= cells[n][0]:
                 continue
             start, end = cells[n]
+            if kind == "secret-column":
+                if _MADE_UP.fullmatch(row[start:end]):
+                    yield ("password-column", offset + start, offset + end)
+                continue
             if kind == "credential-column":
                 cell = row[start:end]
                 if pair := _USER_AND_SECRET.fullmatch(cell):

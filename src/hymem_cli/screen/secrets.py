@@ -11,7 +11,7 @@ import re
 import threading
 from collections.abc import Callable
 
-from hymem_cli.screen.forms import NOT_A_VALUE_ABROAD, card_digits, find_forms, unwritten_script, words_after
+from hymem_cli.screen.forms import NOT_A_VALUE_ABROAD, OPENING_QUOTES, card_digits, find_forms, unwritten_script, words_after
 from hymem_cli.screen.forms import luhn as _luhn
 from hymem_cli.screen.wallet import find_seed_phrases
 
@@ -561,7 +561,7 @@ def _found_by_form(text: str, found: list[tuple[str, int, int]]) -> list[tuple[s
     inside = _containment(found)
     placed: set[tuple[int, int]] = set()
     for kind, start, end in [*find_forms(text), *find_seed_phrases(text)]:
-        if kind in _TRIMMED_FORMS and text[start - 1:start] not in ("\"", "'", "“", "`", "「"):
+        if kind in _TRIMMED_FORMS and (start == 0 or text[start - 1] not in OPENING_QUOTES):
             end = _value_end(text, start, end)
         value = text[start:end]
         if not value.strip() or value.startswith("[REDACTED"):
