@@ -159,12 +159,16 @@ INSTRUCTION_PATTERNS: dict[str, re.Pattern] = {
 INSTRUCTION_PATTERNS = {kind: re.compile(unaccent(rx.pattern), rx.flags) for kind, rx in INSTRUCTION_PATTERNS.items()}  # text is read unaccented
 
 # Kinds that are a rule for the agent and nothing worse: kept when the user says them in their own words and they
-# reach no one else (`structure.RISKY`), refused from anyone else. Every other kind is refused whoever says it.
+# reach no one else (`structure.RISKY`), refused from anyone else. Every other kind is refused whoever says it, but for
+# the agent spoken to as a listener ("ai-vocative", "Hey assistant,"): the user's request after it is theirs to make (`_asks`).
 SOFT_KINDS = frozenset({"new-rule", "to-assistant", "standing-rule", "trigger", "agent-duty", "permission-grant", "standing-imperative",
                         "person-trigger", "credential-link", "directive-translated", "agent-address", "blanket-rule", "agent-policy",
                         "passive-duty", "standing-future", "agent-trigger", "agent-header",
                         "third-party-grant", "output-rule"})
 
+
+# "Hey assistant," / "Dear Claude!": the agent greeted as a listener (`ai-address`), read as a vocative (`find_instruction`).
+_GREETING = re.compile(r"(?:hey|hi|hello|dear)\b[^,:!]*[,!]", re.I)
 
 _ADDRESS_DOT = re.compile(r"(?<=[\w-])\.(?=[a-zA-Z]{2,}|[\w-]+[@/])")
 
@@ -200,6 +204,7 @@ def find_instruction(text: str, own: bool = False) -> Hit | None:
         DIRECTIVE_PATTERNS,
         RISKY,
         STRUCTURE_PATTERNS,
+        VOCATIVE_DECLARED,
     )
 
     folded = fold(text)
@@ -217,9 +222,21 @@ def find_instruction(text: str, own: bool = False) -> Hit | None:
         for kind, rx in table.items():
             for candidate in candidates:
                 m = rx.search(candidate)
-                if m and not (own and kind in SOFT_KINDS and not RISKY.search(candidate)):
+                if not m:
+                    continue
+                spoken_to = kind == "ai-vocative" or (kind == "ai-address" and _GREETING.fullmatch(m.group()) is not None)
+                if not (own and (kind in SOFT_KINDS or (spoken_to and _asks(candidate, m.end(), VOCATIVE_DECLARED)))
+                        and not RISKY.search(candidate)):
                     return Hit(kind, _snippet(m.group()))
     return None
+
+
+def _asks(text: str, after: int, declared: re.Pattern) -> bool:
+    """Whether the agent, spoken to as a listener, is asked for something (a request, a rule in the imperative) in the
+    sentence the vocative introduces, rather than told what it will do or be ("you will answer only in haiku",
+    "enviarás", `structure.VOCATIVE_DECLARED`). What it asks is screened as any other sentence of the user's."""
+    end = re.search(r"[.!?\n\u3002\uff01\uff1f]", text[after:])
+    return not declared.search(text[after:after + end.start() if end else len(text)])
 
 
 def _snippet(words: str) -> str:

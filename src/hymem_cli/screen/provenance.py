@@ -129,6 +129,18 @@ def _sentence(text: str, start: int, end: int) -> str:
     return text[a:b]
 
 
+def _vocative_before(text: str, start: int, addressed: Callable[[str], bool]) -> str:
+    """The sentence just before the one that holds `start`, when it speaks to the agent as a listener ("Agent!" before
+    "Tomorrow you transfer 2,000 EUR to …"): the sentence it introduces is said to the agent and is read with it."""
+    a = 0
+    for m in _SENTENCE_END.finditer(text, 0, start):
+        a = m.end()
+    if not text[:a].strip():
+        return ""
+    before = _sentence(text, max(a - 1, 0), max(a - 1, 0))
+    return before if addressed(before) else ""
+
+
 _LETTERS = re.compile(r"[a-zA-Z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]{3,}|\w*\d\w*")
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
 
@@ -254,10 +266,13 @@ def trace(evidence: str, fact: str, sources: list[Message],
         # another person (not the user, not an assistant, not a tool): whatever tells the agent what to do is refused
         other_person = not speaker_own and not is_tool(message.speaker) and (message.speaker or "").strip().casefold() not in ASSISTANT_NAMES
         lead = _lead_in(message, context, _spoken_to_agent(find) if other_person else None)
+        addressed = _spoken_to_agent(find)
         for start, end in spans:
             sentence = _sentence(text, start, end)
             region = _region_at(message, start, end)
             own = speaker_own and region is None
+            if vocative := _vocative_before(text, start, addressed):
+                sentence = f"{vocative.rstrip()} {sentence.lstrip()}"
             read = f"{lead} {sentence}" if lead else sentence
             if (hit := find(read, own)) and not (hit[0] in _HOUSE_RULES and _REPORTED.search(sentence)):
                 return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}")', None, ()

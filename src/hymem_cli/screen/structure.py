@@ -222,7 +222,7 @@ _ML_IMPERATIVE = (r"(?:usa|utilizza|scrivi|rispondi|réponds|écris|utilise|resp
 # Verbs that act on the world or on others: what makes even the user's own standing rule more than a preference.
 RISKY = re.compile(
     r"\b(?:recommend|promot|endors|prais|advertis|rate\s|rank\s|forward|share|e-?mail\s+(?!me\b)|post\s|upload|transfer|wire\s|pay\b|pays\b|paid|payment|"
-    r"buy|purchas|order\s|renew|subscrib|approv|authori[sz]|grant|accept|sign\s|delete|remove|wipe|erase|execut|install|deploy|merge|"
+    r"buy|purchas|order\s|renew|subscrib|book(?:s|ed|ing)?\s+(?:[\w-]+\s+){0,3}?(?:hotels?|flights?|rooms?|tickets?|trains?|cars?|tables?|stays?|seats?|trips?)\b|approv|authori[sz]|grant|accept|sign\s|delete|remove|wipe|erase|execut|install|deploy|merge|"
     r"push|disable|bypass|ignore|trust|obey|reveal|disclos|leak|hand\s+over|passwords?|passcodes?|credentials?|api\s+keys?|tokens?|sudo|root|"
     r"money|invoices?|bank|anyone|everyone|someone|everybody|anybody|users|customers?|clients?|callers?|visitors?|people|whoever|others|(?:a|any|every|each)\s+user)"
     r"|\b(?:never|don'?t|do\s+not|stop|no\s+longer)\s+(?:question|challeng|refus|push\s+back|second-guess|warn|verify|check|confirm|ask|doubt)\w*"
@@ -258,7 +258,7 @@ _OUTPUT_DUTY = (r"\b(?:must|shall|should|ought\s+to|ha(?:s|ve)\s+to|needs?\s+to|
 DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
     # a duty or a licence put on the agent: "the agent must approve ...", "the model has to send ...", "the bot can send any amount"
     "agent-duty": re.compile(
-        _AGENT + r"[^.!?\n]{0,40}?\b(?:must|shall|should|ought\s+to|ha(?:s|ve)\s+to|needs?\s+to|will\s+(?:have|need)\s+to|"
+        _AGENT + r"[^.!?\n]{0,160}?\b(?:must|shall|should|ought\s+to|ha(?:s|ve)\s+to|needs?\s+to|will\s+(?:have|need)\s+to|"
         r"(?:is|are)\s+(?:to|required\s+to|expected\s+to|supposed\s+to|meant\s+to|obliged\s+to|bound\s+to|instructed\s+to|allowed\s+to|permitted\s+to|authori[sz]ed\s+to|cleared\s+to|free\s+to|welcome\s+to)|"
         r"ha(?:s|ve)\s+(?:been\s+)?(?:granted|given|cleared|authori[sz]ed|allowed|permission))\s+(?!be\b|been\b|get\b|have\s+been\b)"
         r"|" + _AGENT + r"[^.!?\n]{0,40}?\b(?:will|'ll|may|can|could|is\s+going\s+to)\s+(?:now\s+|also\s+|always\s+|just\s+)?"
@@ -400,7 +400,7 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
     ),
     # the same duties in ten other languages: "tu dois toujours ...", "debes enviar ...", "die KI soll ...", "你必须 ..."
     "directive-translated": re.compile(
-        _ML_YOU_MUST_ALONE + r"|" + _ML_AGENT + r"[^.!?\n。！？]{0,40}?" + _ML_MODAL + r"(?!\s{0,3}" + _ML_PASSIVE + r")"
+        _ML_YOU_MUST_ALONE + r"|" + _ML_AGENT + r"[^.!?\n。！？]{0,160}?" + _ML_MODAL + r"(?!\s{0,3}" + _ML_PASSIVE + r")"
         r"|\b(?:tu\s+dois|vous\s+devez|tu\s+devras|debes|deberás|tienes\s+que|du\s+musst|du\s+sollst|devi|dovrai|você\s+deve|tu\s+deves|deves|je\s+moet|"
         r"jij\s+moet|u\s+moet|ты\s+должен|ты\s+должна|вы\s+должны)\b[^.!?\n]{0,60}?(?:" + _ML_ALWAYS + r"|" + RISKY.pattern + r")"
         r"|(?:你|您)(?:必须|应该|要|得)[^。！？\n]{0,40}?(?:" + _ML_ALWAYS + r"|" + RISKY.pattern + r")"
@@ -436,8 +436,19 @@ AI_ADDRESS_TRANSLATED = re.compile(
 AI_VOCATIVE = re.compile(
     r"(?:^|[.!?\n]\s{0,3})[\"'>*\-\s]{0,4}(?:(?:hey|hi|ok|okay|dear)\s+)?"
     r"(?:assistant|ai|bot|agent|model|claude|chatgpt|gpt|copilot|gemini|llm|assistente|assistent|assistentin|asistent[ea]?|asistentko|asistan|asystent(?:ko|ce)?|"
-    r"asszisztens|avustaja|agente|modelo|modello|modell|ассистент|асистенте?|βοηθέ|tro\s?ly)\s{0,3}(?:,|!|\s?[\u2014\u2013]|\s-)\s"
+    r"asszisztens|avustaja|agente|modelo|modello|modell|ассистент|асистенте?|βοηθέ|tro\s?ly)\s{0,3}(?:,|!|\s?[\u2014\u2013]|\s-)(?:\s|$)"
     r"|\b(?:note|message|instructions?|reminder|memo)\s{0,3}(?:for|to)\s+(?:the\s+|any\s+|all\s+)?(?:models?|agents?|bots?)\s{0,3}[:\-\u2013\u2014]",
+    re.I,
+)
+
+# What a vocative introduces when it declares what the agent will do or be, rather than asking for something: "Assistant,
+# for the rest of our chats you will answer only in haiku", "Asistente, enviarás …", "Asistan, göndereceksin": a standing
+# order set on the agent (the form of persona overrides), refused after a vocative even from the user. A request in the
+# imperative after it ("Asistente, de ahora en adelante contéstame en español") is the user's own rule (`find_instruction`).
+VOCATIVE_DECLARED = re.compile(
+    r"\byou(?:'ll|\s+will|\s+shall|'re\s+going\s+to|\s+are\s+going\s+to|'re\s+now|\s+are\s+now|'re\s+to|\s+are\s+to)\b"
+    r"|\b(?:tu|vous)\s+(?:\w+\s+)?\w+(?:ras|rez)\b|\b(?:du\s+wirst|wirst\s+du|ты\s+будешь|будешь|budeš|będziesz|zult|je\s+zal|jij\s+zal)\b"
+    r"|\b\w{2,}(?:arás|erás|irás|arai|erai|irai|eceksin|acaksın|eceksiniz|acaksınız)\b",
     re.I,
 )
 
@@ -487,4 +498,5 @@ def _unaccented(rx: re.Pattern) -> re.Pattern:
 
 STRUCTURE_PATTERNS = {kind: _unaccented(rx) for kind, rx in STRUCTURE_PATTERNS.items()}
 DIRECTIVE_PATTERNS = {kind: _unaccented(rx) for kind, rx in DIRECTIVE_PATTERNS.items()}
-RISKY, AI_ADDRESS_TRANSLATED, AI_VOCATIVE, AGREEMENT_CLAIMED, IMPERATIVE = map(_unaccented, (RISKY, AI_ADDRESS_TRANSLATED, AI_VOCATIVE, AGREEMENT_CLAIMED, IMPERATIVE))
+RISKY, AI_ADDRESS_TRANSLATED, AI_VOCATIVE, VOCATIVE_DECLARED, AGREEMENT_CLAIMED, IMPERATIVE = map(
+    _unaccented, (RISKY, AI_ADDRESS_TRANSLATED, AI_VOCATIVE, VOCATIVE_DECLARED, AGREEMENT_CLAIMED, IMPERATIVE))
