@@ -309,11 +309,9 @@ class Toml:
 
     @staticmethod
     def same(original: str, doc: TomlText) -> bool:
-        import tomllib
-
         try:
-            return tomllib.loads(original) == doc.doc
-        except (tomllib.TOMLDecodeError, ConfigError):
+            return TomlText(doc.path, original).doc == doc.doc
+        except ConfigError:
             return False
 
 

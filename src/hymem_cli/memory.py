@@ -275,7 +275,7 @@ class Memory:
             self.bind_embedder(bank)
         hits = search_bank(bank, query, n, flt, how)
         if recalled and flt.as_of is None:
-            bank.count_recalls([h["id"] for h in hits if h.get("status", "current") == "current"])
+            bank.count_recalls({h["chain"] for h in hits if h.get("status", "current") == "current"})
         return hits
 
     def check_revision(self, rev: int) -> int:
@@ -492,11 +492,7 @@ class Memory:
                 kept.append(files.Item(clean, item.section))
             else:
                 refused.append(Rejection(Operation("add", text=clean, origin="document"), why))
-        old: list[tuple[int, str]] = []
-        if self.bank_path.exists():
-            old = [(r[0], r[1]) for r in self.bank().conn.execute(
-                "SELECT v.id, v.text FROM versions v WHERE v.source = ? AND v.origin = 'document' AND v.layer IS NULL "
-                "AND NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id) ORDER BY v.id", (source,))]
+        old = self.bank().documents_of(source) if self.bank_path.exists() else []
         ops = files.plan(old, kept, path.name) if yours else []  # what an earlier, trusted, add stored stays
         done = TakenIn(source, yours, ops, refused, kinds)
         if dry_run or not (ops or refused):

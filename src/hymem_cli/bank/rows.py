@@ -19,15 +19,14 @@ LEFT JOIN retirements r ON r.version = v.id
 # A message whose chunk a writer has written: the facts it holds are in the bank, so what reads the current memories (search,
 # a briefing, the Markdown view, evaluation) shows those, not it (docs/benchmarks.md, "Two layers"). Messages stored with
 # --raw were never queued: they are the memories.
-WRITTEN = "EXISTS (SELECT 1 FROM queued_messages qm JOIN queue q ON q.id = qm.queue WHERE qm.version = v.id AND q.state = 'done')"
+_WRITTEN_BY = "SELECT 1 FROM queued_messages qm JOIN queue q ON q.id = qm.queue WHERE qm.version = v.id AND q.state = 'done'"
+WRITTEN = f"EXISTS ({_WRITTEN_BY})"
 SHOWN = f"(v.layer IS NULL OR NOT {WRITTEN})"
 
 
-def shown_as_of(rev: int) -> str:
-    """SHOWN as the bank stood after revision `rev` (a bound parameter follows: `rev`): a message is hidden only when a
-    writer had written its chunk by then."""
-    return ("(v.layer IS NULL OR NOT EXISTS (SELECT 1 FROM queued_messages qm JOIN queue q ON q.id = qm.queue "
-            "WHERE qm.version = v.id AND q.state = 'done' AND q.revision <= ?))")
+# SHOWN as the bank stood after a revision (bound as its one parameter): a message is hidden only when a writer had
+# written its chunk by then.
+SHOWN_AS_OF = f"(v.layer IS NULL OR NOT EXISTS ({_WRITTEN_BY} AND q.revision <= ?))"
 
 
 def version_dict(row, as_of: int | None = None) -> dict:

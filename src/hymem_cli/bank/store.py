@@ -12,7 +12,7 @@ from hymem_cli._errors import BankError, InputError, NotFoundError
 from hymem_cli.bank import codes, db
 from hymem_cli.bank.memory_text import MemoryText, kept
 from hymem_cli.bank.operations import id_problem, parse_memory_id
-from hymem_cli.bank.rows import SHOWN, VERSION_SELECT, shown_as_of, version_dict  # noqa: F401 - history reads them from here too
+from hymem_cli.bank.rows import SHOWN, SHOWN_AS_OF, VERSION_SELECT, version_dict  # noqa: F401 - history reads them from here too
 from hymem_cli.bank.sqlite import create_vector_table
 from hymem_cli.bank.verify import Finding
 from hymem_cli.bank.verify import verify as verify_bank
@@ -150,18 +150,24 @@ class Bank:
     def current(self, limit: int, as_of: int | None = None) -> list[dict]:
         """Up to `limit` current versions, the latest revision's first (an agent's briefing picks from them); no message
         a writer has read. `as_of`: the versions current just after that revision."""
-        if as_of is None:
-            rows = self.conn.execute(VERSION_SELECT + f" WHERE r.version IS NULL AND {SHOWN} ORDER BY v.revision DESC, v.id DESC LIMIT ?", (limit,))
-            return [version_dict(row) for row in rows]
-        rows = self.conn.execute(VERSION_SELECT + f" WHERE v.revision <= ? AND (r.version IS NULL OR r.revision > ?) AND {shown_as_of(as_of)} "
-                                 "ORDER BY v.revision DESC, v.id DESC LIMIT ?", (as_of, as_of, as_of, limit))
+        where, args = f"r.version IS NULL AND {SHOWN}", ()
+        if as_of is not None:
+            where, args = f"v.revision <= ? AND (r.version IS NULL OR r.revision > ?) AND {SHOWN_AS_OF}", (as_of, as_of, as_of)
+        rows = self.conn.execute(VERSION_SELECT + f" WHERE {where} ORDER BY v.revision DESC, v.id DESC LIMIT ?", (*args, limit))
         return [version_dict(row, as_of=as_of) for row in rows]
 
-    def count_recalls(self, ids: Sequence[str]) -> bool:
-        """Count one recall for the chain of each memory (`ids`: "m12"), in a short transaction of its own. Usage, not
-        history: a bank that is busy or read-only just goes uncounted (False); nothing waits for it."""
-        chains = {row[0] for vid in ids if (row := self.conn.execute("SELECT chain FROM versions WHERE id = ?", (int(vid[1:]),)).fetchone())}
-        if not chains:
+    def documents_of(self, source: str) -> list[tuple[int, str]]:
+        """(id, text) of the current memories of origin document that `source` (a file's real path) holds, oldest first."""
+        return [(r[0], r[1]) for r in self.conn.execute(
+            "SELECT v.id, v.text FROM versions v WHERE v.source = ? AND v.origin = 'document' AND v.layer IS NULL "
+            "AND NOT EXISTS (SELECT 1 FROM retirements r WHERE r.version = v.id) ORDER BY v.id", (source,))]
+
+    def count_recalls(self, chains: Iterable[str]) -> bool:
+        """Count one recall for each fact (`chains`: its chain, "m3", as every version names it), in a short
+        transaction of its own. Usage, not history: a bank that is busy or read-only just goes uncounted (False);
+        nothing waits for it."""
+        ids = sorted({int(c[1:]) for c in chains})
+        if not ids:
             return True
         waits = self.conn.execute("PRAGMA busy_timeout").fetchone()[0]
         try:
@@ -169,7 +175,7 @@ class Bank:
             with db.transaction(self.conn):
                 self.conn.executemany("INSERT INTO recalls (chain, times, last_at) VALUES (?, 1, ?) "
                                       "ON CONFLICT (chain) DO UPDATE SET times = times + 1, last_at = excluded.last_at",
-                                      [(chain, now()) for chain in sorted(chains)])
+                                      [(chain, now()) for chain in ids])
             return True
         except Exception:  # noqa: BLE001 - locked, read-only, full: a count is not worth an agent's wait or an error
             return False

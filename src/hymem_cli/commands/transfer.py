@@ -178,12 +178,11 @@ def _import_chats(file: str | None, product: str, bank: str | None, quiet: bool)
 
     ctx = Context.start(quiet=quiet, bank=bank)
     name = file if file and file != "-" else "<stdin>"
-    if name != "<stdin>":
+    if name != "<stdin>":  # read once whole first: a file that turns out broken at its end leaves the bank as it was
         path = Path(name)
         if not path.is_file():
             raise InputError(f"{name}: no such file" if not path.exists() else f"{name} is not a file",
                              hint=f"give the conversations.json of a {product} export")
-    if name != "<stdin>":  # read once whole first: a file that turns out broken at its end leaves the bank as it was
         with open(name, "rb") as stream:
             for _ in read_export(stream, product, name):
                 pass
