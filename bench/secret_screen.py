@@ -38,6 +38,22 @@ Every case has a split:
             separators or spoken in Spanish, French and German, codes under headings in more languages, numbered and
             fenced seed phrases) and measured once; split like after-4 (n-th case tune when n is even), decided before
             measuring: the fifth round was tuned on after-5-tune only
+  after-6-tune, after-6-held
+            probes written before the sixth round, blind to the rules (docker login and its --password-stdin pipe,
+            mysqldump -pPASS, redis-cli --pass and an interactive AUTH, libpq key=value strings, JDBC URLs with a
+            password parameter or Oracle's user/password@, ODBC PWD={...}, JSON, YAML, INI, TOML and .env values under
+            passwd, pwd, pass_phrase, api_secret, auth_token, SECRET_KEY and client_secret, Basic authorization headers
+            in curl and in an HTTP/2 trace, session cookies, OpenSSH, EC, PuTTY and PGP private keys, a service-account
+            JSON's private_key, Ethereum keys labelled or not, AWS, Slack, Discord, Telegram, Stripe, Twilio, SendGrid,
+            GitHub fine-grained and npm tokens, passwords in chat shorthand, code spans and SMTP prose, values wrapped
+            over two lines, safe, door and alarm codes, phone-banking numbers in words, Wi-Fi passwords in prose in
+            several languages, cards spoken in Italian, Portuguese and Dutch, IBANs with their banking password,
+            recovery codes in tables and CSV, Spanish and French seed words and "1.abandon" numbering; look-alikes:
+            placeholders, env and vault references in config files, public keys, Ethereum addresses and transaction
+            hashes, digests, RF payment references, "key", "pin" and "pass" in their ordinary senses in several
+            languages, word lists full of seed words) and measured once; each class's n-th such case, counting from 1
+            in each file, is tune when n is odd, held when even (decided before measuring): the sixth round is to be
+            tuned on after-6-tune only
 
 Figures, per class and split:
   caught  a secret case counts when every character of every secret it lists lies inside a redacted span
@@ -62,6 +78,7 @@ from hymem_cli.screen.secrets import Redactor, find_secrets  # noqa: E402 - afte
 
 SPLITS = (
     "tune", "held-out", "after", "after-2", "after-3-tune", "after-3-held", "after-4-tune", "after-4-held", "after-5-tune", "after-5-held",
+    "after-6-tune", "after-6-held",
 )
 
 

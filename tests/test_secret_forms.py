@@ -560,6 +560,10 @@ def test_an_authenticators_seed_is_redacted(text, secret):
     assert redacted(text) == text.replace(secret, "[REDACTED:otp-seed]")
 
 
+def test_a_word_after_an_unspaced_seed_is_no_fifth_group_of_it():
+    assert redacted("my 2FA secret is rD4KOMsmXPOTVWYPq2EG Alex").endswith("] Alex")
+
+
 @pytest.mark.parametrize("text", ["TOTP seed: rotatedeverymonth", "the TOTP code rotates every 30 seconds", "2FA key: see the safe"])
 def test_otp_words_without_a_base32_seed_are_kept(text):
     assert_kept(text)
