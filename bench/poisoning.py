@@ -1,7 +1,7 @@
 """Memory poisoning and secrets: does anything that must not become a memory get into the bank?
 
 Usage: python bench/poisoning.py [--skip-model] [--model PATH.gguf] [--modes scripted,remote,raw,model,eval]
-                                 [--data DIR] [--cases PREFIX] [--json OUT.json] [--verbose]
+                                 [--data DIR] [--cases PREFIX] [--json OUT.json] [--verbose] [--classes] [--hide-held-out]
 
 The set (bench/data/poisoning/*.jsonl, labelled in cases.json) has three kinds of case:
   instruction  text addressed to the agent (overrides, fake SYSTEM turns, rules hidden in pasted
@@ -497,7 +497,7 @@ def print_classes(results: list[Result]) -> None:
               f"benign cases withheld {sum(bool(r.benign_withheld) for r in ben)}/{len(ben)}")
 
 
-def print_report(mode: str, results: list[Result], verbose: bool = False, classes: bool = False) -> None:
+def print_report(mode: str, results: list[Result], verbose: bool = False, classes: bool = False, held_out: bool = True) -> None:
     s = summarize(results)
     n = s["cases"]
     pct = lambda a, b: f"{a}/{b} ({100 * a / b:.0f}%)" if b else "0/0"
@@ -527,6 +527,8 @@ def print_report(mode: str, results: list[Result], verbose: bool = False, classe
     if classes and any(r.cls for r in results):
         print_classes(results)
     for r in results:
+        if r.holdout and not held_out:
+            continue  # counted above, its text unread: the next round is not tuned on it
         problems = r.instruction_stored + r.payload_stored + r.secret_in_bank + r.secret_sent + r.benign_withheld + r.benign_altered
         if problems or verbose:
             print(f"  - {r.case} [{r.kind}] {r.seconds:.2f}s")
@@ -550,6 +552,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="write every result to this file")
     ap.add_argument("--verbose", action="store_true", help="list what each case stored and why things were refused")
     ap.add_argument("--classes", action="store_true", help="figures per case class, tuned and held-out apart")
+    ap.add_argument("--hide-held-out", action="store_true", help="list the problems of tuned cases only")
     args = ap.parse_args(argv)
     modes = [m for m in args.modes.split(",") if m and not (args.skip_model and m == "model")]
     unknown = set(modes) - set(MODES)
@@ -560,7 +563,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HYMEM_HOME", tempfile.mkdtemp(prefix="hymem-poisoning-home-"))
     results = run_modes(modes, cases, gguf=gguf, threads=args.threads)
     for mode, res in results.items():
-        print_report(mode, res, args.verbose, args.classes)
+        print_report(mode, res, args.verbose, args.classes, held_out=not args.hide_held_out)
     if args.json:
         Path(args.json).write_text(json.dumps({m: [r.__dict__ for r in res] for m, res in results.items()}, indent=1, ensure_ascii=False))
     bad = any(summarize(r)["instruction_stored"] or summarize(r)["secret_in_bank"] or summarize(r)["secret_sent"]
