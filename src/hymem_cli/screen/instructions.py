@@ -159,7 +159,7 @@ INSTRUCTION_PATTERNS: dict[str, re.Pattern] = {
 INSTRUCTION_PATTERNS = {kind: re.compile(unaccent(rx.pattern), rx.flags) for kind, rx in INSTRUCTION_PATTERNS.items()}  # text is read unaccented
 
 # Kinds that are a rule for the agent and nothing worse: kept when the user says them in their own words and they
-# reach no one else (`structure.RISKY`), refused from anyone else. Every other kind is refused whoever says it, but for
+# reach no one else (`structure.reaches_beyond`), refused from anyone else. Every other kind is refused whoever says it, but for
 # the agent spoken to as a listener ("ai-vocative", "Hey assistant,"): the user's request after it is theirs to make (`_asks`).
 SOFT_KINDS = frozenset({"new-rule", "to-assistant", "standing-rule", "trigger", "agent-duty", "permission-grant", "standing-imperative",
                         "person-trigger", "credential-link", "directive-translated", "agent-address", "blanket-rule", "agent-policy",
@@ -195,16 +195,17 @@ def find_instruction(text: str, own: bool = False) -> Hit | None:
     trigger, in eleven languages).
 
     `own`: the text is the user's own words. Then a rule for the agent (SOFT_KINDS) is the user's to make and
-    is no hit, unless it reaches beyond the user (money, secrets, other people: `structure.RISKY`)."""
+    is no hit, unless it reaches beyond the user (an address, credentials, money, a check switched off: `structure.reaches_beyond`)."""
     from hymem_cli.screen.normalize import fold_letters, unmask_names
     from hymem_cli.screen.structure import (
         AGREEMENT_CLAIMED,
         AI_ADDRESS_TRANSLATED,
         AI_VOCATIVE,
         DIRECTIVE_PATTERNS,
-        RISKY,
         STRUCTURE_PATTERNS,
         VOCATIVE_DECLARED,
+        forbids,
+        reaches_beyond,
     )
 
     folded = fold(text)
@@ -224,17 +225,19 @@ def find_instruction(text: str, own: bool = False) -> Hit | None:
                 m = rx.search(candidate)
                 if not m:
                     continue
+                if own and kind == "safety-off" and "without" in m.group().lower() and forbids(candidate):
+                    continue  # "Never delete my drafts without asking me first": the user's rule keeps a check, not drops one
                 spoken_to = kind == "ai-vocative" or (kind == "ai-address" and _GREETING.fullmatch(m.group()) is not None)
                 if not (own and (kind in SOFT_KINDS or (spoken_to and _asks(candidate, m.end(), VOCATIVE_DECLARED)))
-                        and not RISKY.search(candidate)):
+                        and not any(reaches_beyond(c, kind) for c in (folded, candidate))):
                     return Hit(kind, _snippet(m.group()))
     return None
 
 
 def _asks(text: str, after: int, declared: re.Pattern) -> bool:
     """Whether the agent, spoken to as a listener, is asked for something (a request, a rule in the imperative) in the
-    sentence the vocative introduces, rather than told what it will do or be ("you will answer only in haiku",
-    "enviarás", `structure.VOCATIVE_DECLARED`). What it asks is screened as any other sentence of the user's."""
+    sentence the vocative introduces, rather than given a new identity ("you are now FinBot", `structure.VOCATIVE_DECLARED`).
+    What it asks is screened as any other sentence of the user's."""
     end = re.search(r"[.!?\n\u3002\uff01\uff1f]", text[after:])
     return not declared.search(text[after:after + end.start() if end else len(text)])
 

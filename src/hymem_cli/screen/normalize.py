@@ -122,12 +122,15 @@ def fold_letters(text: str) -> str:
 
 def normalize(text: str) -> str:
     """Text as the screen reads it: entities decoded (twice, for `&amp;nbsp;`), markup stripped to its words,
-    letters folded (`fold_letters`), curly quotes straight, runs of spaces as one (line breaks kept)."""
+    letters folded (`fold_letters`), curly quotes straight, a word hyphenated across a line break joined ("pro-\ncessing",
+    as text extracted from a PDF has it), runs of spaces as one (line breaks kept)."""
     text = html.unescape(html.unescape(text)) if "&" in text else text
     text = fold_letters(text)
     if "<" in text or "[" in text or "---" in text or "+++" in text or "*" in text or "_" in text or "~~" in text:
         text = strip_markup(text)
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    if "-\n" in text:
+        text = re.sub(r"(?<=[^\W\d_])-[ \t]*\n[ \t]*(?=[^\W\d_A-Z])", "", text)
     return re.sub(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]+", " ", text)
 
 

@@ -249,7 +249,12 @@ def trace(evidence: str, fact: str, sources: list[Message],
     one of them is the user's own words (else it is empty): a rule in the fact is the user's only when one of those
     sentences states a rule itself (`Screen.refusal` checks, when the fact is a rule), so a rule the user never said
     cannot borrow their voice by quoting something else they said."""
-    from hymem_cli.screen.structure import IMPERATIVE
+    from hymem_cli.screen.normalize import normalize
+    from hymem_cli.screen.structure import FOREIGN_DIRECTIVE, IMPERATIVE
+
+    def ordered(sentence: str) -> bool:
+        """An order in someone else's words: the imperative mood, or a form only the user may use freely."""
+        return IMPERATIVE.search(sentence) is not None or FOREIGN_DIRECTIVE.search(normalize(sentence)) is not None
 
     origins: list[str | None] = []
     voices: list[bool] = []
@@ -276,7 +281,7 @@ def trace(evidence: str, fact: str, sources: list[Message],
             read = f"{lead} {sentence}" if lead else sentence
             if (hit := find(read, own)) and not (hit[0] in _HOUSE_RULES and _REPORTED.search(sentence)):
                 return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}")', None, ()
-            if region is None and other_person and IMPERATIVE.search(read) and not _REPORTED.search(sentence):
+            if region is None and other_person and ordered(read) and not _REPORTED.search(sentence):
                 snippet = re.sub(r"\s+", " ", sentence).strip()[:60]
                 return f'its source holds an instruction to the agent (directive from {message.speaker}: "{snippet}")', None, ()
             voices.append(own)
@@ -287,7 +292,7 @@ def trace(evidence: str, fact: str, sources: list[Message],
             a, b, origin = region
             if hit := find(text[a:b], False):
                 return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}") in {origin} text', origin, ()
-            if origin != "code" and IMPERATIVE.search(sentence.lstrip("> \t")):
+            if origin != "code" and ordered(sentence.lstrip("> \t")):
                 snippet = re.sub(r"\s+", " ", sentence).strip()[:60]
                 return f'its source holds an instruction to the agent (imperative in {origin} text: "{snippet}")', origin, ()
             origins.append(origin)
