@@ -272,6 +272,9 @@ def _a_name(word: str) -> bool:
 # key's fingerprint ("SHA256:uNiV..."), a subresource integrity hash ("sha384-...")
 _DATA_OR_DIGEST = re.compile(r"(?:;base64,|(?<![A-Za-z0-9])(?:sha1|sha224|sha256|sha384|sha512|md5)[:\-])\Z", re.I)
 _SRI_HASH = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,88}={0,2}\Z")
+# A transaction's or a block's hash is public ("tx 0x5c50...", "txid: ..."); so is a public key or a certificate.
+_PUBLIC_HASH_BEFORE = re.compile(r"(?:\btx(?:id|\s+hash)?|\btransaction(?:\s+(?:id|hash))?|\bblock(?:\s+hash)?|\bcommit)\s{0,3}[:#=]?\s{0,3}\Z", re.I)
+_PUBLIC_BLOCK = re.compile(r"-----BEGIN (?:PUBLIC KEY|CERTIFICATE|RSA PUBLIC KEY|PGP PUBLIC KEY BLOCK)-----.*?-----END [A-Z ]+-----", re.S)
 
 
 def _masked(word: str) -> bool:
@@ -279,12 +282,24 @@ def _masked(word: str) -> bool:
     return re.fullmatch(r"[*x.•#\-_]+(?: [*x.•#\-_]+)*", word, re.I) is not None
 
 
+# Where a config takes its secret from, not the secret: "${DB_PASSWORD}", "{{ lookup('hashi_vault', ...) }}",
+# "var.db_password", "secrets.DB_PASS", "op://vault/item/password", "process.env.DB_PASS", "os.environ['PW']".
+_REFERENCE = re.compile(r"(?:\$\{|\$\(|\{\{|%\()[^\n]*[}\)]|(?:var|local|locals|data|module|vars|secrets|env|inputs)\.[A-Za-z_][\w.]*"
+                        r"|(?:op|vault|secret|env|ssm|arn:aws:secretsmanager)://?\S+|process\.env\.\w+|os\.environ(?:\.get)?[\[(]\S+|ENV\[\S+")
+
+
+def _reference(word: str) -> bool:
+    return _REFERENCE.fullmatch(word.strip().rstrip(",;")) is not None
+
+
 def _password_value(value: str) -> bool:
     if value[0] in "\"'“`":  # the pattern takes a quoted value whole, its closing quote included
         if value[0] == "`" and value[1:-1] != value[1:-1].strip():
             return False  # "`password=` flag and the `PIN`": the text between two code spans
         inner = value[1:-1].strip()
-        return inner != "" and not inner.startswith("[REDACTED") and not _masked(inner)
+        return inner != "" and not inner.startswith("[REDACTED") and not _masked(inner) and not _reference(inner)
+    if _reference(value):
+        return False
     if value.startswith(("<", "{{", "%(")) and value.rstrip(".,;:!?").endswith((">", "}}", ")s")):
         return False  # a placeholder: "<password>", "{{ db_pass }}", "%(password)s"
     word = value.lstrip("(").rstrip(".,;:!?)]}")  # "(see vault)" is read as "see"
@@ -344,6 +359,8 @@ def _field_value(value: str) -> bool:
     """The value of NAME=value where the name says password: anything but a placeholder, a reference or a plain no."""
     word = _value_word(value)
     if len(word) < 3 or word.lower() in _NOT_A_VALUE or word.lower() in _PLACEHOLDERS or word.lower() in NOT_A_VALUE_ABROAD:
+        return False
+    if _reference(word) or _reference(value.strip("\"'“”`")):
         return False
     if _a_name(word):
         return False
@@ -445,6 +462,10 @@ _TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-.+/=:]{12,}")
 _CODE_PIECE = re.compile(r"(?<![A-Za-z0-9\-])[A-Za-z0-9]{3,8}(?:-[A-Za-z0-9]{3,8})?(?![A-Za-z0-9\-])")
 
 
+def _in_public_block(text: str, at: int) -> bool:
+    return "-----BEGIN" in text and any(m.start() <= at < m.end() for m in _PUBLIC_BLOCK.finditer(text))
+
+
 def find_secrets(text: str) -> list[tuple[str, int, int]]:
     """(kind, start, end) of every secret-looking span in `text`."""
     found: list[tuple[str, int, int]] = []
@@ -483,7 +504,8 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
                 continue
             if kind == "password" and _compared(text, value, end):
                 continue
-            if kind == "token" and (_DATA_OR_DIGEST.search(text, max(0, start - 12), start) or _SRI_HASH.match(value)):
+            if kind == "token" and (_DATA_OR_DIGEST.search(text, max(0, start - 12), start) or _SRI_HASH.match(value)
+                                    or _PUBLIC_HASH_BEFORE.search(text, max(0, start - 20), start) or _in_public_block(text, start)):
                 continue
             if kind == "passphrase":
                 end = start + len(value.rstrip())
