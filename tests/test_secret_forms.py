@@ -806,3 +806,43 @@ def test_recovery_codes_under_a_heading_in_every_known_language_are_redacted(tex
                                   "リカバリーコード\nこれらのコードを安全な場所に保管してください"])
 def test_a_recovery_heading_over_instructions_is_kept(text):
     assert_kept(text)
+
+
+# --- values handed over in shapes of their own (round 6), each beside what looks like it and holds none
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("echo 'Pipe-Dkr-Pw8' | docker login ghcr.io -u alex --password-stdin", "Pipe-Dkr-Pw8"),
+    ("url = jdbc:oracle:thin:scott/Tiger-Ora-7@//ora01:1521/ORCL", "Tiger-Ora-7"),
+    ("sqlplus scott/Tiger-Ora-7@prod", "Tiger-Ora-7"),
+    ("Cookie: theme=dark; sessionid=4c41bb0c4a6581aa54499ec8e8e68cf2; lang=en", "4c41bb0c4a6581aa54499ec8e8e68cf2"),
+    ("imported into MetaMask: 93e368253fc0cfe749f691ea8e19de85829bed190c06555ce7587cc1388c4fac",
+     "93e368253fc0cfe749f691ea8e19de85829bed190c06555ce7587cc1388c4fac"),
+    ("Combination for the office safe: 14 left, 32 right, 7 left", "14 left, 32 right, 7 left"),
+    ("log in with `root` and `Tick-Tock-88`, then change it", "Tick-Tock-88"),
+    ("el wifi es Casa-Verde-2024, la red se llama Movistar", "Casa-Verde-2024"),
+    ("Online-Banking-PIN: Sparschwein#77", "Sparschwein#77"),
+    ("kaartnummer vier nul een twee acht acht acht acht acht acht acht acht een acht acht een", "vier nul een twee"),
+    ("| # | code | used |\n|---|---|---|\n| 1 | 7kq2-9xvm | yes |\n| 2 | p4tz-3hnb | |", "p4tz-3hnb"),
+    ("| SSID | Band | Key |\n|---|---|---|\n| Home | 5 GHz | Router-Key-5G |", "Router-Key-5G"),
+    ("1.abandon 2.ability 3.able 4.about 5.above 6.absent 7.absorb 8.abstract 9.absurd 10.abuse 11.access 12.accident",
+     "abandon"),
+])
+def test_values_handed_over_in_shapes_of_their_own_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "echo 'done' | tee build.log",
+    "the wifi is down again, and the wifi is slow",
+    "| code | description |\n|---|---|\n| E1001 | disk full |\n| HTTP-404 | not found |",
+    "| Key | Value |\n|---|---|\n| timeout | 30 |\n| db.host | localhost |",
+    "The safe's combination is written in the manual.",
+    "tx 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 confirmed after 12 blocks",
+    "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEjYToPrVLSijHiO+H0ebHOQZmqz6I\n-----END PUBLIC KEY-----",
+    'client_secret: "${GOOGLE_CLIENT_SECRET}"', "password = var.db_password",
+    "db_password: \"{{ lookup('hashi_vault', 'secret=kv/data/db:password') }}\"",
+    "1. Preheat the oven\n2. Mix flour and sugar",
+])
+def test_their_look_alikes_are_kept(text):
+    assert_kept(text)

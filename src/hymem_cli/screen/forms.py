@@ -157,10 +157,10 @@ _USE_AS = re.compile(
 # by one, so the connectors may be broader than for a password (Polish "to", an article before the digits).
 _DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
                 "seven": "7", "eight": "8", "nine": "9"}
-# Spanish, French, German, Italian and Portuguese digits, for a card or a PIN spoken digit by digit
-for _digit, _words in enumerate(("cero zéro zero null", "uno un eins um", "dos deux zwei due dois", "tres trois drei tre três",
-                                 "cuatro quatre vier quattro", "cinco cinq fünf cinque", "seis six sechs sei",
-                                 "siete sept sieben sette sete", "ocho huit acht otto oito", "nueve neuf neun nove")):
+# Spanish, French, German, Italian, Portuguese and Dutch digits, for a card or a PIN spoken digit by digit
+for _digit, _words in enumerate(("cero zéro zero null nul", "uno un eins um een", "dos deux zwei due dois twee", "tres trois drei tre três",
+                                 "cuatro quatre vier quattro", "cinco cinq fünf cinque vijf", "seis six sechs sei zes",
+                                 "siete sept sieben sette sete zeven", "ocho huit acht otto oito", "nueve neuf neun nove negen")):
     for _word in _words.split():
         _DIGIT_WORDS.setdefault(_word, str(_digit))
 _DIGIT_WORD = "(?:" + "|".join(sorted(_DIGIT_WORDS, key=len, reverse=True)) + ")"
@@ -507,7 +507,52 @@ def find_forms(text: str) -> list[Span]:
         *_stated_passwords(text), *_stated_pins(text), *_pgpass_lines(text), *_netrc_entries(text), *_client_logins(text),
         *_tool_passwords(text), *_table_columns(text), *_codes_under_heading(text), *_odd_cards(text), *_spoken_cards(text),
         *_config_values(text), *_otp_seeds(text), *_next_line_values(text), *_user_password_pairs(text), *_card_codes(text),
+        *_handed_over(text),
     ]
+
+
+# Values handed over in shapes of their own: piped into a login ("echo 'X' | docker login --password-stdin"), an
+# Oracle login ("scott/tiger@//host", "sqlplus scott/tiger@db"), a session cookie, a wallet's private key in hex near
+# the wallet, a safe's combination, "log in with `root` and `X`", a network's password stated in prose ("el wifi es X").
+_PIPED = re.compile(r"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?([\"']?)([^\s\"'|]{3,128})\1[ \t]*\|[^\n|]{0,120}?--?password-stdin\b")
+_ORACLE = re.compile(r"(?:\bthin:@?|\b(?:sqlplus|sqlldr|expdp|impdp|rman)[ \t]+(?:-s[ \t]+)?|\bconnect[ \t]+)"
+                     r"[\w$#.-]{1,30}/([^@\s/\"']{3,64})@")
+_SESSION_COOKIE = re.compile(r"(?<![\w.-])(?:sessionid|session_id|sessid|phpsessid|jsessionid|connect\.sid|laravel_session|_session_id|"
+                             r"_?[a-z]{2,20}_session|sid|auth_token|remember_token|remember_user_token)=([^;\s,]{12,})", re.I)
+_HEX_KEY_NEAR_WALLET = re.compile(r"\b(?:metamask|private[ \t]+key|privkey|wallet|imported?)\b[^\n]{0,100}?"
+                                  r"(?<![0-9a-fA-Fx])((?:0x)?[0-9a-fA-F]{64})(?![0-9a-fA-F])", re.I)
+_COMBINATION = re.compile(r"\bcombination\b[^:\n]{0,40}?:[ \t]{0,3}([^\n]{3,60}?\d[^\n]{0,40}?)(?=[ \t]*(?:$|\n|\.[ \t]|\.$))", re.I | re.M)
+_LOGIN_WITH = re.compile(r"\blog[ \t\-]?(?:in|on)[ \t]+(?:with|as|using)[ \t]+([`'\"]?)[^\s`'\"]{1,64}\1[ \t]+(?:and|with|/|,)[ \t]+"
+                         r"(?:password[ \t]+)?"
+                         r"([`'\"]?)([^\s`'\"]{3,128}?)\2(?=[\s,.;!?)]|$)", re.I)
+_NETWORK_STATED = re.compile(rf"(?<![^\W\d_]){_NETWORK}[ \t]{{1,3}}(?:is|es|ist|est|è|é|er|är|on|jest|je)[ \t]{{1,3}}"
+                             rf"([^\s,;]{{6,64}})", re.I)
+
+
+_WRAPPED = re.compile(r"\n[ \t]{0,3}([^\s]{2,64})[ \t]*(?=\n|$)")
+_PIN_LABEL = re.compile(r"(?<![\w])(?:[\w]+-)*PIN[ \t]{0,2}[:=][ \t]{0,3}([^\s]{4,64})")
+
+
+def _handed_over(text: str) -> Iterator[Span]:
+    if "password-stdin" in text:
+        for m in _PIPED.finditer(text):
+            yield ("password-flag", *m.span(2))
+    if "/" in text and "@" in text:
+        for m in _ORACLE.finditer(text):
+            yield ("password-flag", *m.span(1))
+    if "=" in text:
+        for m in _SESSION_COOKIE.finditer(text):
+            yield ("config-secret", *m.span(1))
+    for m in _HEX_KEY_NEAR_WALLET.finditer(text):
+        yield ("config-secret", *m.span(1))
+    for m in _COMBINATION.finditer(text):
+        yield ("config-secret", *m.span(1))
+    for m in _LOGIN_WITH.finditer(text):
+        yield ("login-pair", *m.span(3))
+    for m in _PIN_LABEL.finditer(text):
+        yield ("login-pair", *m.span(1))  # a PIN made of letters and signs too ("Online-Banking-PIN: Sparschwein#77")
+    for m in _NETWORK_STATED.finditer(text):
+        yield ("login-pair", *m.span(1))  # only a made-up value counts (its check): "the wifi is down" is kept
 
 
 def _value_span(m: re.Match, text: str) -> tuple[int, int]:
@@ -679,7 +724,10 @@ def _next_line_values(text: str) -> Iterator[Span]:
             plain = re.fullmatch(r"[^\W\d_]+", m.group("value")) is not None
             colon = ":" in label or "：" in label
             kind = "password" if plain and colon and m.group("secret") is None else "password-made"
-            yield (kind, *m.span("value"))
+            start, end = m.span("value")
+            if (more := _WRAPPED.match(text, end)) and text[end - 1] in "-_":  # "Long-Correct-Horse-\nBattery-Staple-2"
+                end = more.end(1)
+            yield (kind, start, end)
 
 
 def _user_password_pairs(text: str) -> Iterator[Span]:
@@ -788,7 +836,18 @@ def _column_kind(header: str) -> str | None:
         return "token-column"
     if any(w in _CREDENTIAL_HEADERS for w in words):
         return "credential-column"
+    if words[-1] in ("key", "keys") and (len(words) == 1 or _NETWORK_RX.fullmatch(words[0])):
+        return "key-column"  # a network's key ("| SSID | Band | Key |"), or a lock's: cells with letters and digits
+    if words[-1] in ("code", "codes") and (len(words) == 1 or words[0] in _CODE_KINDS):
+        return "code-column" if len(words) == 1 else "key-column"  # "code" alone: a recovery code only beside "used"
     return "pin" if any(w in _PIN_HEADERS for w in words) else None
+
+
+_NETWORK_RX = re.compile(_NETWORK, re.I)
+_CODE_KINDS = frozenset("recovery backup 2fa mfa otp one-time emergency scratch".split())
+_USED_HEADERS = frozenset("used used? redeemed status".split())
+# a code or a key: letters with digits, or six to ten digits ("7kq2-9xvm", "Router-Key-5G", "48213907"), not "E1001"
+_CODE_CELL = re.compile(r"(?=[^\s]*[^\W\d_])(?=[^\s]*\d)[^\s]{6,64}|\d{6,10}")
 
 
 _HEADER_NAME = re.compile(r"[^\W_][\w .#/()\-]{0,29}|\"[^\W_][\w .#/()\-]{0,29}\"")  # a column's name, not a clause
@@ -797,7 +856,7 @@ _HEADER_WORD = re.compile(
     r"|cred|zugangsdaten|anmeldedaten|identifiants|inloggegevens"
     r"|sandi|kh(?:ẩ|a)u|비번|암호|口令"
     r"|secr|segre|sekret|hemlig|hemmelig|salaisuus|titok|секрет|μυστικ|סוד|سر|सीक्रेट|ความลับ|秘密|シークレット|rahasia"
-    r"|parol|laluan|siri|contrasenya|κωδικ|συνθηματ|סיסמ|كلمة|पासवर्ड|รหัสผ่าน|wi-?fi|wlan|wpa|router|r[ée]seau|netz|netwerk|sieci|сети",
+    r"|parol|laluan|siri|contrasenya|κωδικ|συνθηματ|סיסמ|كلمة|पासवर्ड|รหัสผ่าน|wi-?fi|wlan|wpa|router|r[ée]seau|netz|netwerk|sieci|сети|code",
     re.I,
 )
 
@@ -857,11 +916,22 @@ def _column_values(rows: list[tuple[int, str]], split: Cells) -> Iterator[Span]:
                 del columns[n]
             else:
                 columns[n] = "password-column"
+    names = {header[a:b].lower().strip("*_` ") for a, b in split(header)}
+    for n, kind in list(columns.items()):
+        if kind == "code-column":
+            if names & _USED_HEADERS:
+                columns[n] = "key-column"
+            else:
+                del columns[n]
     for offset, row, cells in body:
         for n, kind in columns.items():
             if n >= len(cells) or cells[n][1] <= cells[n][0]:
                 continue
             start, end = cells[n]
+            if kind == "key-column":
+                if _CODE_CELL.fullmatch(row[start:end]):
+                    yield ("password-column", offset + start, offset + end)
+                continue
             if kind == "secret-column":
                 if _MADE_UP.fullmatch(row[start:end]):
                     yield ("password-column", offset + start, offset + end)

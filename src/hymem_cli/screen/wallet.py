@@ -58,8 +58,14 @@ def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
         words = [(m.start(), m.end(), m.group().lower()) for m in re.finditer(r"[A-Za-z]+", run.group())]
         for part in _listed_parts(words):
             start, end = run.start() + part[0][0], run.start() + part[-1][1]
-            if _near_wallet_word(text, start, end) or _checks_alone(part):
+            if _near_wallet_word(text, start, end) or _checks_alone(part) or _numbered_in_order(run.group()):
                 yield ("seed-phrase", start, end)
+
+
+def _numbered_in_order(run: str) -> bool:
+    """Listed words numbered 1, 2, 3 ... up to a seed's length ("1.abandon 2.ability ..."): how a seed is written down."""
+    numbers = [int(n) for n in re.findall(r"(?<![\w.])(\d{1,2})[.)]", run)]
+    return len(numbers) in SEED_LENGTHS and numbers == list(range(1, len(numbers) + 1))
 
 
 def _listed_parts(words: list[tuple[int, int, str]]) -> Iterator[list[tuple[int, int, str]]]:
