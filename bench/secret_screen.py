@@ -54,6 +54,22 @@ Every case has a split:
             languages, word lists full of seed words) and measured once; each class's n-th such case, counting from 1
             in each file, is tune when n is odd, held when even (decided before measuring): the sixth round is to be
             tuned on after-6-tune only
+  after-7-tune, after-7-held
+            probes written before the seventh round, blind to the rules, in the classes a red team reported leaking
+            (URLs with a password in amqps, mongodb+srv, rediss, ftp with an escaped "/", smb with a domain, ldap, sftp
+            and git+https, .pgpass lines with an escaped colon, .netrc lines with an account and a Heroku token on two
+            machines, passwords and PINs stated in Polish, Dutch, Swedish, Czech, Turkish, Indonesian, Japanese,
+            Korean, Chinese and Arabic, in a sentence ("my login is x and the pass y", a gate code, an unlock PIN, a
+            quoted passphrase), tables whose column says secret, pass, pw or credentials, curl -u with -T, wget
+            --ftp-password, httpie -a, git clone with a token, SSHPASS with sshpass -e, smbclient -U with a domain and
+            user%pass, mount -o password=, cards with dots, non-breaking spaces or slashes and spoken in English,
+            French, German and Spanish, GitHub, Google, Microsoft, Discord and Bitwarden recovery codes under their
+            heading, 12- and 24-word seeds comma-separated, numbered, in two columns and over several lines;
+            look-alikes: the same URLs and commands without a password or with placeholders, talk about passwords and
+            gate codes, tables without a secret column, phone and order numbers with dots, slashes or non-breaking
+            spaces, versions, ordinary lists of twelve words, recovery-code headings with no codes under them) and
+            measured once; each class's n-th such case, counting from 1 in each file, is tune when n is odd, held
+            when even (decided before measuring)
 
 Figures, per class and split:
   caught  a secret case counts when every character of every secret it lists lies inside a redacted span
@@ -79,6 +95,7 @@ from hymem_cli.screen.secrets import Redactor, find_secrets  # noqa: E402 - afte
 SPLITS = (
     "tune", "held-out", "after", "after-2", "after-3-tune", "after-3-held", "after-4-tune", "after-4-held", "after-5-tune", "after-5-held",
     "after-6-tune", "after-6-held",
+    "after-7-tune", "after-7-held",
 )
 
 
