@@ -827,6 +827,10 @@ def test_a_recovery_heading_over_instructions_is_kept(text):
     ("| SSID | Band | Key |\n|---|---|---|\n| Home | 5 GHz | Router-Key-5G |", "Router-Key-5G"),
     ("1.abandon 2.ability 3.able 4.about 5.above 6.absent 7.absorb 8.abstract 9.absurd 10.abuse 11.access 12.accident",
      "abandon"),
+    ("Modemin şifresi Simit-Çay-28, ağ adı TurkNet-5G", "Simit-Çay-28"),
+    ("github-recovery-codes.txt\n\n3f8a2-9bc41\n7d1e0-44af2", "7d1e0-44af2"),
+    ("ledger card\n1. range      7. shoe\n2. access     8. patrol\n3. festival   9. depend\n4. win        10. emotion\n"
+     "5. crazy      11. educate\n6. solve      12. entire", "festival"),
 ])
 def test_values_handed_over_in_shapes_of_their_own_are_redacted(text, secret):
     assert_caught(text, secret)
@@ -843,6 +847,7 @@ def test_values_handed_over_in_shapes_of_their_own_are_redacted(text, secret):
     'client_secret: "${GOOGLE_CLIENT_SECRET}"', "password = var.db_password",
     "db_password: \"{{ lookup('hashi_vault', 'secret=kv/data/db:password') }}\"",
     "1. Preheat the oven\n2. Mix flour and sugar",
+    "the README's template is mongodb://<user>:<password>@host:27017/db", "my password manager is 1Password",
 ])
 def test_their_look_alikes_are_kept(text):
     assert_kept(text)

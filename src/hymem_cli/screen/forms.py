@@ -409,7 +409,7 @@ _HEADER_NOT_SECRET = frozenset(
     manager rotated rotation type count field column name names id ids set? changed? rules""".split()
 )
 _CODES_HEADING = re.compile(
-    r"(?:\b(?:recovery|backup|2fa|mfa|one[ -]time|otp|scratch|emergency|verification)[ \t]+codes?\b"
+    r"(?:\b(?:recovery|backup|2fa|mfa|one[ -]time|otp|scratch|emergency|verification)[ \t_\-]+codes?\b"
     r"|\b(?:codes?|c(?:ó|o)digos?|codici)[ \t]+(?:de|di)[ \t]+(?:r(?:é|e)cup(?:é|e)ration|secours|sauvegarde|recuperaci(?:ó|o)n|"
     r"recupera(?:ç|c)(?:ã|a)o|respaldo|seguran(?:ç|c)a|backup|recupero|emergencia|emerg(?:ê|e)ncia)\b"
     r"|\b(?:wiederherstellungs|backup-?|sicherungs|notfall|herstel|reserve)codes?\b"
@@ -529,6 +529,7 @@ _NETWORK_STATED = re.compile(rf"(?<![^\W\d_]){_NETWORK}[ \t]{{1,3}}(?:is|es|ist|
                              rf"([^\s,;]{{6,64}})", re.I)
 
 
+_PASSWORD_THEN_VALUE = re.compile(rf"{_PASSWORD_WORD}[ \t]{{1,3}}([^\s,;]{{6,64}})", re.I)
 _WRAPPED = re.compile(r"\n[ \t]{0,3}([^\s]{2,64})[ \t]*(?=\n|$)")
 _PIN_LABEL = re.compile(r"(?<![\w])(?:[\w]+-)*PIN[ \t]{0,2}[:=][ \t]{0,3}([^\s]{4,64})")
 
@@ -549,6 +550,8 @@ def _handed_over(text: str) -> Iterator[Span]:
         yield ("config-secret", *m.span(1))
     for m in _LOGIN_WITH.finditer(text):
         yield ("login-pair", *m.span(3))
+    for m in _PASSWORD_THEN_VALUE.finditer(text):
+        yield ("login-pair", *m.span(1))  # no connector: "Modemin şifresi Simit-Çay-28", "password Hunter-22!" (made up only)
     for m in _PIN_LABEL.finditer(text):
         yield ("login-pair", *m.span(1))  # a PIN made of letters and signs too ("Online-Banking-PIN: Sparschwein#77")
     for m in _NETWORK_STATED.finditer(text):

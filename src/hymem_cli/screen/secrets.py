@@ -418,7 +418,7 @@ _CHECKS: dict[str, Callable[[str], bool]] = {
     "basic-auth": _basic_auth,
     "bearer": _bearer,
     "token": _looks_random,
-    "url-credentials": lambda v: not v.startswith("[REDACTED"),
+    "url-credentials": lambda v: not v.startswith("[REDACTED") and not _reference(v) and not re.fullmatch(r"<[^<>]{1,40}>|\*+|x{3,}", v, re.I),
 }
 
 

@@ -19,7 +19,7 @@ SEED_LENGTHS = (12, 15, 18, 21, 24)
 # A run of at least twelve short words, however separated; the words are then checked one by one.
 _WORD = r"(?:\d{1,2}[.)][ \t]{0,3})?[A-Za-z]{3,8}(?![A-Za-z])"
 # "gravity-machine-...", "legal|winner|...", "legal.winner...", "letter/advice/..." too
-_SEP = r"(?:[ \t]{0,3}[,;|/][ \t]{0,3}(?:\r?\n[ \t]{0,3})?|[ \t]{0,3}\r?\n[ \t]{0,3}|[ \t]{1,3}|[-_.])"
+_SEP = r"(?:[ \t]{0,3}[,;|/][ \t]{0,3}(?:\r?\n[ \t]{0,3})?|[ \t]{0,12}\r?\n[ \t]{0,3}|[ \t]{1,12}|[-_.])"  # columns: up to 12 spaces
 _RUN = re.compile(rf"(?<![A-Za-z0-9]){_WORD}(?:{_SEP}{_WORD}){{11,47}}")
 _WALLET_WORDS = re.compile(
     r"\b(?:seed|mnemonic|recovery|wallet|metamask|ledger|trezor|bip-?39|secret[ \t]+phrase|backup[ \t]+(?:phrase|words)"
