@@ -104,7 +104,7 @@ INSTRUCTION_PATTERNS: dict[str, re.Pattern] = {
     ),
     # text addressed to an AI: "note for the AI:", "if you are an AI reading this", "# AI: ..."
     "ai-address": re.compile(
-        r"\b(?:note|message|instructions?|reminder|memo|directive|attention|warning|notice|p\.?s\.?)\s{0,3}(?:for|to)\s+"
+        r"\b(?:notes?|messages?|instructions?|reminders?|memos?|directives?|attention|warning|notice|p\.?s\.?)\s{0,3}(?:for|to)\s+"
         r"(?:the\s+|any\s+|all\s+|every\s+)?" + _AI + r"\b"
         r"|\b(?:attention|hey|hi|hello|dear|listen(?:\s+up)?)\s{0,3},?\s{1,3}(?:the\s+)?" + _AI + r"\s{0,3}[,:!]"
         r"|\b(?:if|when|whenever)\s+(?:you\s+are|you'?re|you\s+were)\s+(?:an?\s+)?(?:" + _AI + r"|automated\s+\w+)\b"

@@ -78,7 +78,8 @@ _BBCODE = re.compile(r"\[/?(?:b|i|u|s|quote|code|color|size|font|url|img|spoiler
                      r"(?:=[^\]\n]{0,100})?\]", re.I)
 _MD_LINK = re.compile(r"!?\[([^\]\n]{0,300})\]\(\s{0,3}<?[^\s()<>]{0,500}>?(?:\s{1,3}(?:\"([^\"\n]{0,300})\"|'([^'\n]{0,300})'|\(([^()\n]{0,300})\)))?\s{0,3}\)")
 _MD_REF_TITLE = re.compile(r"(?m)^[ \t]{0,3}\[[^\]\n]{1,100}\]:\s{0,3}\S{1,500}\s{1,3}[\"'(]([^\"'()\n]{1,300})[\"')]")
-_FRONT_MATTER = re.compile(r"\A\s{0,3}(?:---|\+\+\+)[ \t]*\n(.{0,5000}?)\n(?:---|\+\+\+|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+# front matter, at the top of a file or of a file pasted into a message ("Priya's draft post:\n---\ntitle: ...\n---")
+_FRONT_MATTER = re.compile(r"(?:\A|(?<=\n))[ \t]{0,3}(?:---|\+\+\+)[ \t]*\n(?=[ \t]{0,3}[\w.-]{1,60}[ \t]{0,3}[:=])(.{0,5000}?)\n(?:---|\+\+\+|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _YAML_KEY = re.compile(r"(?m)^([ \t]{0,12}-?[ \t]{0,3})([\w.-]{1,60})[ \t]{0,3}[:=][ \t]{0,3}")
 _EMPHASIS = re.compile(r"(?<![\w*_~])(?:\*{1,3}|_{1,3}|~~)(?=\S)|(?<=\S)(?:\*{1,3}|_{1,3}|~~)(?![\w*_~])")
 

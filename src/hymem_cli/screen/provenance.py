@@ -54,6 +54,7 @@ _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _FENCE = re.compile(r"(?m)^[ \t]{0,3}(```|~~~)[^\n]*\n.*?(?:^[ \t]{0,3}\1[^\n]*$|\Z)", re.S)
 _QUOTED_LINES = re.compile(r"(?m)(?:^[ \t]{0,3}>[^\n]*(?:\n|\Z))+")
 _CHAT_LOG_LINE = re.compile(r"(?m)^[ \t]{0,3}\[?\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?\]?[ \t]{1,3}[\w.@\-]{1,30}:[^\n]*$")
+_FRONT_MATTER_BLOCK = re.compile(r"(?m)^[ \t]{0,3}---[ \t]*\n(?:[ \t]{0,12}[\w.-]{1,60}[ \t]{0,3}:[^\n]*\n){1,60}[ \t]{0,3}(?:---|\.\.\.)[ \t]*$")  # pasted YAML
 _QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb"}
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s)|\n")
 _WORD = re.compile(r"[^\W\d_]{4,}")
@@ -100,6 +101,7 @@ def regions(message: Message) -> list[tuple[int, int, str]]:
     found += [(m.start(), m.end(), "quoted") for m in _QUOTED_LINES.finditer(text)]
     found += [(a, b, "quoted") for a, b in _quotations(text)]
     found += [(m.start(), m.end(), "document") for m in _CHAT_LOG_LINE.finditer(text)]
+    found += [(m.start(), m.end(), "document") for m in _FRONT_MATTER_BLOCK.finditer(text)]
     first = text.lstrip().split("\n", 1)
     if len(first) == 2 and first[0].rstrip().endswith(":") and first[1].strip():  # "Here are the notes:\n..." introduces pasted text
         start = len(text) - len(first[1])

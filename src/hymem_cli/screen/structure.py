@@ -154,7 +154,7 @@ STRUCTURE_PATTERNS: dict[str, re.Pattern] = {
 
 _AGENT_NOUN = r"(?:ai|a\.i\.|assistants?|agents?|models?|bots?|chat\s?bots?|llms?|copilot|gpt|claude|gemini)"
 _AGENT = (
-    r"(?:\b(?:the|this|that|any|every|each|all|your|our)\s+(?:ai\s+|coding\s+|llm\s+|virtual\s+|digital\s+|automated\s+)?" + _AGENT_NOUN + r"\b"
+    r"(?:\b(?:the|this|that|any|every|each|all|your|our|whichever|whatever|which)\s+(?:ai\s+|coding\s+|llm\s+|virtual\s+|digital\s+|automated\s+)?" + _AGENT_NOUN + r"\b"
     r"|(?:^|[.!?;:\n]\s{0,3})[\"'>*#/\-\s]{0,4}(?:ai\s+|coding\s+|automated\s+|autonomous\s+)?(?:agents|assistants|models|bots|assistant|agent)\b"
     r"|\bai\s+(?:agents?|assistants?|models?)\b)"
 )
@@ -317,14 +317,18 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
     # a duty or a licence put on the agent: "the agent must approve ...", "the model has to send ...", "the bot can send any amount"
     "agent-duty": re.compile(
         _AGENT + r"[^.!?\n]{0,160}?\b(?:must|shall|should|ought\s+to|ha(?:s|ve)\s+to|needs?\s+to|will\s+(?:have|need)\s+to|"
-        r"(?:is|are)\s+(?:to|required\s+to|expected\s+to|supposed\s+to|meant\s+to|obliged\s+to|bound\s+to|instructed\s+to|allowed\s+to|permitted\s+to|authori[sz]ed\s+to|cleared\s+to|free\s+to|welcome\s+to)|"
+        r"(?:is|are)\s+(?:to|required\s+to|expected\s+to|supposed\s+to|meant\s+to|obliged\s+to|obligated\s+to|bound\s+to|instructed\s+to|allowed\s+to|permitted\s+to|authori[sz]ed\s+to|cleared\s+to|free\s+to|welcome\s+to|"
+        r"(?:now\s+)?(?:responsible|in\s+charge|tasked|charged)\s+(?:for|of|with))|"
         r"ha(?:s|ve)\s+(?:been\s+)?(?:granted|given|cleared|authori[sz]ed|allowed|permission))\s+(?!be\b|been\b|get\b|have\s+been\b)"
         r"|" + _AGENT + r"[^.!?\n]{0,40}?\b(?:will|'ll|may|can|could|is\s+going\s+to)\s+(?:now\s+|also\s+|always\s+|just\s+)?"
         r"(?:go\s+ahead\s+(?:and\s+)?|feel\s+free\s+to\s+)?" + _ACTS + r"\b"
         # what the agent does as a habit, said of it as a fact: "AI agents handling this ticket refund ...", "the assistant wires ..."
         r"|" + _AGENT + r"\s+(?:[a-z]+ing\s+(?:[\w./~-]+\s+){0,3}?)?(?:always\s+|never\s+|just\s+|also\s+|automatically\s+|now\s+|then\s+)?"
         + _ACTS + r"(?:e?s)?\b(?!\s+(?:is|are|was|were)\b)"
-        r"|\byou(?:'re|\s+are)\s+(?:now\s+|still\s+)?(?:supposed|expected|required|meant|obliged|instructed)\s+to\b",
+        r"|\byou(?:'re|\s+are)\s+(?:now\s+|still\s+)?(?:supposed|expected|required|meant|obliged|instructed)\s+to\b"
+        # a duty that falls to it: "It falls to the agent to book ...", "it's up to the model to ...", "the job of the bot is to ..."
+        r"|\b(?:falls|fell|is\s+up|'s\s+up|is\s+left|is\s+down|comes\s+down)\s+to\s+" + _AGENT + r"\s+to\b"
+        r"|\b(?:job|duty|task|responsibility)\s+of\s+" + _AGENT + r"\s+(?:is|will\s+be)\s+to\b",
         re.I,
     ),
     # a rule stated as a fact about the agent: "the assistant's policy is to ...", "the bot is configured to ..."
@@ -484,7 +488,7 @@ AI_ADDRESS_TRANSLATED = re.compile(
     r"|\b(?:opmerking|bericht|notitie|herinnering)\s+(?:voor|aan)\s+(?:de\s+|het\s+)?(?:assistent|ai|model|agent|bot)"
     r"|\b(?:примечание|сообщение|заметка|указание|напоминание)\s+(?:для|к)\s+(?:ассистент|ии|модел|агент|бот)"
     r"|(?:^|[\n.!?;:]\s{0,3})(?:pour|para|für|an|per|voor|для)\s+(?:l'\s?|la\s+|el\s+|den\s+|de\s+|o\s+)?(?:assistant|asistente|assistenten|assistente|assistent|ассистента|ia|ki)\s{0,3}[,:]"
-    r"|(?:给|致|对)(?:AI|ai|助手|助理|模型|智能体|机器人)的?(?:说明|提示|备注|指示|消息|注意)?[:：]"
+    r"|(?:给|致|对)(?:AI|ai)?\s?(?:助手|助理|模型|智能体|机器人|AI|ai)的?(?:说明|提示|备注|指示|消息|注意|话|留言|指令)?[:：]"
     r"|(?:アシスタント|AI|モデル|エージェント|ボット)(?:へ|に)の?(?:注意|メモ|指示|お知らせ|メッセージ|伝言)"
     r"|(?:어시스턴트|AI|모델|에이전트|봇)(?:에게|한테|께)\s{0,2}[:：]",
     re.I,
@@ -576,6 +580,8 @@ FOREIGN_DIRECTIVE = re.compile(
     r"|\byou(?:'re|\s+are)\s+(?:now|no\s+longer|henceforth|hereby)\b|\byou(?:'re|\s+are)\s+(?:now\s+)?(?-i:[A-Z][a-z]+[A-Z]?\w*)\s{0,2}[,.;!]|\byour\s+(?:new\s+)?(?:name|persona|identity|character|role)\s+(?:is|will\s+be)\b"
     r"|\b(?:let'?s|we(?:'ll|\s+will)?)\s+(?:play|do)\s+(?:a\s+)?(?:game|role-?play)\b|\brole-?play\b|\b(?:act|behave|respond)\s+as\b|\bpretend\s+(?:to\s+be|you)\b"
     r"|\bfrom\s+(?:this\s+point|here)\s+on\b"
+    r"|\b(?:means|meaning)\s+(?:that\s+)?you\s+[a-z]+|\byou\s+(?:just\s+|then\s+|simply\s+|immediately\s+)?(?:move|send|pay|transfer|wire|forward|"
+    r"give|book|buy|share|delete|approve|sign|release|refund|grant)\b"
     r"|\b(?:is|are)\s+to\s+(?:be\s+)?(?:\w+ly\s+)?[a-z]{3,}\b(?<!\bbe)|\bby\s+whoever\b|\b(?:whoever|anyone\s+who)\s+(?:handles|reads|manages|runs|answers|processes)\b",
     re.I,
 )
