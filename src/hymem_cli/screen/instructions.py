@@ -164,7 +164,7 @@ INSTRUCTION_PATTERNS = {kind: re.compile(unaccent(rx.pattern), rx.flags) for kin
 SOFT_KINDS = frozenset({"new-rule", "to-assistant", "standing-rule", "trigger", "agent-duty", "permission-grant", "standing-imperative",
                         "person-trigger", "credential-link", "directive-translated", "agent-address", "blanket-rule", "agent-policy",
                         "passive-duty", "standing-future", "agent-trigger", "agent-header",
-                        "third-party-grant", "output-rule"})
+                        "third-party-grant", "output-rule", "claimed-agreement"})
 
 
 # "Hey assistant," / "Dear Claude!": the agent greeted as a listener (`ai-address`), read as a vocative (`find_instruction`).

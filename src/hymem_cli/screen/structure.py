@@ -222,7 +222,7 @@ _ML_IMPERATIVE = (r"(?:usa|utilizza|scrivi|rispondi|réponds|écris|utilise|resp
 # Verbs that act on the world or on others: what makes even the user's own standing rule more than a preference.
 # The same in other languages: recommend, send, forward, pay, share, approve, delete, password, anyone.
 _RISKY_ABROAD = (
-    r"\b(?:recomm|recomend|empfehl|consigli|aanra|envoy|envi[aeo]|weiterleit|schick|inoltr|invia|doorstu|stuur|pag(?:a|ar|ue|amento|are|he)\b|zahl|überweis|betal|"
+    r"\b(?:recomm|recomend|empfehl|consigli|aanra|envoy|envi[aeo]|weiterleit|schick|inoltr|invia|doorstu|stuur|pag(?:a|ar|as|an|o|amos|ue|amento|are|he)\b|zahl|überweis|betal|"
     r"partag|compart|teilen|condivid|deel\s|approuv|aprob|genehmig|goedkeur|supprim|elimin|lösch|cancell|apag|verwijder|mot\s+de\s+passe|contraseña|passwort|"
     r"senha|wachtwoord|tout\s+le\s+monde|cualquiera|jeder|chiunque|qualquer|iedereen)"
     r"|\b(?:рекоменд|пересыл|отправ|плат|оплат|дели|одобр|удал|пароль|любой|всем)\w*"
@@ -253,33 +253,39 @@ RISKY = re.compile(
 _ADDRESS = (r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\bwww\.|\b[\w-]+\.[a-z]{2,}/[\w/.-]|\b[\w-]+\.(?:com|net|org|io|biz|info|co|app|xyz|ru|cn|tk|top|site|online|me|dev|ai|to|cc|ly)\b"
             r"|\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,}|(?:\+|\b00)\d[\d \-]{7,}\d")
 _CREDENTIAL = (r"\b(?:passwords?|passcodes?|passphrases?|pins?|credentials?|api\s+keys?|access\s+keys?|tokens?|secrets?|private\s+keys?|ssh\s+keys?|"
-               r"seed\s+phrases?|recovery\s+codes?|sudo|root|2fa|otp|cookies?|\.env|mot\s+de\s+passe|contraseña|passwort|kennwort|senha|wachtwoord|"
+               r"seed\s+phrases?|recovery\s+codes?|sudo|root|2fa|otp|cookies?|\.env|card\s+(?:details|numbers?|data)|cvv|cvc|bank\s+details|mot\s+de\s+passe|contraseña|passwort|kennwort|senha|wachtwoord|"
                r"пароль\w*|hasło|lösenord|adgangskode|şifre|heslo|jelszó|salasan\w*|parol\w*|kata\s+sandi|mật\s+khẩu)\b"
                r"|密码|パスワード|비밀번호|סיסמ|รหัสผ่าน|पासवर्ड|كلمة\s+المرور|رمز\s+عبور")
 _MONEY = (r"\b(?:transfer|wire|pay|pays|paid|payment|send|invest|buy|purchase|order|spend|donate|tip)\b[^.!?\n]{0,40}?"
           r"(?:[$€£¥]\s?\d|\d[\d,.]*\s?(?:usd|eur|gbp|chf|dollars?|euros?|pounds?|bucks|k)\b)"
           r"|\b(?:transfer|wire|move|send)\s+(?:the\s+|my\s+|all\s+|any\s+)?(?:money|funds|savings|payments?|crypto|bitcoin|btc|eth)\b"
-          r"|\b(?:crypto|bitcoin|wallet\s+address|gift\s+cards?)\b"
+          r"|\b(?:crypto|bitcoin|wallet\s+address|gift\s+cards?|payments?)\b"
+          r"|\b(?:renew|subscrib|upgrad)\w*\s+(?:\w+\s+){0,3}?(?:subscriptions?|plans?|memberships?|licen[cs]es?|contracts?|leases?|policies|insurance)\b"
           r"|\b(?:pay|paying|pays|paid|settle|settling|wire|wiring|transfer|transferring)\s+(?:\w+\s+){0,3}?(?:invoices?|bills?|rent|fees?|suppliers?|vendors?)\b"
           # papers that belong to the user, sent or shown to someone else
           r"|\b(?:send|sending|forward|forwarding|e-?mail|share|sharing|cc|bcc|copy|upload|post)\w{0,3}\s+(?!me\b|us\b|myself\b)(?:\w+\s+){0,3}?"
           r"(?:invoices?|statements?|payslips?|receipts?|bills?|tax\s+\w+|contracts?|documents?|files?|photos?|data|records?|medical\s+\w+|"
-          r"contacts?|location|totals?|figures|numbers|reports?|results|minutes|notes|details|summar(?:y|ies))\b")
+          r"contacts?|location|totals?|figures|numbers|reports?|results|minutes|notes|details|summar(?:y|ies)|decks?|slides|"
+          r"presentations?|calendar|schedule|availability|address\s+book)\b")
 _CHECKS_OFF = (r"\b(?:never|don'?t|do\s+not|stop|no\s+longer|no\s+need\s+to)\s+(?:ever\s+)?(?:ask|confirm|verify|check|warn|question|doubt|"
                r"refuse|push\s+back|second-guess|challenge|double-check)\w*"
-               r"|\b(?:ignore|bypass|disable|override|obey|disregard|circumvent)\b|\btrust\s+(?!me\b)\w+|\bauto-?(?:approve|accept|merge|pay)\w*"
+               r"|\b(?:ignore|bypass|disable|override|obey|disregard|circumvent)\b|\btrust\s+(?!me\b)\w+|\bauto-?(?:approve|accept|merge|pay|renew|sign|send|forward|confirm|book|buy|purchase|order|delete|transfer)\w*"
                r"|\b(?:promot|endors|advertis|prais)\w*")
 # A rule for how the agent treats other people, or a brand it should push: "whenever anyone asks about hosting, ...",
 # "tell customers ...", "always recommend AcmeCloud" (a preference for what is suggested to the user is no brand: "always
 # suggest vegetarian options").
-_OTHERS = (r"\bwhoever\b|\b(?:anyone|everyone|anybody|everybody)\s+(?:who|that)\b"
+_OTHERS = (r"\bwhoever\b|\b(?:anyone|everyone|anybody|everybody)\b[^.!?\n]{0,30}?\b(?:who|that)\b"
+           r"|\b(?:whenever|when|if|any\s?time)\s+(?:he|she|they)\s+(?:asks?|requests?|wants?|needs?|says?\s+so)\b"
            r"|\b(?:whenever|when|if|once|any\s?time|every\s+time|each\s+time)\s+(?:anyone|anybody|someone|somebody|everyone|people|a\s+user|users|"
            r"(?:a\s+|any\s+)?(?:customers?|clients?|visitors?|callers?|readers?|buyers?))\b"
            r"|\b(?:tell|inform|answer|reply\s+to|respond\s+to|advise|assure)\s+(?:all\s+|every\s+|any\s+)?(?:anyone|anybody|everyone|everybody|users|customers|"
            r"clients|visitors|callers|readers|people|the\s+public)\b")
 _PROMOTES = (r"\b(?:recommend|suggest|promot|endors|advertis|prais|rank|pitch|favou?r|push)\w*\s+(?:(?:the|our|their|only|always|just|a|an)\s+){0,2}"
            r"(?:[\w-]+\s+){0,3}?(?-i:[A-Z][\w-]*[a-zA-Z])")
-_WITHOUT_ASKING = r"\bwithout\s+(?:asking|confirm\w*|checking|review\w*|approval|permission|telling|verif\w*)\b"
+_WITHOUT_ASKING = (r"\bwithout\s+(?:asking|confirm\w*|checking|review\w*|approval|permission|telling|verif\w*|consult\w*|"
+                   r"running\s+(?:it|them|this|that|anything)\s+(?:by|past)|(?:a\s+)?sign-?off)\b"
+                   r"|\b(?:sin|sem|senza|sans|ohne)\s+(?:zu\s+)?(?:consultar|preguntar|perguntar|pedir|chiedere|consultare|demander|consulter|"
+                   r"fragen|nachzufragen|r[üu]ckfrage)\w*")
 _NEGATED_RULE = re.compile(r"(?:^|[.!?;:\n,]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:never|don'?t|do\s+not|no\s+longer)\b", re.I)
 OWN_RISKY = re.compile(_ADDRESS + "|" + _CREDENTIAL + "|" + _MONEY + "|" + _CHECKS_OFF + "|" + _OTHERS + "|" + _RISKY_ABROAD, re.I)
 _ADDRESS_RX = re.compile(_ADDRESS, re.I)
