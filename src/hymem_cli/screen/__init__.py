@@ -21,8 +21,9 @@ Python (Luhn, mod 97, how random a token looks) instead of by look-ahead.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hymem_cli.domain import Chunk, Message, Operation
 from hymem_cli.screen.instructions import INSTRUCTION_PATTERNS, Hit, find_instruction, fold
@@ -66,7 +67,8 @@ class Screen:
     def screen_operation(self, op: Operation) -> tuple[Operation, list[str], str | None]:
         """An operation given whole (apply): its secrets redacted from every text field, the kinds redacted, and
         why its text must not be stored (an instruction to the agent), or None."""
-        fields, kinds = {}, []
+        fields: dict[str, Any] = {}
+        kinds: list[str] = []
         for name in ("text", "reason", "evidence", "speaker", "event_time"):
             value = getattr(op, name)
             if isinstance(value, str):
@@ -98,7 +100,7 @@ class Screen:
         """An instruction to the agent in `text`; `own`: the text is the user's own words (see `find_instruction`)."""
         return find_instruction(text, own) if self.instructions else None
 
-    def refusal(self, fields: dict[str, str | None], sources: list[Message] = (), *, user: str | None = None,
+    def refusal(self, fields: dict[str, str | None], sources: Sequence[Message] = (), *, user: str | None = None,
                 context: list[Message] | None = None) -> str | None:
         """Why an operation whose `fields` (text, reason, evidence) come from `sources` must not be stored, or None.
 
@@ -112,7 +114,8 @@ class Screen:
             for name, value in fields.items():
                 if value and (kind := self.secret_kind(value)):
                     return f"would store a secret ({kind}) in its {name}"
-            why, own = None, ()
+            why: str | None = None
+            own: tuple[str, ...] = ()
             if self.instructions and sources:
                 why, _, own = trace(fields.get("evidence") or "", fields.get("text") or "", list(sources), self._find, user, context)
             for name, value in fields.items():
@@ -166,8 +169,8 @@ class Screen:
 
     def scrub_operation(self, op: Operation) -> Operation:
         """An Operation with every text field scrubbed (see `scrub`)."""
-        fields = {k: self.scrub(v) for k in ("op", "target", "text", "reason", "evidence", "event_time", "speaker")
-                  if isinstance(v := getattr(op, k), str)}
+        fields: dict[str, Any] = {k: self.scrub(v) for k in ("op", "target", "text", "reason", "evidence", "event_time", "speaker")
+                                  if isinstance(v := getattr(op, k), str)}
         return replace(op, **fields, source_ids=[self.scrub(s) for s in op.source_ids])
 
 

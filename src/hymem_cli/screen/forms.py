@@ -811,6 +811,7 @@ def _delimited_cells(line: str, delimiter: str) -> list[tuple[int, int]]:
     rx = _DELIMITED_CELL[delimiter]
     while pos <= len(line):
         m = rx.match(line, pos)
+        assert m is not None  # the pattern matches the empty cell too
         start, end = m.span()
         while start < end and line[start] == " ":
             start += 1

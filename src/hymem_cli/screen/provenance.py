@@ -126,8 +126,8 @@ def _sentence(text: str, start: int, end: int) -> str:
     a = 0
     for m in _SENTENCE_END.finditer(text, 0, start):
         a = m.end()
-    m = _SENTENCE_END.search(text, end)
-    b = m.end() if m else len(text)
+    after = _SENTENCE_END.search(text, end)
+    b = after.end() if after else len(text)
     return text[a:b]
 
 
@@ -298,9 +298,9 @@ def trace(evidence: str, fact: str, sources: list[Message],
                 snippet = re.sub(r"\s+", " ", sentence).strip()[:60]
                 return f'its source holds an instruction to the agent (imperative in {origin} text: "{snippet}")', origin, ()
             origins.append(origin)
-    own = tuple(reads) if voices and all(voices) else ()
+    rests_on_own = tuple(reads) if voices and all(voices) else ()
     if not origins:
         return None, "unknown", ()
     if None in origins:
-        return None, None, own
-    return None, origins[0], own
+        return None, None, rests_on_own
+    return None, origins[0], rests_on_own

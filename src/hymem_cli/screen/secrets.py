@@ -9,7 +9,7 @@ import bisect
 import math
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from hymem_cli.screen.forms import NOT_A_VALUE_ABROAD, OPENING_QUOTES, card_digits, find_forms, unwritten_script, words_after
 from hymem_cli.screen.forms import luhn as _luhn
@@ -476,6 +476,7 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
             continue
         if kind in _NEEDS_WORD and not any(w in lower for w in _NEEDS_WORD[kind]):
             continue
+        matches: Iterator[re.Match[str]]
         if kind in _TOKEN_KINDS:
             matches = (m for a, b in runs for m in rx.finditer(text, a, b))  # look-behinds still see the text before a
         else:
@@ -556,6 +557,8 @@ def _word_char(text: str, i: int) -> bool:
 
 
 # kind -> check of a value found by its form (forms.py, wallet.py); kinds without one are secrets as found
+_DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}")
+_NOT_IN_A_COLUMN = frozenset("never unset reset changed same - — – ? ✓ ✗ x".split())
 _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "password": _password_value,
     "password-made": _secretish,  # "make the laptop password X": no connector, so X must look made up
@@ -573,8 +576,6 @@ _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
 }
 _FORM_KINDS = ("pgpass", "netrc", "password-column", "token-column", "password-made", "config-secret", "otp-seed")  # kinds no pattern above has
 _TRIMMED_FORMS = frozenset({"password", "password-made", "password-flag"})  # values that may end a sentence
-_DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}")
-_NOT_IN_A_COLUMN = frozenset("never unset reset changed same - — – ? ✓ ✗ x".split())
 
 
 def _found_by_form(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
