@@ -70,6 +70,28 @@ Every case has a split:
             spaces, versions, ordinary lists of twelve words, recovery-code headings with no codes under them) and
             measured once; each class's n-th such case, counting from 1 in each file, is tune when n is odd, held
             when even (decided before measuring)
+  after-8-tune, after-8-held
+            probes written before the eighth round, blind to the rules, in the classes a red team reported leaking
+            (passwords in a sentence: "the password's ...", "pw: ...", "when it asks for a password I type '...'", a
+            temporary password to change on first login, a four-word passphrase, and stated in German, French, Spanish,
+            Italian, Portuguese, Dutch, Polish, Czech, Turkish, Russian, Japanese, traditional and simplified Chinese,
+            Korean, Arabic, Hebrew, Hindi, Vietnamese and Indonesian ("use '...' to log in", "changed it to ...
+            yesterday", a login and password written together, a Japanese value with no spaces around it, an
+            Indonesian "passwordnya"); URLs with a password in rtsp, webdavs, clickhouse, nats, postgresql+asyncpg,
+            mysql+pymysql and s3 with key:secret@, in prose, a Markdown link, a JSON string, a compose environment line
+            and a .env file; .pgpass lines with comments and wildcard fields or appended by echo, .netrc with macdef
+            and with the password before the login; .my.cnf, .pypirc with a token and a second index, .npmrc _auth,
+            AWS credentials with two profiles and a session token, a kubeconfig token and password, Docker config.json
+            auths; HTML, TSV, CSV and Markdown tables under contraseña, pass phrase, Kennwort, mot de passe and PIN;
+            mongo -p, rclone obscure, unrar -p and curl --user over continued lines; cards with non-breaking or thin
+            spaces, split over two lines, spoken in English and German with their expiry and code; GitLab recovery
+            codes in two columns, Chinese and Korean backup codes numbered; 12-, 18- and 24-word seeds comma-separated
+            after "my seed is", in a code block, in two numbered columns under "wallet backup" and numbered with no
+            heading; look-alikes: the same URLs and files without a password or with placeholders, tables with masked
+            or no secret columns, a masked card with non-breaking spaces, a phone number with thin spaces, order
+            numbers over two lines or in groups of four, dotted versions, a spoken flight number, password policies
+            and advice, ordinary word lists, a backup-code heading with no codes) and measured once; each class's n-th
+            such case, counting from 1 in each file, is tune when n is odd, held when even (decided before measuring)
 
 Figures, per class and split:
   caught  a secret case counts when every character of every secret it lists lies inside a redacted span
@@ -95,7 +117,7 @@ from hymem_cli.screen.secrets import Redactor, find_secrets  # noqa: E402 - afte
 SPLITS = (
     "tune", "held-out", "after", "after-2", "after-3-tune", "after-3-held", "after-4-tune", "after-4-held", "after-5-tune", "after-5-held",
     "after-6-tune", "after-6-held",
-    "after-7-tune", "after-7-held",
+    "after-7-tune", "after-7-held", "after-8-tune", "after-8-held",
 )
 
 
