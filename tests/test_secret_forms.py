@@ -831,6 +831,19 @@ def test_a_recovery_heading_over_instructions_is_kept(text):
     ("github-recovery-codes.txt\n\n3f8a2-9bc41\n7d1e0-44af2", "7d1e0-44af2"),
     ("ledger card\n1. range      7. shoe\n2. access     8. patrol\n3. festival   9. depend\n4. win        10. emotion\n"
      "5. crazy      11. educate\n6. solve      12. entire", "festival"),
+    # a password-shaped value in the sentence of a password or login word, in any language
+    ("When it asks for a password I type 'Glacier_Moth_51' and it says invalid", "Glacier_Moth_51"),
+    ("Ich hab's gestern auf Brezel-Kater-39 geändert, aber der Router will noch das alte Kennwort", "Brezel-Kater-39"),
+    ("Giriş için 'Lale-Boğaz-77' kullan, kullanıcı adı admin", "Lale-Boğaz-77"),
+    ("استخدم Nakhla-Qamar-66 لتسجيل الدخول، واسم المستخدم admin", "Nakhla-Qamar-66"),
+    ("Username-nya budi, passwordnya Rendang-Padang-19, jangan dikasih ke orang lain ya", "Rendang-Padang-19"),
+    ("the passphrase is four words: tulip anchor gravel mitten (all lowercase)", "tulip anchor gravel mitten"),
+    ("<table>\n<tr><th>Servicio</th><th>Usuario</th><th>Contraseña</th></tr>\n<tr><td>Correo</td><td>lucia</td><td>Naranja-Mar-47</td></tr>"
+     "\n</table>", "Naranja-Mar-47"),
+    ("unrar x -pRar-Archive-29 backup.part1.rar /restore/", "Rar-Archive-29"),
+    ("Card number:\n5220 8344\n1297 6057\nexp 04/28", "1297 6057"),
+    ("GitLab two-factor recovery codes\n\nba09491b16566bab    c1bf52d4d5a639fa\n30cf41689463f678    15704eb4ec6ad4cd", "15704eb4ec6ad4cd"),
+    ("카카오 2단계 인증 백업 코드\n① 58213947\n② 90476112", "90476112"),
 ])
 def test_values_handed_over_in_shapes_of_their_own_are_redacted(text, secret):
     assert_caught(text, secret)
@@ -848,6 +861,8 @@ def test_values_handed_over_in_shapes_of_their_own_are_redacted(text, secret):
     "db_password: \"{{ lookup('hashi_vault', 'secret=kv/data/db:password') }}\"",
     "1. Preheat the oven\n2. Mix flour and sugar",
     "the README's template is mongodb://<user>:<password>@host:27017/db", "my password manager is 1Password",
+    "Das Passwort steht auf Seite-12 im Handbuch.", "sftp://backup@10.20.0.4:2222/srv/backup (key auth, no password)",
+    "| Dienst | Passwort |\n|---|---|\n| Mail | (siehe KeePass) |", "Order number:\n1234 5678\n1234 5678",
 ])
 def test_their_look_alikes_are_kept(text):
     assert_kept(text)

@@ -441,13 +441,13 @@ _CODES_HEADING = re.compile(
 )
 # a code: a run with a digit, or groups joined by hyphens ("kx7m-2pqa", "abcde-12345"), or digit groups ("4827 1934")
 _CODE_PIECE = re.compile(
-    r"(?<![\w\-])(?:\d{3,10}(?: \d{3,10}){1,3}|(?=[A-Za-z0-9\-]{0,90}\d)[A-Za-z0-9]{3,10}(?:-[A-Za-z0-9]{2,10}){0,7})(?![\w\-])"
+    r"(?<![\w\-])(?:\d{3,10}(?: \d{3,10}){1,3}|(?=[A-Za-z0-9\-]{0,90}\d)[A-Za-z0-9]{3,20}(?:-[A-Za-z0-9]{2,10}){0,7})(?![\w\-])"
 )
 _ANY_CODES_WORD = re.compile(
     r"c(?:o|ó)d|kod|kód|код|коди|κωδικ|码|碼|コード|キー|코드|키|key|chave|clave|cl[ée]|chiav|schl(?:ü|ue)ssel|sleutel|ключ|anahtar"
     r"|m[ãa] |קוד|رموز|أكواد|कोड|รหัส|misimbo|nambari", re.I
 )
-_CODE_LINE_REST = re.compile(r"[\s|#*•>+\-.):]*(?:\d{1,2}[\s|.):]*)?[\s|#*•>+\-.):]*")
+_CODE_LINE_REST = re.compile(r"[\s|#*•>+\-.):]*(?:(?:\d{1,2}|[\u2460-\u2473\u2776-\u277f])[\s|.):]*)?[\s|#*•>+\-.):]*")  # "1.", "①"
 _CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
 
 # Words that follow "the password is" in other languages when talk is about the password, not its value:
@@ -534,6 +534,48 @@ _WRAPPED = re.compile(r"\n[ \t]{0,3}([^\s]{2,64})[ \t]*(?=\n|$)")
 _PIN_LABEL = re.compile(r"(?<![\w])(?:[\w]+-)*PIN[ \t]{0,2}[:=][ \t]{0,3}([^\s]{4,64})")
 
 
+_ARCHIVE_FLAG = re.compile(r"\b(?:unrar|rar|7z|7za|7zr)\b[^\n]*?[ \t]-p([^\s\-][^\s]{2,127})|\bzip\b[^\n]*?[ \t]-P[ \t]+([^\s]{3,128})")
+# A value shaped like a made-up password (words or pieces joined by signs, with a digit: "Brezel-Kater-39",
+# "Glacier_Moth_51", "Olivo#Sol-82"; not an address, "backup@10.20.0.4") in the sentence of a password or login
+# word, in any language: "Ich hab's auf Brezel-Kater-39 geändert ... Kennwort", "Giriş için 'Lale-Boğaz-77' kullan".
+_LOGIN_WORD = (r"(?:(?<![^\W\d_])(?:log[ \t\-]?in|log[ \t]+on|sign[ \t\-]?in|giri(?:ş|s)|anmeld\w*|connexion|"
+               r"iniciar[ \t]+sesi(?:ó|o)n|accesso|"
+               r"entrar|inloggen|logowani\w*|zaloguj|p(?:ř|r)ihl(?:á|a)\w*|вход\w*|войти|кіруге|passwordnya|sandinya|đăng[ \t]+nhập|masuk|"
+               r"belépés|kirjaudu|σύνδεση|התחבר\w*)(?![^\W\d_])|تسجيل[ \t]+الدخول|لتسجيل[ \t]+الدخول|ログイン|登录|登入|로그인|लॉगिन)")
+_SHAPED_PART = r"[^\W_][^\s'\"`,;:()<>/\-_#!@$%&*+\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{0,30}"
+# two joiners at least ("Seite-12" is a page)
+_SHAPED = (r"(?![^\s'\"`,;:()]*@[\w-]+\.[\w.-]+)(?=[^\s'\"`,;:()<>]*\d)(?=[^\s'\"`,;:()<>]*[^\W\d_])"
+           + _SHAPED_PART + r"(?:[-_#!@$%&*+]" + _SHAPED_PART + r"){2,6}")
+_SHAPED_NEAR_WORD = re.compile(rf"(?:{_PASSWORD_WORD}|{_LOGIN_WORD})[^.!?\n]{{0,80}}?['\"`„“«]?({_SHAPED})"
+                               rf"|['\"`„“«]?({_SHAPED})['\"`“”»]?[^.!?\n]{{0,80}}?(?:{_PASSWORD_WORD}|{_LOGIN_WORD})", re.I)
+_PASSPHRASE_WORDS = re.compile(r"\bpass[ \t\-]?phrase\b[^\n:]{0,40}?\bwords?[ \t]{0,2}:[ \t]{0,3}"
+                               r"((?:[^\W\d_]{2,20}[ \t,]{1,3}){2,11}[^\W\d_]{2,20})", re.I)
+_HTML_ROW = re.compile(r"<tr[^>]*>(.*?)</tr>", re.I | re.S)
+_HTML_CELL = re.compile(r"<t([hd])[^>]*>(.*?)</t[hd]>", re.I | re.S)
+_CARD_LABEL_LINES = re.compile(_CARD_WORD + r"[^\n\d]{0,20}\n?((?:[ \t]*\d{4,6}(?:[ \t]\d{3,6}){0,3}[ \t]*\n){1,3}"
+                               r"[ \t]*\d{3,6}(?:[ \t]\d{3,6}){0,3})", re.I)
+
+
+def _html_table_values(text: str) -> Iterator[Span]:
+    """The cells under a password column of an HTML table ("<th>Contraseña</th>" ... "<td>Naranja-Mar-47</td>")."""
+    columns: dict[int, str] = {}
+    for row in _HTML_ROW.finditer(text):
+        cells = list(_HTML_CELL.finditer(row.group(1)))
+        if cells and all(c.group(1).lower() == "h" for c in cells):
+            columns = {n: kind for n, c in enumerate(cells) if (kind := _column_kind(re.sub(r"<[^>]+>", "", c.group(2))))}
+            continue
+        for n, kind in columns.items():
+            if n < len(cells) and kind in ("password-column", "secret-column", "pass-column", "key-column"):
+                start = row.start(1) + cells[n].start(2)
+                value = cells[n].group(2)
+                if value.strip() and "<" not in value:
+                    yield ("password-column", start, start + len(value))
+
+
+def _is_card_digits(digits: str) -> bool:
+    return 13 <= len(digits) <= 19 and luhn(digits)
+
+
 def _handed_over(text: str) -> Iterator[Span]:
     if "password-stdin" in text:
         for m in _PIPED.finditer(text):
@@ -552,6 +594,17 @@ def _handed_over(text: str) -> Iterator[Span]:
         yield ("login-pair", *m.span(3))
     for m in _PASSWORD_THEN_VALUE.finditer(text):
         yield ("login-pair", *m.span(1))  # no connector: "Modemin şifresi Simit-Çay-28", "password Hunter-22!" (made up only)
+    for m in _ARCHIVE_FLAG.finditer(text):
+        yield ("password-flag", *m.span(1 if m.group(1) is not None else 2))
+    for m in _SHAPED_NEAR_WORD.finditer(text):
+        yield ("login-pair", *m.span(1 if m.group(1) is not None else 2))
+    for m in _PASSPHRASE_WORDS.finditer(text):
+        yield ("config-secret", *m.span(1))
+    if "<t" in text.lower():
+        yield from _html_table_values(text)
+    for m in _CARD_LABEL_LINES.finditer(text):
+        if _is_card_digits(re.sub(r"\D", "", m.group(1))):
+            yield ("card-number", *m.span(1))
     for m in _PIN_LABEL.finditer(text):
         yield ("login-pair", *m.span(1))  # a PIN made of letters and signs too ("Online-Banking-PIN: Sparschwein#77")
     for m in _NETWORK_STATED.finditer(text):

@@ -360,6 +360,8 @@ def _field_value(value: str) -> bool:
     word = _value_word(value)
     if len(word) < 3 or word.lower() in _NOT_A_VALUE or word.lower() in _PLACEHOLDERS or word.lower() in NOT_A_VALUE_ABROAD:
         return False
+    if re.fullmatch(r"\s*\([^()]*\)\s*", value):
+        return False  # a note in brackets: "(siehe KeePass)", "(in the vault)"
     if _reference(word) or _reference(value.strip("\"'“”`")):
         return False
     if _a_name(word):
