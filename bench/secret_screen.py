@@ -92,6 +92,21 @@ Every case has a split:
             numbers over two lines or in groups of four, dotted versions, a spoken flight number, password policies
             and advice, ordinary word lists, a backup-code heading with no codes) and measured once; each class's n-th
             such case, counting from 1 in each file, is tune when n is odd, held when even (decided before measuring)
+  after-9-tune, after-9-held
+            probes written before the ninth round, blind to the rules (passwords, PINs and codes stated in ordinary chat
+            with values not shaped like a password: plain lowercase words, all digits, a three-character value after
+            "pw:", values with spaces in quotes, values after "changed it to", "type", "try", "enter", "use" and "set it
+            to", a value before the word password, a value in parentheses, a value alone on the line after the question;
+            Windows and Mac logins, a router admin password, a phone unlock code, alarm and door codes, a voicemail PIN,
+            locker and bike-lock combinations, a SIM PIN and PUK, bank-card PINs in Persian and Bengali digits; in
+            English and thirty-three other languages (Spanish, French, German, Italian, Brazilian Portuguese, Dutch,
+            Polish, Swedish, Norwegian, Danish, Finnish, Czech, Romanian, Hungarian, Greek, Turkish, Russian, Ukrainian,
+            Hebrew, Arabic, Persian, Hindi, Bengali, Thai, Vietnamese, Indonesian, Malay, Tagalog, Swahili, Japanese,
+            Korean, simplified and traditional Chinese), some with typos or no punctuation; look-alikes: the same shapes
+            holding no secret ("the PIN is four digits", "I changed it to something longer", "use the same password as
+            before", "type your name", "door code changed yesterday") in English and fourteen other languages) and
+            measured once; each class's n-th such case, counting from 1 in each file, is tune when n is odd, held when
+            even (decided before measuring)
 
 Figures, per class and split:
   caught  a secret case counts when every character of every secret it lists lies inside a redacted span
@@ -117,7 +132,7 @@ from hymem_cli.screen.secrets import Redactor, find_secrets  # noqa: E402 - afte
 SPLITS = (
     "tune", "held-out", "after", "after-2", "after-3-tune", "after-3-held", "after-4-tune", "after-4-held", "after-5-tune", "after-5-held",
     "after-6-tune", "after-6-held",
-    "after-7-tune", "after-7-held", "after-8-tune", "after-8-held",
+    "after-7-tune", "after-7-held", "after-8-tune", "after-8-held", "after-9-tune", "after-9-held",
 )
 
 
