@@ -844,6 +844,24 @@ def test_a_recovery_heading_over_instructions_is_kept(text):
     ("Card number:\n5220 8344\n1297 6057\nexp 04/28", "1297 6057"),
     ("GitLab two-factor recovery codes\n\nba09491b16566bab    c1bf52d4d5a639fa\n30cf41689463f678    15704eb4ec6ad4cd", "15704eb4ec6ad4cd"),
     ("카카오 2단계 인증 백업 코드\n① 58213947\n② 90476112", "90476112"),
+    # a sentence about a password, a PIN or a code, and its value in a shape of its own
+    ("router admin password — I changed it to wombat77 after the phishing thing", "wombat77"),
+    ("what's the password for the family gmail?\nhazelnut\nthx!", "hazelnut"),
+    ("anh ơi pass wifi là gì vậy\nchuoichien\nok em cảm ơn", "chuoichien"),
+    ("oye la clave del portátil la cambié a 'luna llena 7', con espacios", "luna llena 7"),
+    ("la password del router l'ho messa 'pizza margherita'", "pizza margherita"),
+    ("gebruik gewoon kroket als wachtwoord voor de gast-wifi", "kroket"),
+    ("skriv in hallonsylt när den frågar efter lösenordet", "hallonsylt"),
+    ("portkoden är 4172 och sen trycker du på nyckeln", "4172"),
+    ("a bankkártya PIN-kódja 6194", "6194"),
+    ("bilgisayarın şifresi lokum, küçük harfle", "lokum"),
+    ("kartın şifresi 4705 kimseye söyleme", "4705"),
+    ("спробуй вишня2005, це пароль від ноутбука", "вишня2005"),
+    ("كلمة السر للواي فاي: ياسمين", "ياسمين"),
+    ("लैपटॉप का पासवर्ड मैंने jalebi रख दिया है", "jalebi"),
+    ("আমার এটিএম পিন ৫২৮৩", "৫২৮৩"),
+    ("电脑开机密码我设成了 xiaomaomi，全小写", "xiaomaomi"),
+    ("門禁密碼 2046# 進門後記得關好", "2046"),
 ])
 def test_values_handed_over_in_shapes_of_their_own_are_redacted(text, secret):
     assert_caught(text, secret)
@@ -863,6 +881,10 @@ def test_values_handed_over_in_shapes_of_their_own_are_redacted(text, secret):
     "the README's template is mongodb://<user>:<password>@host:27017/db", "my password manager is 1Password",
     "Das Passwort steht auf Seite-12 im Handbuch.", "sftp://backup@10.20.0.4:2222/srv/backup (key auth, no password)",
     "| Dienst | Passwort |\n|---|---|\n| Mail | (siehe KeePass) |", "Order number:\n1234 5678\n1234 5678",
+    "The password field says 'required' when it is empty.", "Click 'Forgot password' and follow the link.",
+    "पासवर्ड reset करना है", "I need a new password for my iPhone15, the old one expired", "my bank PIN expired in 2023",
+    "The code review is at 1400 tomorrow.", "We pinned the 2025 roadmap on the board; the office door code changed last week.",
+    "what's the wifi password?\nno idea, ask Sam", "la clave del éxito es trabajar duro",
 ])
 def test_their_look_alikes_are_kept(text):
     assert_kept(text)

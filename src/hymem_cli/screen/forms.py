@@ -507,7 +507,7 @@ def find_forms(text: str) -> list[Span]:
         *_stated_passwords(text), *_stated_pins(text), *_pgpass_lines(text), *_netrc_entries(text), *_client_logins(text),
         *_tool_passwords(text), *_table_columns(text), *_codes_under_heading(text), *_odd_cards(text), *_spoken_cards(text),
         *_config_values(text), *_otp_seeds(text), *_next_line_values(text), *_user_password_pairs(text), *_card_codes(text),
-        *_handed_over(text),
+        *_handed_over(text), *_in_a_password_sentence(text),
     ]
 
 
@@ -531,7 +531,7 @@ _NETWORK_STATED = re.compile(rf"(?<![^\W\d_]){_NETWORK}[ \t]{{1,3}}(?:is|es|ist|
 
 _PASSWORD_THEN_VALUE = re.compile(rf"{_PASSWORD_WORD}[ \t]{{1,3}}([^\s,;]{{6,64}})", re.I)
 _WRAPPED = re.compile(r"\n[ \t]{0,3}([^\s]{2,64})[ \t]*(?=\n|$)")
-_PIN_LABEL = re.compile(r"(?<![\w])(?:[\w]+-)*PIN[ \t]{0,2}[:=][ \t]{0,3}([^\s]{4,64})")
+_PIN_LABEL = re.compile(r"(?<![\w\-])(?:\w{1,20}-){0,4}PIN[ \t]{0,2}[:=][ \t]{0,3}([^\s]{4,64})")
 
 
 _ARCHIVE_FLAG = re.compile(r"\b(?:unrar|rar|7z|7za|7zr)\b[^\n]*?[ \t]-p([^\s\-][^\s]{2,127})|\bzip\b[^\n]*?[ \t]-P[ \t]+([^\s]{3,128})")
@@ -544,16 +544,126 @@ _LOGIN_WORD = (r"(?:(?<![^\W\d_])(?:log[ \t\-]?in|log[ \t]+on|sign[ \t\-]?in|gir
                r"belépés|kirjaudu|σύνδεση|התחבר\w*)(?![^\W\d_])|تسجيل[ \t]+الدخول|لتسجيل[ \t]+الدخول|ログイン|登录|登入|로그인|लॉगिन)")
 _SHAPED_PART = r"[^\W_][^\s'\"`,;:()<>/\-_#!@$%&*+\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{0,30}"
 # two joiners at least ("Seite-12" is a page)
-_SHAPED = (r"(?![^\s'\"`,;:()]*@[\w-]+\.[\w.-]+)(?=[^\s'\"`,;:()<>]*\d)(?=[^\s'\"`,;:()<>]*[^\W\d_])"
+_SHAPED = (r"(?![^\s'\"`,;:()]{0,80}@[\w-]+\.[\w.-]+)(?=[^\s'\"`,;:()<>]{0,80}\d)(?=[^\s'\"`,;:()<>]{0,80}[^\W\d_])"
            + _SHAPED_PART + r"(?:[-_#!@$%&*+]" + _SHAPED_PART + r"){2,6}")
 _SHAPED_NEAR_WORD = re.compile(rf"(?:{_PASSWORD_WORD}|{_LOGIN_WORD})[^.!?\n]{{0,80}}?['\"`„“«]?({_SHAPED})"
                                rf"|['\"`„“«]?({_SHAPED})['\"`“”»]?[^.!?\n]{{0,80}}?(?:{_PASSWORD_WORD}|{_LOGIN_WORD})", re.I)
+_PASSWORD_OR_LOGIN = re.compile(rf"{_PASSWORD_WORD}|{_LOGIN_WORD}", re.I)
 _PASSPHRASE_WORDS = re.compile(r"\bpass[ \t\-]?phrase\b[^\n:]{0,40}?\bwords?[ \t]{0,2}:[ \t]{0,3}"
                                r"((?:[^\W\d_]{2,20}[ \t,]{1,3}){2,11}[^\W\d_]{2,20})", re.I)
 _HTML_ROW = re.compile(r"<tr[^>]*>(.*?)</tr>", re.I | re.S)
 _HTML_CELL = re.compile(r"<t([hd])[^>]*>(.*?)</t[hd]>", re.I | re.S)
 _CARD_LABEL_LINES = re.compile(_CARD_WORD + r"[^\n\d]{0,20}\n?((?:[ \t]*\d{4,6}(?:[ \t]\d{3,6}){0,3}[ \t]*\n){1,3}"
                                r"[ \t]*\d{3,6}(?:[ \t]\d{3,6}){0,3})", re.I)
+
+
+# ---------------------------------------------------------------------------------- a sentence about a password
+# A short sentence that names a password, a PIN or a code, in any of the languages above, and holds a value in some
+# shape of its own: digits ("kartın şifresi 4705", "a bankkártya PIN-kódja 6194", "আমার এটিএম পিন ৫২৮৩"), a quoted
+# value ("la cambié a 'luna llena 7'"), letters with digits ("I changed it to wombat77"), a Latin word in a sentence
+# of another script ("लैपटॉप का पासवर्ड मैंने jalebi रख दिया है"), a word given "as the password" ("gebruik kroket als
+# wachtwoord"), a Turkish password word followed by its value ("bilgisayarın şifresi lokum"), or the one word on the
+# line after a question for it ("what's the password for the family gmail?\nhazelnut").
+_CODE_WORD = (r"(?:(?<![^\W\d_])(?:pin|pins|puk|pin-?k(?:ó|o)d\w*|\w{2,12}kod(?:en|u|a)?|\w{2,12}koden|kod\w{0,3}|k(?:ó|o)d\w{0,3}|"
+              r"code|codes|c(?:ó|o)digo|codice|clave|parol\w*|şifre\w*|sifre\w*|namba[ \t]+ya[ \t]+siri|nambari[ \t]+ya[ \t]+siri|mdp|"
+              r"пін\w*|пин\w*|код\w*)(?![^\W\d_])|密碼|密码|暗証番号|비밀번호|비번|پین|رمز|পিন|পাসওয়ার্ড|पिन|รหัส)")
+_PASSWORD_OR_CODE = re.compile(rf"{_PASSWORD_WORD}|{_CODE_WORD}", re.I)
+# what a bare number beside it is the value of: a PIN, a door's or an alarm's code, a password (not "code" alone, "κωδικός
+# της παραγγελίας" or "código" of an order)
+_PIN_FOR_DIGITS = re.compile(r"(?:(?<![^\W\d_])(?:pin|pins|puk|pin-?k(?:ó|o)d\w*|\w{2,12}kod(?:en)?|şifre\w*|sifre\w*|"
+                             r"namba[ \t]+ya[ \t]+siri|pass(?:word|wort|code)s?|mot[ \t]+de[ \t]+passe|contrase(?:ñ|n)a|senha|"
+                             r"wachtwoord|has(?:ł|l)o|heslo|l(?:ö|o)senord\w*|"
+                             r"парол\w*|пин-?код\w*|пін-?код\w*)(?![^\W\d_])|密碼|密码|暗証番号|비밀번호|পিন|पिन|পাসওয়ার্ড)", re.I)
+_SENTENCE_PIECE = re.compile(r"[^.!?;\n。！？；]+")
+# 4 to 8 digits, not a year or a time after "in", "at", "since" ..., not a quantity
+# or "code" with what it opens: "door code 7734#", "el código de la alarma es 4412", "Torcode", "门禁", "домофон"
+_A_CODE = re.compile(r"(?<![^\W\d_])(?:codes?|c(?:ó|o)digo|codice|kod\w{0,3}|k(?:ó|o)d\w{0,3}|код\w{0,3}|κωδικ\w*|combination|combo|"
+                     r"\w{2,12}code)(?![^\W\d_])|コード|密码|密碼|번호", re.I)
+_WHAT_IT_OPENS = re.compile(r"(?<![^\W\d_])(?:door|front\s+door|gate|alarm|garage|locker|lock|padlock|safe|building|entry|entrance|unlock|"
+                            r"voicemail|sim|keypad|intercom|buzzer|tür\w*|haustür|porte|portail|puerta|portal|porta|portão|portone|cancello|"
+                            r"alarm\w*|alarme|alarma|allarme|garaje|garagem|candado|cadenas|lucchetto|cadeado|drzwi|domofon\w*|dveř\w*|"
+                            r"двер\w*|домофон\w*|сигнализац\w*|kapı|alarmı|deur|poort|dörr|port|låset|lås|ovi|dør)(?![^\W\d_])"
+                            r"|門|门|ドア|玄関|문|도어|금고", re.I)
+_DIGITS_VALUE = re.compile(r"(?<![\w.,/:\-])(?<!\bin )(?<!\bat )(?<!\bthe )(?<!since )(?<!until )(?<!\bby )(?<!\bof )(?<!from )"
+                           r"(?<!before )(?<!after )(?<!year )(?<!years )"
+                           r"(\d{4,8})(?:[#*])?(?![\w.,/:\-]|[ \t]?(?:%|€|\$|kg|km|mb|gb|px|am|pm|h\b|hours?|years?|times))")
+# a quoted value, not from the "'" of "l'ho"
+_QUOTED_VALUE = re.compile(r"(?:\b(?:to|is|a|en|în|in|messa|messo|mis|mise|gesetzt|auf|op|på|na|ke|es|est|ist|é|è|=|set)|[:=])[ \t]{0,3}"
+                           r"['\"„“«‚‘][ \t\u00a0\u202f]*([^'\"„“”«»‚‘’\n]{2,40}?)[ \t\u00a0\u202f]*['\"“”»‘’]",
+                           re.I)  # given as the value: "la cambié a 'luna llena 7'"
+_COLON_VALUE = re.compile(r"(?<!REDACTED)[:：][ \t]{0,3}([^\s,;.!?:：/'\"`«»„“”‘’]{3,40})[ \t]*$")  # not a URL's "://" nor a path
+_LABEL_THEN_COLON = re.compile(rf"(?:{_PASSWORD_WORD}|{_CODE_WORD})[^:：\n]{{0,30}}[:：][^:：]*$", re.I)  # the word labels the value
+# letters with digits, six or more, two of each at least, given as the value: "changed it to wombat77", "спробуй вишня2005"
+# (not "for my iPhone15", "6-digit", "5G" or a path)
+_VALUE_BEFORE = (r"(?:\b(?:to|is|was|try|use|type|enter|set|as|es|ist|est|är|er|je|jest|é|è|là|adalah|ni|prova|essaie|versuch|"
+                 r"prueba|probeer|spróbuj|dene|coba|thử)|спробуй|попробуй|это|це|[:=—–])[ \t]{1,3}")
+_LETTERS_AND_DIGITS = re.compile(_VALUE_BEFORE + r"(?!\d{1,4}[\- ]?[^\W\d_]{1,12}(?![\w/]))(?=(?:[^\s,;:'\"()/]*\d){2})"
+                                 r"(?=(?:[^\s,;:'\"()/]*[^\W\d_]){2})([^\W_][^\s,;:'\"()/]{5,40})(?<![.\-])(?![\w/])", re.I)
+_LATIN_WORD = re.compile(r"(?<![\w@/.\-\[:])([a-zA-Z][a-zA-Z0-9]{3,30})(?![\w@/\-\]:])")  # not a placeholder's words
+_NOT_A_LATIN_VALUE = frozenset("wifi wi-fi wlan pass password passwort pin puk code admin email gmail router laptop login user username "
+                               "netflix windows mac iphone android google apple atm ok okay pc reset change update forgot forget logout "
+                               "share save send enter type wrong incorrect expired expire strong weak new old same default manager "
+                               "protected hint recovery otp sms link app account online bank card please sorry thanks help".split())
+_AS_PASSWORD = re.compile(rf"([^\W\d_][\w\-]{{2,30}})[ \t]{{1,3}}(?:as|als|som|como|come|comme|jako|kao|ως)[ \t]{{1,3}}"
+                          rf"(?:(?:the|het|de|il|la|le|el|o|a)[ \t]+)?{_PASSWORD_WORD}"
+                          rf"|\b(?:skriv[ \t]+in|type|enter|masukkan|digita|tippe|tape[sz]?|escribe|wpisz|введи|введите|yaz)[ \t]{{1,3}}"
+                          rf"([^\W\d_][\w\-]{{2,30}})[ \t]{{1,3}}(?:när|when|bila|quando|wenn|quand|cuando|gdy|когда|zaman)\b"
+                          rf"[^.!?\n]{{0,40}}?"
+                          rf"{_PASSWORD_WORD}", re.I)
+_TURKISH_VALUE = re.compile(r"(?<![^\W\d_])(?:şifre|sifre|parola)(?:si|sı|m|n)[ \t]{1,3}([^\W\d_][\w\-]{2,30})(?=[ \t]*(?:[,.;!]|$))",
+                            re.I | re.M)
+_ASKED_FOR = re.compile(rf"(?=[^\n]{{0,300}}?(?:\bwhat|\bwhich|\bqu(?:al|el|elle|e)\b|\bcu(?:á|a)l|\bc'est[ \t]+quoi|"
+                        rf"\bwie[ \t]+(?:lautet|ist|hei(?:ß|ss)t)|\bwelk|"
+                        rf"\bco[ \t]+to|\bjaki|\bvad|\bhva|\bmik|\bnedir|\bne\b|\bl(?:à|a)[ \t]+g(?:ì|i)|\bapa|\bkaka|"
+                        rf"\bкакой|\bкакое|\bщо|什么|什麼|何|뭐|무엇|क्या|ما\b))"
+                        rf"[^\n]{{0,300}}?(?:{_PASSWORD_WORD}|\bmdp\b|\bpass\b)[^\n]{{0,300}}?"
+                        rf"(?:\?|\bl(?:à|a)[ \t]+g(?:ì|i)\b[^\n]{{0,60}})[ \t]*\n"
+                        rf"[ \t]*(?:[\-—–][ \t]*)?([^\s]{{3,40}})[ \t]*(?=\n|$)",
+                        re.I)
+
+
+def _in_another_script(sentence: str) -> bool:
+    """Mostly letters of a script other than Latin (Devanagari, Thai, Han, Arabic, Cyrillic ...)."""
+    other = sum(1 for c in sentence if c.isalpha() and ord(c) > 0x24F)
+    latin = sum(1 for c in sentence if c.isalpha() and ord(c) <= 0x24F)
+    return other >= 4 and other >= latin
+
+
+def _in_a_password_sentence(text: str) -> Iterator[Span]:
+    if "\n" in text:
+        pos = 0
+        for line in text.split("\n"):  # a question for a password, then the one word on the next line
+            if len(line) <= 300 and (m := _ASKED_FOR.match(text, pos)):
+                yield ("password", *m.span(1))
+            pos += len(line) + 1
+    if not _PASSWORD_OR_CODE.search(text):
+        return
+    for piece in _SENTENCE_PIECE.finditer(text):
+        sentence = piece.group()
+        if len(sentence) > 200 or not _PASSWORD_OR_CODE.search(sentence):
+            continue
+        at = piece.start()
+        if _PIN_FOR_DIGITS.search(sentence) or (_A_CODE.search(sentence) and _WHAT_IT_OPENS.search(sentence)):
+            for m in _DIGITS_VALUE.finditer(sentence):
+                yield ("pin", at + m.start(1), at + m.end(1))
+        for m in _QUOTED_VALUE.finditer(sentence):
+            if not _PASSWORD_OR_CODE.search(m.group(1)) and not re.search(r"[{}$<>]", m.group(1)):
+                yield ("password", at + m.start(1), at + m.end(1))
+        for m in _LETTERS_AND_DIGITS.finditer(sentence):
+            yield ("password-made", at + m.start(1), at + m.end(1))
+        if _in_another_script(sentence):
+            for m in _LATIN_WORD.finditer(sentence):
+                if m.group(1).lower() not in _NOT_A_LATIN_VALUE and not _PASSWORD_OR_CODE.fullmatch(m.group(1)):
+                    yield ("password", at + m.start(1), at + m.end(1))
+        for m in _AS_PASSWORD.finditer(sentence):
+            g = 1 if m.group(1) is not None else 2
+            yield ("config-secret", at + m.start(g), at + m.end(g))  # not "password": "kroket als wachtwoord" compares nothing
+        colon = _COLON_VALUE.search(sentence)
+        if (colon and not colon.group(1).isdigit() and not _PASSWORD_OR_CODE.fullmatch(colon.group(1))
+                and _LABEL_THEN_COLON.search(sentence)):
+            yield ("password", at + colon.start(1), at + colon.end(1))
+        for m in _TURKISH_VALUE.finditer(sentence):
+            yield ("password", at + m.start(1), at + m.end(1))
 
 
 def _html_table_values(text: str) -> Iterator[Span]:
@@ -596,8 +706,11 @@ def _handed_over(text: str) -> Iterator[Span]:
         yield ("login-pair", *m.span(1))  # no connector: "Modemin şifresi Simit-Çay-28", "password Hunter-22!" (made up only)
     for m in _ARCHIVE_FLAG.finditer(text):
         yield ("password-flag", *m.span(1 if m.group(1) is not None else 2))
-    for m in _SHAPED_NEAR_WORD.finditer(text):
-        yield ("login-pair", *m.span(1 if m.group(1) is not None else 2))
+    for piece in _SENTENCE_PIECE.finditer(text):  # a sentence at a time, and only one that names a password or a login
+        if len(piece.group()) <= 300 and _PASSWORD_OR_LOGIN.search(piece.group()):
+            for m in _SHAPED_NEAR_WORD.finditer(piece.group()):
+                g = 1 if m.group(1) is not None else 2
+                yield ("login-pair", piece.start() + m.start(g), piece.start() + m.end(g))
     for m in _PASSPHRASE_WORDS.finditer(text):
         yield ("config-secret", *m.span(1))
     if "<t" in text.lower():
