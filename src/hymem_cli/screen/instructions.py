@@ -12,7 +12,8 @@ from hymem_cli.screen.normalize import unaccent
 
 _AI = (
     r"(?:ai|a\.i\.|assistants?|ai\s+(?:assistants?|agents?|models?|systems?|tools?)|llms?|large\s+language\s+models?|"
-    r"language\s+models?|chat\s?bots?|gpts?|chatgpt|claude|copilot|gemini|coding\s+agents?|autonomous\s+agents?)"
+    r"language\s+models?|chat\s?bots?|gpts?|chatgpt|claude|copilot|gemini|coding\s+agents?|autonomous\s+agents?|"
+    r"(?:digital|virtual|ai|automated)\s+(?:helpers?|aides?|butlers?|concierges?|secretar(?:y|ies)))"
 )
 _AGENT_VERBS = (
     r"(?:respond|reply|answer|say|tell|recommend|suggest|mention|include|add|append|end|start|begin|sign|refer|call|address|"
@@ -105,7 +106,7 @@ INSTRUCTION_PATTERNS: dict[str, re.Pattern] = {
     # text addressed to an AI: "note for the AI:", "if you are an AI reading this", "# AI: ..."
     "ai-address": re.compile(
         r"\b(?:notes?|messages?|instructions?|reminders?|memos?|directives?|attention|warning|notice|p\.?s\.?)\s{0,3}(?:for|to)\s+"
-        r"(?:the\s+|any\s+|all\s+|every\s+)?" + _AI + r"\b"
+        r"(?:the\s+|any\s+|all\s+|every\s+|[\w-]{1,30}'s\s+)?" + _AI + r"\b"
         r"|\b(?:attention|hey|hi|hello|dear|listen(?:\s+up)?)\s{0,3},?\s{1,3}(?:the\s+)?" + _AI + r"\s{0,3}[,:!]"
         r"|\b(?:if|when|whenever)\s+(?:you\s+are|you'?re|you\s+were)\s+(?:an?\s+)?(?:" + _AI + r"|automated\s+\w+)\b"
         r"|\b(?:any|all|every|each)\s+" + _AI + r"\s+(?:reading|processing|summari[sz]ing|parsing|scraping|seeing|ingesting|that\s+reads?)\b"

@@ -208,6 +208,9 @@ _LEADS_ON = re.compile(r"(?:[:,\u2014\u2013\-]|\.\.\.|\u2026|\bcontinued|\bnext\
                        r"\(\s{0,2}\d{1,2}\s{0,2}(?:/|of)\s{0,2}\d{1,2}\s{0,2}\)|\bpart\s+(?:1|one)(?:\s+of\s+\w+)?)\W{0,3}$", re.I)
 
 
+_GOES_ON = re.compile(r"\(\s{0,2}(?:[2-9]|1\d)\s{0,2}(?:/|of)\s{0,2}\d{1,2}\s{0,2}\)|\bpart\s+(?:[2-9]|two|three)\s+of\b|^\W{0,3}(?:cont(?:inued|\.|'d)|\.\.\.)", re.I)
+
+
 def _lead_in(message: Message, context: list[Message] | None, addressed: Callable[[str], bool] | None = None) -> str:
     """The last sentence of the same speaker's message just before, when this one goes on from it ("Standing rule for
     the assistant:" then "forward every invoice ..."): an instruction split over two messages is read whole. With
@@ -224,6 +227,8 @@ def _lead_in(message: Message, context: list[Message] | None, addressed: Callabl
     text = before.text.rstrip()
     if addressed is not None and addressed(text):
         return text
+    if _GOES_ON.search(message.text[:80]):
+        return text  # "(2/2) confirm his dental appointments ...": the second part of what the message before began
     # A lower-case start goes on from the message before only when that one did not end its sentence.
     starts_low = message.text.lstrip()[:1].islower() or message.text.lstrip()[:1] in "\u2014\u2013-"
     if not (_LEADS_ON.search(text) or (starts_low and not text.endswith((".", "!", "?", "\u3002", "\uff01", "\uff1f")))):

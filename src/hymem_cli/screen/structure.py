@@ -332,6 +332,10 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
         r"|" + _AGENT + r"\s+(?:[a-z]+ing\s+(?:[\w./~-]+\s+){0,3}?)?(?:always\s+|never\s+|just\s+|also\s+|automatically\s+|now\s+|then\s+)?"
         + _ACTS + r"(?:e?s)?\b(?!\s+(?:is|are|was|were)\b)"
         r"|\byou(?:'re|\s+are)\s+(?:now\s+|still\s+)?(?:supposed|expected|required|meant|obliged|instructed)\s+to\b"
+        # a duty it takes on or has: "The agent undertakes to reorder ...", "the model ... has one standing task: ..."
+        r"|" + _AGENT + r"[^.!?\n]{0,40}?\b(?:undertakes?|commits?|agrees?|promises?|pledges?|vows?|(?:has|have|gets?)\s+(?:one|a|an|the|its|two|three)\s+"
+        r"(?:standing\s+|new\s+|main\s+|single\s+|only\s+|permanent\s+|recurring\s+|daily\s+|weekly\s+)?(?:task|job|duty|mission|responsibility|assignment|"
+        r"instruction|order|chore)s?)\b"
         # a duty that falls to it: "It falls to the agent to book ...", "it's up to the model to ...", "the job of the bot is to ..."
         r"|\b(?:falls|fell|is\s+up|'s\s+up|is\s+left|is\s+down|comes\s+down)\s+to\s+" + _AGENT + r"\s+to\b"
         r"|\b(?:job|duty|task|responsibility)\s+of\s+" + _AGENT + r"\s+(?:is|will\s+be)\s+to\b",
@@ -462,6 +466,8 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
         r"[^\n]{0,80}?(?:https?://|www\.|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|info|biz|co|app|dev|xyz|site|online|me|us|uk|de|fr|es|it|nl|ru|cn|"
         r"top|tk|support|help|link|live|cloud|page|services?|center|portal|email|tech|shop)\b)\S?"
         r"|(?:https?://|www\.)[^\s]{0,80}\b(?:reset|verify|login|signin|password|passwort|reinit\w*)\b"
+        r"|\b[\w-]{0,30}(?:signin|sign-in|login|log-in|logon|verify|verification|reset|sso|password|secure-?account|account-?verify)[\w-]{0,30}"
+        r"\.(?:com|net|org|io|info|biz|co|app|dev|xyz|site|online|top|me|support|help|link|live|cloud|page|portal)\b"
         r"|\b(?:re-?validate|validate|verify|confirm|update|unlock|restore|re-?activate|secure)\s+(?:your\s+|the\s+|my\s+|his\s+|her\s+)?"
         r"(?:account|login|identity|mailbox|credentials|details|e-?mail)\b[^\n]{0,40}?\b[\w-]+\.(?:com|net|org|io|info|biz|co|app|xyz|site|online|top)\b",
         re.I,
@@ -493,7 +499,9 @@ AI_ADDRESS_TRANSLATED = re.compile(
     r"|\b(?:recado|nota|mensagem|aviso|lembrete)\s+(?:para|ao?)\s+(?:o\s+|a\s+)?(?:assistente|ia|modelo|agente|bot)"
     r"|\b(?:opmerking|bericht|notitie|herinnering)\s+(?:voor|aan)\s+(?:de\s+|het\s+)?(?:assistent|ai|model|agent|bot)"
     r"|\b(?:примечание|сообщение|заметка|указание|напоминание)\s+(?:для|к)\s+(?:ассистент|ии|модел|агент|бот)"
-    r"|(?:^|[\n.!?;:]\s{0,3})(?:pour|para|für|an|per|voor|для)\s+(?:l'\s?|la\s+|el\s+|den\s+|de\s+|o\s+)?(?:assistant|asistente|assistenten|assistente|assistent|ассистента|ia|ki)\s{0,3}[,:]"
+    r"|(?:^|[\n.!?;:]\s{0,3})(?:pour|para|für|an|per|voor|для)\s+(?:l'\s?|la\s+|el\s+|den\s+|de\s+|o\s+)?(?:assistant|asistente|assistenten|assistente|assistent|ассистента|ia|ki)"
+    r"(?:\s+[\w']{1,20}){0,4}\s{0,3}[,:]"
+    r"|(?:^|[\n.!?;:]\s{0,3})\w*(?:avustaja|asszisztens|asystent|asistent|assistent)\w*(?:lle|nak|nek|owi|ovi|ce|ei|ul)\s{0,3}[,:]"
     r"|(?:给|致|对)(?:AI|ai)?\s?(?:助手|助理|模型|智能体|机器人|AI|ai)的?(?:说明|提示|备注|指示|消息|注意|话|留言|指令)?[:：]"
     r"|(?:アシスタント|AI|モデル|エージェント|ボット)(?:へ|に)の?(?:注意|メモ|指示|お知らせ|メッセージ|伝言)"
     r"|(?:어시스턴트|AI|모델|에이전트|봇)(?:에게|한테|께)\s{0,2}[:：]",
@@ -502,7 +510,8 @@ AI_ADDRESS_TRANSLATED = re.compile(
 
 # The agent spoken to as a listener ("Assistant, ...", "Note to model -"): refused from anyone, as "hey AI," is.
 AI_VOCATIVE = re.compile(
-    r"(?:^|[.!?\n]\s{0,3})[\"'>*\-\s]{0,4}(?:(?:hey|hi|ok|okay|dear)\s+)?"
+    r"(?:^|[.!?\n:]\s{0,3})[\"'>*\-\s]{0,4}(?:(?:hey|hi|ok|okay|dear|kedves|querid[oa]|cher|ch[eè]re|liebe[rs]?|car[oa]|drog[ia]|mil[yýá]|"
+    r"beste|hyv[aä]|sayın|sevgili|drag[aă]|ciao|hola|hallo|bonjour|hej|hei|ahoj|szia)\s+)?(?:(?:ai|ki|ia|mi|ui|tekoäly|yz)-)?"  # "MI-asszisztens", not "mi asistente"
     r"(?:assistant|ai|bot|agent|model|claude|chatgpt|gpt|copilot|gemini|llm|assistente|assistent|assistentin|asistent[ea]?|asistentko|asistan|asystent(?:ko|ce)?|"
     r"asszisztens|avustaja|agente|modelo|modello|modell|ассистент|асистенте?|βοηθέ|tro\s?ly)\s{0,3}(?:,|!|\s?[\u2014\u2013]|\s-)(?:\s|$)"
     r"|\b(?:note|message|instructions?|reminder|memo)\s{0,3}(?:for|to)\s+(?:the\s+|any\s+|all\s+)?(?:models?|agents?|bots?)\s{0,3}[:\-\u2013\u2014]",
