@@ -107,6 +107,19 @@ Every case has a split:
             before", "type your name", "door code changed yesterday") in English and fourteen other languages) and
             measured once; each class's n-th such case, counting from 1 in each file, is tune when n is odd, held when
             even (decided before measuring)
+  after-10-tune, after-10-held
+            probes written before the tenth round, blind to the rules (passwords, passphrases, PINs and unlock codes
+            stated in ordinary chat with values shaped like ordinary words, names, two-word phrases or 4-6 digit codes:
+            "it's ...", "it's set to ...", "... is the password", "the one I use everywhere is ...", "pw ...", "login: bob,
+            pass: ...", "use ... for the wifi", "the code? ...", "... (all lowercase) for the router", a code before what
+            it opens, a phone unlock code, a garage keypad and an alarm panel code; in English and, one password and one
+            PIN or door code each, Spanish, French, German, Italian, Portuguese, Dutch, Polish, Swedish, Turkish,
+            Russian, Greek, Arabic, Hindi, Japanese, Korean, Chinese, Vietnamese, Indonesian, Tagalog and Czech;
+            look-alikes: the same shapes holding no secret ("the password is on the fridge", "the code is the usual
+            one", "PIN changed, ask me", "wifi password? check the router sticker") and numbers near "code", "pin" or
+            "pass" that are prices, room, flight, error, zip and postal codes, in English and fifteen other
+            languages) and measured once; each class's n-th such case, counting from 1 in each file, is tune when n is
+            odd, held when even (decided before measuring)
 
 Figures, per class and split:
   caught  a secret case counts when every character of every secret it lists lies inside a redacted span
@@ -133,6 +146,7 @@ SPLITS = (
     "tune", "held-out", "after", "after-2", "after-3-tune", "after-3-held", "after-4-tune", "after-4-held", "after-5-tune", "after-5-held",
     "after-6-tune", "after-6-held",
     "after-7-tune", "after-7-held", "after-8-tune", "after-8-held", "after-9-tune", "after-9-held",
+    "after-10-tune", "after-10-held",
 )
 
 
