@@ -862,6 +862,13 @@ def test_a_recovery_heading_over_instructions_is_kept(text):
     ("আমার এটিএম পিন ৫২৮৩", "৫২৮৩"),
     ("电脑开机密码我设成了 xiaomaomi，全小写", "xiaomaomi"),
     ("門禁密碼 2046# 進門後記得關好", "2046"),
+    ("walrus sandwich is the password for the shared photo account", "walrus sandwich"),
+    ("pw lemoncurd", "lemoncurd"), ("the code? 7724", "7724"), ("garage keypad: 8153, then the up arrow", "8153"),
+    ("it asked me for a passphrase so I typed brass lantern, hope that's ok", "brass lantern"),
+    ("pon membrillo cuando te pida la contraseña del correo", "membrillo"),
+    ("el código del portal es 6927, luego empujas fuerte", "6927"),
+    ("Die Geheimzahl meiner EC-Karte lautet 5718", "5718"),
+    ("apartman kapısının kodu 5064, içeri girince ışığı aç", "5064"),
 ])
 def test_values_handed_over_in_shapes_of_their_own_are_redacted(text, secret):
     assert_caught(text, secret)
@@ -885,6 +892,8 @@ def test_values_handed_over_in_shapes_of_their_own_are_redacted(text, secret):
     "पासवर्ड reset करना है", "I need a new password for my iPhone15, the old one expired", "my bank PIN expired in 2023",
     "The code review is at 1400 tomorrow.", "We pinned the 2025 roadmap on the board; the office door code changed last week.",
     "what's the wifi password?\nno idea, ask Sam", "la clave del éxito es trabajar duro",
+    "flight code BA 2490 leaves at 18:05 from gate 12", "error code 5012 again when I try to log in, the password reset didn't help",
+    "Cambié mi contraseña porque la olvidé", "la contraseña está en la nevera, debajo del imán", "keep no password on paper",
 ])
 def test_their_look_alikes_are_kept(text):
     assert_kept(text)

@@ -571,7 +571,8 @@ _PASSWORD_OR_CODE = re.compile(rf"{_PASSWORD_WORD}|{_CODE_WORD}", re.I)
 # what a bare number beside it is the value of: a PIN, a door's or an alarm's code, a password (not "code" alone, "κωδικός
 # της παραγγελίας" or "código" of an order)
 _PIN_FOR_DIGITS = re.compile(r"(?:(?<![^\W\d_])(?:pin|pins|puk|pin-?k(?:ó|o)d\w*|\w{2,12}kod(?:en)?|şifre\w*|sifre\w*|"
-                             r"namba[ \t]+ya[ \t]+siri|pass(?:word|wort|code)s?|mot[ \t]+de[ \t]+passe|contrase(?:ñ|n)a|senha|"
+                             r"namba[ \t]+ya[ \t]+siri|keypad|geheimzahl|geheimnummer|pass(?:word|wort|code)s?|mot[ \t]+de[ \t]+passe"
+                             r"|contrase(?:ñ|n)a|senha|"
                              r"wachtwoord|has(?:ł|l)o|heslo|l(?:ö|o)senord\w*|"
                              r"парол\w*|пин-?код\w*|пін-?код\w*)(?![^\W\d_])|密碼|密码|暗証番号|비밀번호|পিন|पिन|পাসওয়ার্ড)", re.I)
 _SENTENCE_PIECE = re.compile(r"[^.!?;\n。！？；]+")
@@ -580,13 +581,20 @@ _SENTENCE_PIECE = re.compile(r"[^.!?;\n。！？；]+")
 _A_CODE = re.compile(r"(?<![^\W\d_])(?:codes?|c(?:ó|o)digo|codice|kod\w{0,3}|k(?:ó|o)d\w{0,3}|код\w{0,3}|κωδικ\w*|combination|combo|"
                      r"\w{2,12}code)(?![^\W\d_])|コード|密码|密碼|번호", re.I)
 _WHAT_IT_OPENS = re.compile(r"(?<![^\W\d_])(?:door|front\s+door|gate|alarm|garage|locker|lock|padlock|safe|building|entry|entrance|unlock|"
-                            r"voicemail|sim|keypad|intercom|buzzer|tür\w*|haustür|porte|portail|puerta|portal|porta|portão|portone|cancello|"
+                            r"voicemail|sim|keypad|intercom|buzzer|tür\w*|haustür|porte|portail|puerta|portal|porta|portão|portone"
+                            r"|cancello|"
                             r"alarm\w*|alarme|alarma|allarme|garaje|garagem|candado|cadenas|lucchetto|cadeado|drzwi|domofon\w*|dveř\w*|"
-                            r"двер\w*|домофон\w*|сигнализац\w*|kapı|alarmı|deur|poort|dörr|port|låset|lås|ovi|dør)(?![^\W\d_])"
+                            r"двер\w*|домофон\w*|сигнализац\w*|kapı\w*|alarm\w*|deur|poort|dörr|port|låset|lås|ovi|dør)(?![^\W\d_])"
                             r"|門|门|ドア|玄関|문|도어|금고", re.I)
 _DIGITS_VALUE = re.compile(r"(?<![\w.,/:\-])(?<!\bin )(?<!\bat )(?<!\bthe )(?<!since )(?<!until )(?<!\bby )(?<!\bof )(?<!from )"
                            r"(?<!before )(?<!after )(?<!year )(?<!years )"
-                           r"(\d{4,8})(?:[#*])?(?![\w.,/:\-]|[ \t]?(?:%|€|\$|kg|km|mb|gb|px|am|pm|h\b|hours?|years?|times))")
+                           r"(\d{4,8})(?:[#*])?(?![\w./:\-]|,\d|[ \t]?(?:%|€|\$|kg|km|mb|gb|px|am|pm|h\b|hours?|years?|times))")
+# a number that something else labels: "error code 5012", "flight code BA 2490", "room 4412", "order #55210"
+_LABELLED_NUMBER = re.compile(r"\b(?:error|status|exit|return|flight|room|order|ticket|invoice|case|ref|reference|tracking|zip|postal"
+                              r"|post|area|"
+                              r"gate|seat|platform|bus|train|line|page|version|build|issue|bug|pr|model|product|item|account|customer"
+                              r"|member|"
+                              r"phone|extension|ext|apartment|apt|suite|unit|floor|km|mile)\b[^\d\n]{0,12}$", re.I)
 # a quoted value, not from the "'" of "l'ho"
 _QUOTED_VALUE = re.compile(r"(?:\b(?:to|is|a|en|în|in|messa|messo|mis|mise|gesetzt|auf|op|på|na|ke|es|est|ist|é|è|=|set)|[:=])[ \t]{0,3}"
                            r"['\"„“«‚‘][ \t\u00a0\u202f]*([^'\"„“”«»‚‘’\n]{2,40}?)[ \t\u00a0\u202f]*['\"“”»‘’]",
@@ -606,10 +614,29 @@ _NOT_A_LATIN_VALUE = frozenset("wifi wi-fi wlan pass password passwort pin puk c
                                "protected hint recovery otp sms link app account online bank card please sorry thanks help".split())
 _AS_PASSWORD = re.compile(rf"([^\W\d_][\w\-]{{2,30}})[ \t]{{1,3}}(?:as|als|som|como|come|comme|jako|kao|ως)[ \t]{{1,3}}"
                           rf"(?:(?:the|het|de|il|la|le|el|o|a)[ \t]+)?{_PASSWORD_WORD}"
-                          rf"|\b(?:skriv[ \t]+in|type|enter|masukkan|digita|tippe|tape[sz]?|escribe|wpisz|введи|введите|yaz)[ \t]{{1,3}}"
-                          rf"([^\W\d_][\w\-]{{2,30}})[ \t]{{1,3}}(?:när|when|bila|quando|wenn|quand|cuando|gdy|когда|zaman)\b"
+                          rf"|\b(?:skriv[ \t]+in|type|enter|masukkan|digita|tippe|tape[sz]?|escribe|wpisz|введи|введите|yaz|pon|poné|mete"
+                          rf"|mets|"
+                          rf"gib|metti|coloca|coloque|digite|put)[ \t]{{1,3}}"
+                          rf"([^\W\d_][\w\-]{{2,30}})[ \t]{{1,3}}(?:när|when|bila|quando|wenn|quand|cuando|gdy|когда|zaman|if|si|se"
+                          rf"|falls)\b"
                           rf"[^.!?\n]{{0,40}}?"
                           rf"{_PASSWORD_WORD}", re.I)
+# "the code? 7724"; "pw lemoncurd"; "so I typed brass lantern,"; and the value before its word ("walrus sandwich is the
+# password for ...", "bacalhau é a palavra-passe do portátil"; a plain word after it, "es difícil", is no value)
+_ASKED_THEN_DIGITS = re.compile(r"\b(?:code|pin|passcode|password|combo|combination)[ \t]{0,2}\?[ \t]{0,3}(\d{4,8})(?![\w.,/:\-])", re.I)
+_PW_LABEL_WORD = re.compile(r"(?<![^\W\d_])(?:pw|pwd)[ \t]+([^\W\d_][\w\-]{2,30})(?=[ \t]*(?:[,.;!]|$))", re.I | re.M)
+_TYPED = re.compile(r"\b(?:typed|entered|put[ \t]+in|keyed[ \t]+in|tecle(?:é|e)|tapé|eingegeben|digitei|ho[ \t]+scritto)[ \t]+"
+                    r"((?:[^\W\d_][\w\-]{1,30}[ \t]){0,2}[^\W\d_][\w\-]{1,30})(?=[ \t]*(?:[,.;!]|$))", re.I)
+_VALUE_THEN_WORD = re.compile(rf"^[ \t]*((?:[^\W\d_][\w\-]{{1,30}}[ \t]){{0,2}}[^\W\d_][\w\-]{{1,30}})[ \t]+(?:is|é|es|est|ist|è|är|er"
+                              rf"|on)[ \t]+"
+                              rf"(?:(?:the|a|an|my|o|a|la|le|el|il|das|die|der|het|de|mein|mon|mi"
+                              rf"|il[ \t]+mio)[ \t]+)?{_PASSWORD_WORD}"
+                              r"(?![ \t-]*(?:manager|policy|field|reset|hint|prompt|requirement|rule|strength|generator|vault|app|box|"
+                              r"screen|page|form|change|expir))", re.I)  # "Version2 is the password manager" names no value
+# words that begin a clause about a password, not a value: "this is the password", "the old one is the password"
+_FUNCTION_WORDS = frozenset("""this that these those it what which who whose there here mine yours his hers ours theirs the a an my
+    your our their one same new old default current wrong correct right real actual only main usual other another no not never
+    also just still esto eso ce cela ça das dies questo quello isso isto dit dat det это то""".split())
 _TURKISH_VALUE = re.compile(r"(?<![^\W\d_])(?:şifre|sifre|parola)(?:si|sı|m|n)[ \t]{1,3}([^\W\d_][\w\-]{2,30})(?=[ \t]*(?:[,.;!]|$))",
                             re.I | re.M)
 _ASKED_FOR = re.compile(rf"(?=[^\n]{{0,300}}?(?:\bwhat|\bwhich|\bqu(?:al|el|elle|e)\b|\bcu(?:á|a)l|\bc'est[ \t]+quoi|"
@@ -629,6 +656,10 @@ def _in_another_script(sentence: str) -> bool:
     return other >= 4 and other >= latin
 
 
+def _names_a_secret_word(text: str) -> bool:
+    return _PASSWORD_OR_CODE.search(text) is not None or _PIN_FOR_DIGITS.search(text) is not None
+
+
 def _in_a_password_sentence(text: str) -> Iterator[Span]:
     if "\n" in text:
         pos = 0
@@ -636,16 +667,19 @@ def _in_a_password_sentence(text: str) -> Iterator[Span]:
             if len(line) <= 300 and (m := _ASKED_FOR.match(text, pos)):
                 yield ("password", *m.span(1))
             pos += len(line) + 1
-    if not _PASSWORD_OR_CODE.search(text):
+    if not _names_a_secret_word(text):
         return
+    for m in _ASKED_THEN_DIGITS.finditer(text):
+        yield ("pin", *m.span(1))
     for piece in _SENTENCE_PIECE.finditer(text):
         sentence = piece.group()
-        if len(sentence) > 200 or not _PASSWORD_OR_CODE.search(sentence):
+        if len(sentence) > 200 or not _names_a_secret_word(sentence):
             continue
         at = piece.start()
         if _PIN_FOR_DIGITS.search(sentence) or (_A_CODE.search(sentence) and _WHAT_IT_OPENS.search(sentence)):
             for m in _DIGITS_VALUE.finditer(sentence):
-                yield ("pin", at + m.start(1), at + m.end(1))
+                if not _LABELLED_NUMBER.search(sentence, max(0, m.start(1) - 20), m.start(1)):
+                    yield ("pin", at + m.start(1), at + m.end(1))
         for m in _QUOTED_VALUE.finditer(sentence):
             if not _PASSWORD_OR_CODE.search(m.group(1)) and not re.search(r"[{}$<>]", m.group(1)):
                 yield ("password", at + m.start(1), at + m.end(1))
@@ -662,6 +696,10 @@ def _in_a_password_sentence(text: str) -> Iterator[Span]:
         if (colon and not colon.group(1).isdigit() and not _PASSWORD_OR_CODE.fullmatch(colon.group(1))
                 and _LABEL_THEN_COLON.search(sentence)):
             yield ("password", at + colon.start(1), at + colon.end(1))
+        for rx in (_PW_LABEL_WORD, _TYPED, _VALUE_THEN_WORD):
+            for m in rx.finditer(sentence):
+                if not _FUNCTION_WORDS.intersection(m.group(1).lower().split()):
+                    yield ("password", at + m.start(1), at + m.end(1))
         for m in _TURKISH_VALUE.finditer(sentence):
             yield ("password", at + m.start(1), at + m.end(1))
 
@@ -1026,7 +1064,8 @@ _HEADER_WORD = re.compile(
     r"|cred|zugangsdaten|anmeldedaten|identifiants|inloggegevens"
     r"|sandi|kh(?:ẩ|a)u|비번|암호|口令"
     r"|secr|segre|sekret|hemlig|hemmelig|salaisuus|titok|секрет|μυστικ|סוד|سر|सीक्रेट|ความลับ|秘密|シークレット|rahasia"
-    r"|parol|laluan|siri|contrasenya|κωδικ|συνθηματ|סיסמ|كلمة|पासवर्ड|รหัสผ่าน|wi-?fi|wlan|wpa|router|r[ée]seau|netz|netwerk|sieci|сети|code",
+    r"|parol|laluan|siri|contrasenya|κωδικ|συνθηματ|סיסמ|كلمة|पासवर्ड|รหัสผ่าน|wi-?fi|wlan|wpa|router|r[ée]seau|netz|netwerk|sieci|сети"
+    r"|code",
     re.I,
 )
 
