@@ -600,7 +600,8 @@ _QUOTED_VALUE = re.compile(r"(?:\b(?:to|is|a|en|în|in|messa|messo|mis|mise|gese
                            r"['\"„“«‚‘][ \t\u00a0\u202f]*([^'\"„“”«»‚‘’\n]{2,40}?)[ \t\u00a0\u202f]*['\"“”»‘’]",
                            re.I)  # given as the value: "la cambié a 'luna llena 7'"
 _COLON_VALUE = re.compile(r"(?<!REDACTED)[:：][ \t]{0,3}([^\s,;.!?:：/'\"`«»„“”‘’]{3,40})[ \t]*$")  # not a URL's "://" nor a path
-_LABEL_THEN_COLON = re.compile(rf"(?:{_PASSWORD_WORD}|{_CODE_WORD})[^:：\n]{{0,30}}[:：][^:：]*$", re.I)  # the word labels the value
+_LABEL_THEN_COLON = re.compile(rf"(?:{_PASSWORD_WORD}|{_CODE_WORD})(?:(?!\b(?:is|es|est|ist|är|er|è|é)\b)[^:：\n\d]){{0,30}}[:：][^:：]*$",
+                               re.I)  # "كلمة السر للواي فاي: ياسمين", not "the password is X Alex: hi"
 # letters with digits, six or more, two of each at least, given as the value: "changed it to wombat77", "спробуй вишня2005"
 # (not "for my iPhone15", "6-digit", "5G" or a path)
 _VALUE_BEFORE = (r"(?:\b(?:to|is|was|try|use|type|enter|set|as|es|ist|est|är|er|je|jest|é|è|là|adalah|ni|prova|essaie|versuch|"
@@ -660,7 +661,16 @@ def _names_a_secret_word(text: str) -> bool:
     return _PASSWORD_OR_CODE.search(text) is not None or _PIN_FOR_DIGITS.search(text) is not None
 
 
+_PLACEHOLDER = re.compile(r"\[REDACTED:[\w-]{1,40}\]")
+
+
+def _unlabelled(text: str) -> str:
+    """The text with each redaction placeholder masked, at the same offsets: "[REDACTED:password]" names no password."""
+    return _PLACEHOLDER.sub(lambda m: "x" * len(m.group()), text) if "[REDACTED:" in text else text
+
+
 def _in_a_password_sentence(text: str) -> Iterator[Span]:
+    text = _unlabelled(text)
     if "\n" in text:
         pos = 0
         for line in text.split("\n"):  # a question for a password, then the one word on the next line
@@ -744,7 +754,7 @@ def _handed_over(text: str) -> Iterator[Span]:
         yield ("login-pair", *m.span(1))  # no connector: "Modemin şifresi Simit-Çay-28", "password Hunter-22!" (made up only)
     for m in _ARCHIVE_FLAG.finditer(text):
         yield ("password-flag", *m.span(1 if m.group(1) is not None else 2))
-    for piece in _SENTENCE_PIECE.finditer(text):  # a sentence at a time, and only one that names a password or a login
+    for piece in _SENTENCE_PIECE.finditer(_unlabelled(text)):  # a sentence at a time, one that names a password or a login
         if len(piece.group()) <= 300 and _PASSWORD_OR_LOGIN.search(piece.group()):
             for m in _SHAPED_NEAR_WORD.finditer(piece.group()):
                 g = 1 if m.group(1) is not None else 2
