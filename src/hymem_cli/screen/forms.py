@@ -576,16 +576,15 @@ _PIN_FOR_DIGITS = re.compile(r"(?:(?<![^\W\d_])(?:pin|pins|puk|pin-?k(?:ó|o)d\w
                              r"wachtwoord|has(?:ł|l)o|heslo|l(?:ö|o)senord\w*|"
                              r"парол\w*|пин-?код\w*|пін-?код\w*)(?![^\W\d_])|密碼|密码|暗証番号|비밀번호|পিন|पिन|পাসওয়ার্ড)", re.I)
 _SENTENCE_PIECE = re.compile(r"[^.!?;\n。！？；]+")
-# 4 to 8 digits, not a year or a time after "in", "at", "since" ..., not a quantity
 # or "code" with what it opens: "door code 7734#", "el código de la alarma es 4412", "Torcode", "门禁", "домофон"
 _A_CODE = re.compile(r"(?<![^\W\d_])(?:codes?|c(?:ó|o)digo|codice|kod\w{0,3}|k(?:ó|o)d\w{0,3}|код\w{0,3}|κωδικ\w*|combination|combo|"
                      r"\w{2,12}code)(?![^\W\d_])|コード|密码|密碼|번호", re.I)
-_WHAT_IT_OPENS = re.compile(r"(?<![^\W\d_])(?:door|front\s+door|gate|alarm|garage|locker|lock|padlock|safe|building|entry|entrance|unlock|"
-                            r"voicemail|sim|keypad|intercom|buzzer|tür\w*|haustür|porte|portail|puerta|portal|porta|portão|portone"
-                            r"|cancello|"
-                            r"alarm\w*|alarme|alarma|allarme|garaje|garagem|candado|cadenas|lucchetto|cadeado|drzwi|domofon\w*|dveř\w*|"
-                            r"двер\w*|домофон\w*|сигнализац\w*|kapı\w*|alarm\w*|deur|poort|dörr|port|låset|lås|ovi|dør)(?![^\W\d_])"
+_WHAT_IT_OPENS = re.compile(r"(?<![^\W\d_])(?:door|front\s+door|gate|alarm\w*|garage|locker|lock|padlock|safe|building|entry|entrance|"
+                            r"unlock|voicemail|sim|keypad|intercom|buzzer|tür\w*|porte|portail|puerta|portal|porta|portão|portone|cancello|"
+                            r"allarme|garaje|garagem|candado|cadenas|lucchetto|cadeado|drzwi|domofon\w*|dveř\w*|"
+                            r"двер\w*|домофон\w*|сигнализац\w*|kapı\w*|deur|poort|dörr|port|låset|lås|ovi|dør)(?![^\W\d_])"
                             r"|門|门|ドア|玄関|문|도어|금고", re.I)
+# 4 to 8 digits, not a year or a time after "in", "at", "since" ..., not a quantity
 _DIGITS_VALUE = re.compile(r"(?<![\w.,/:\-])(?<!\bin )(?<!\bat )(?<!\bthe )(?<!since )(?<!until )(?<!\bby )(?<!\bof )(?<!from )"
                            r"(?<!before )(?<!after )(?<!year )(?<!years )"
                            r"(\d{4,8})(?:[#*])?(?![\w./:\-]|,\d|[ \t]?(?:%|€|\$|kg|km|mb|gb|px|am|pm|h\b|hours?|years?|times))")
@@ -628,10 +627,9 @@ _ASKED_THEN_DIGITS = re.compile(r"\b(?:code|pin|passcode|password|combo|combinat
 _PW_LABEL_WORD = re.compile(r"(?<![^\W\d_])(?:pw|pwd)[ \t]+([^\W\d_][\w\-]{2,30})(?=[ \t]*(?:[,.;!]|$))", re.I | re.M)
 _TYPED = re.compile(r"\b(?:typed|entered|put[ \t]+in|keyed[ \t]+in|tecle(?:é|e)|tapé|eingegeben|digitei|ho[ \t]+scritto)[ \t]+"
                     r"((?:[^\W\d_][\w\-]{1,30}[ \t]){0,2}[^\W\d_][\w\-]{1,30})(?=[ \t]*(?:[,.;!]|$))", re.I)
-_VALUE_THEN_WORD = re.compile(rf"^[ \t]*((?:[^\W\d_][\w\-]{{1,30}}[ \t]){{0,2}}[^\W\d_][\w\-]{{1,30}})[ \t]+(?:is|é|es|est|ist|è|är|er"
-                              rf"|on)[ \t]+"
-                              rf"(?:(?:the|a|an|my|o|a|la|le|el|il|das|die|der|het|de|mein|mon|mi"
-                              rf"|il[ \t]+mio)[ \t]+)?{_PASSWORD_WORD}"
+_VALUE_THEN_WORD = re.compile(rf"^[ \t]*((?:[^\W\d_][\w\-]{{1,30}}[ \t]){{0,2}}[^\W\d_][\w\-]{{1,30}})[ \t]+"
+                              rf"(?:is|é|es|est|ist|è|är|er|on)[ \t]+"
+                              rf"(?:(?:the|a|an|my|o|la|le|el|il|das|die|der|het|de|mein|mon|mi|il[ \t]+mio)[ \t]+)?{_PASSWORD_WORD}"
                               r"(?![ \t-]*(?:manager|policy|field|reset|hint|prompt|requirement|rule|strength|generator|vault|app|box|"
                               r"screen|page|form|change|expir))", re.I)  # "Version2 is the password manager" names no value
 # words that begin a clause about a password, not a value: "this is the password", "the old one is the password"
