@@ -146,7 +146,7 @@ SPLITS = (
     "tune", "held-out", "after", "after-2", "after-3-tune", "after-3-held", "after-4-tune", "after-4-held", "after-5-tune", "after-5-held",
     "after-6-tune", "after-6-held",
     "after-7-tune", "after-7-held", "after-8-tune", "after-8-held", "after-9-tune", "after-9-held",
-    "after-10-tune", "after-10-held",
+    "after-10-tune", "after-10-held", "after-11-tune", "after-11-held",
 )
 
 

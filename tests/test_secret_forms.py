@@ -902,3 +902,59 @@ def test_their_look_alikes_are_kept(text):
 @pytest.mark.parametrize("text", ["Alex API_TOKEN=mY6q9GFz6Y1t9EwL5 Alex: Alex", "Alex the wifi password is AAA0 Alex: Alex"])
 def test_a_placeholder_or_a_stated_value_names_no_second_value_after_a_colon(text):
     assert redacted(text).endswith(" Alex: Alex")  # cases the generated tests found
+
+
+# --- the eleventh round: seeds of every BIP-39 list, misspelt password words, codes introduced by what they do, locks
+
+
+SEED_24 = ("legal winner thank year wave sausage worth useful legal winner thank yellow "
+           "abandon ability able about above absent absorb abstract absurd abuse access accident").split()
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("frase semilla: abaco abdomen abeja abierto abogado abono aborto abrazo abrir abuelo abuso acabar",  # accents left off
+     "abaco abdomen abeja abierto abogado abono aborto abrazo abrir abuelo abuso acabar"),
+    ("phrase de récupération : abaisser abandon abdiquer abeille abolir aborder aboutir aboyer abrasif abreuver abriter abroger",
+     "abaisser abandon abdiquer abeille abolir aborder aboutir aboyer abrasif abreuver abriter abroger"),
+    ("助记词：的 一 是 在 不 了 有 和 人 这 中 大", "的 一 是 在 不 了 有 和 人 这 中 大"),
+    ("Here is my list:\n" + "\n".join(f"{i + 1}. {SEED_24[i]:<10}        {i + 13}. {SEED_24[i + 12]}" for i in range(12)),
+     "winner"),  # two columns, numbered 1 beside 13: no wallet word needed
+    (" ".join(f"({i + 1}) {w}" for i, w in enumerate(SEED_24[:12])), "sausage"),
+])
+def test_a_seed_of_any_listed_language_or_numbered_in_columns_is_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "Fui al mercado hoy y compré pan fresco y leche para la cena de la familia esta noche",
+    "abaco abdomen abeja abierto abogado abono aborto abrazo abrir abuelo abuso acabar",  # listed, no wallet word, no checksum
+    "Meeting notes:\n1. budget   13. hiring\n2. roadmap",
+])
+def test_words_of_another_list_without_a_wallet_word_or_checksum_are_kept(text):
+    assert_kept(text)
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("my pasword for teh work vpn is Bluejay!Harbor, dont tell anyone", "Bluejay!Harbor"),
+    ("the passwrd is Cobalt-Fern-61", "Cobalt-Fern-61"),
+    ("la contrasenya del correu ara és «castanyes calentes»", "castanyes calentes"),  # "now is", a quoted phrase
+    ("nenosiri la wifi ya ofisi ni chapatimoto, herufi ndogo zote", "chapatimoto"),  # Swahili "ni" after its own word
+    ("the PIN for the new debit card is nine-two-eight-one", "nine-two-eight-one"),  # four words name what it is for
+    ("set the hotel safe to 061193, my birthday", "061193"),
+    ("I changed the keypad code over to 4471", "4471"),
+    ("Cookie: __Host-session=aXdFUafTJJJiO1SEaFH95y.SvhA1t; cart=3", "aXdFUafTJJJiO1SEaFH95y.SvhA1t"),
+    ("| where | handle | magic word |\n|---|---|---|\n| Etsy | knitwitch | Purl-Two-Together |", "Purl-Two-Together"),
+    ("If you lose your phone, use one of these to sign in (each works once):\n1) 48193-27560\n2) 90375-11846", "90375-11846"),
+    ("Nintendo Account — backup codes\n▸ 30571948\n▸ 82640315", "82640315"),
+])
+def test_eleventh_round_forms_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "set the alarm to 0630 tomorrow", "I set the thermostat to 2150 watts", "sessions=12345678901234 in total",
+    "session=abc; theme=dark", "Ni la contraseña ni el usuario funcionan", "If you lose your phone: call IT on 4471",
+    "each ticket works once:\nsee the desk",
+])
+def test_eleventh_round_look_alikes_are_kept(text):
+    assert_kept(text)

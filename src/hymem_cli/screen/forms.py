@@ -19,7 +19,8 @@ Cells = Callable[[str], list[tuple[int, int]]]  # a row -> the spans of its cell
 
 # The word for a password in the languages people write to us in; Latin-script words stand between word boundaries.
 _PASSWORD_WORDS_LATIN = (
-    r"pass(?:word|wort|wd|code|phrase)s?|pwd|pw|kennwort|mot[ \t]+de[ \t]+passe|contrase(?:ñ|n)a|senha|palavra-passe|"
+    r"pass(?:word|wort|wd|code|phrase)s?|pa?s{1,3}(?:w[o0]?r?d|owrd|wrod)s?|pwd|pw|kennwort|"  # "pasword", "passwrd", "pswd"
+    r"mot[ \t]+de[ \t]+passe|contrase(?:ñ|n)a|senha|palavra-passe|"
     r"wachtwoord|has(?:ł|l)o|heslo|jelsz(?:ó|o)|l(?:ö|o)senord(?:et)?|adgangskode(?:n)?|passord(?:et)?|salasana|"
     r"(?:ş|s)ifre(?:si|m)?|парол(?:ь|я|ем)|kata[ \t]+sandi|m(?:ậ|a)t[ \t]+kh(?:ẩ|a)u|"
     # Romanian, Hungarian (possessed forms), Danish and Norwegian, Catalan, Malay, Swahili, Greek, Hebrew (with its glued
@@ -53,7 +54,7 @@ _AFTER_NOUN = (
 _FOR_WHAT = (
     r"(?:[ \t]{1,3}(?:for|of|on|at|du|de|des|del|della|dello|da|do|dos|das|für|fur|vom|von|zum|zur|van|voor|för|till|til|od|"
     r"от|до|для|від|na|al|à|au|zu|per|på|pour|para|dla|pro|k|ke|ku|untuk|cho|của|"
-    r"για|του|της|των|στο|στην|של|ng|para[ \t]{1,3}sa|la|ya|wa|cha)(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：\[]{1,30}){1,3}?"
+    r"για|του|της|των|στο|στην|של|ng|para[ \t]{1,3}sa|la|ya|wa|cha)(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：\[]{1,30}){1,4}?"
     # Hebrew and Arabic glue "for" to the noun: "לוויפי" (for the wifi), "للراوتر" (for the router)
     r"|[ \t]{1,3}(?:ל|ل)[^\s:=,;.!?\"'“”`：\[]{1,30}"
     r"|[ \t]{1,3}(?:dell|dall|all|nell|sull|d)['’][^\s:=,;.!?\"'“”`：\[]{1,30}(?:[ \t]{1,3}[^\s:=,;.!?\"'“”`：\[]{1,30}){0,2}?)?"
@@ -68,11 +69,14 @@ _OTHER_QUOTED = "|".join(rf"{o}[^{c}\n]{{1,130}}{c}" for o, c in _QUOTE_PAIRS)
 _QUOTED = r"\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|“[^”\n]{3,128}”|" + _OTHER_QUOTED
 _VALUE = (r"(" + _QUOTED + r"|`[^`\n]{3,128}`|「[^」\n]{1,128}」|[^\s\"'“”`，。、「」«»„‚‹›『』《》]{3,128})")
 
+# "now" before "is": "la contrasenya ara és X", "das Passwort ist jetzt X" reads "ist" first
+_NOW = (r"(?:(?:now|ara|ahora|agora|maintenant|jetzt|nun|adesso|ora|nu|nå|teraz|teď|sasa|sekarang|şimdi|τώρα|сейчас|теперь|acum)"
+        r"[ \t]{1,3})?")
 # "the wifi password is X", "mot de passe : X", "Das Kennwort lautet X", "密码是 X", "パスワードは X", "비밀번호는 X",
 # "password, it's now X"; Polish "hasło ... to X" ("to" is an English word too: after "hasło" only).
 _STATED = re.compile(
     _PASSWORD_WORD + _AFTER_NOUN + _FOR_WHAT
-    + r"(?:[ \t]{1,3}(?:is[ \t]{1,3}now|is[ \t]{1,3}still|is|was|will[ \t]{1,3}be"
+    + r"(?:[ \t]{1,3}" + _NOW + r"(?:is[ \t]{1,3}now|is[ \t]{1,3}still|is|was|will[ \t]{1,3}be"
       r"|(?:has[ \t]{1,3}been|is|was|got)?[ \t]{0,3}(?:changed|set|switched|updated|reset)[ \t]{1,3}to|becomes|became"
       r"|est|es|era|será|sera|sarà|ist|lautet|hei(?:ß|ss)t|war|wird|è|é|jest|brzmi|je|это|är|blev|er"
       r"|είναι|ήταν|היא|הוא|هي|هو|है)(?![^\W\d_])[ \t]{1,3}"  # Greek, Hebrew, Arabic, Hindi "is"
@@ -82,6 +86,10 @@ _STATED = re.compile(
       r"|[ \t]{1,3}c(?:'|’)est[ \t]{1,3})"
     + _VALUE
     + r"|(?<![^\W\d_])has(?:ł|l)o" + _FOR_WHAT + r"[ \t]{1,3}to[ \t]{1,3}" + _VALUE
+    # words for "is" that are other words elsewhere, read after the one language's word for a password: Catalan
+    # "contrasenya ... és", Swahili "nenosiri ... ni", Romanian "parola ... este"
+    + r"|(?<![^\W\d_])(?:contrasenya|nenosiri|neno[ \t]+la[ \t]+siri|parol(?:a|ă))" + _AFTER_NOUN + _FOR_WHAT + r"[ \t]{1,3}" + _NOW
+    + r"(?:és|ni|este)(?![^\W\d_])[ \t]{1,3}" + _VALUE
     # a relative clause between the word and "is", then a quoted value: "La contraseña que uso en todas partes es "X""
     + r"|" + _PASSWORD_WORD + r"[ \t]{1,3}(?:que|qui|che|die|das|dat|som|which|that|который|которым|który|które|kterou)"
       r"(?![^\W\d_])[^\n\"'“”`.!?:=]{1,40}?[ \t](?:is|es|est|ist|è|é|är|er|jest|je|это|era|war|was)[ \t]{1,3}"
@@ -383,7 +391,8 @@ _PASSWORD_HEADERS = frozenset(
     wachtwoord hasło haslo пароль 密码 密碼 パスワード 비밀번호 lösenord heslo clave claves şifre sifre salasana passord
     adgangskode jelszó 비번 암호 口令""".split()
 )
-_PASSWORD_HEADER_PHRASES = frozenset({"mot de passe", "kata sandi", "mật khẩu", "palavra-passe"})
+_PASSWORD_HEADER_PHRASES = frozenset({"mot de passe", "kata sandi", "mật khẩu", "palavra-passe", "magic word", "secret word",
+                                       "code word", "pass phrase", "login code", "access code", "log-in code", "sign-in code"})
 # "secret" in the languages the screen reads: a column so headed holds secrets too ("| app | usuario | secreto |") when
 # its cells look made up
 _SECRET_HEADERS = frozenset(
@@ -447,7 +456,17 @@ _ANY_CODES_WORD = re.compile(
     r"c(?:o|ó)d|kod|kód|код|коди|κωδικ|码|碼|コード|キー|코드|키|key|chave|clave|cl[ée]|chiav|schl(?:ü|ue)ssel|sleutel|ключ|anahtar"
     r"|m[ãa] |קוד|رموز|أكواد|कोड|รหัส|misimbo|nambari", re.I
 )
-_CODE_LINE_REST = re.compile(r"[\s|#*•>+\-.):]*(?:(?:\d{1,2}|[\u2460-\u2473\u2776-\u277f])[\s|.):]*)?[\s|#*•>+\-.):]*")  # "1.", "①"
+_BULLETS = r"\s|#*•>+\-.):▸▹►▻▪▫◦‣⁃·∙●○■□◆◇→–—"
+# A line that introduces one-time codes without naming them: "each works once", "if you lose your phone", "single-use".
+_CODES_INTRO = re.compile(
+    r"(?:\b(?:each|every)[ \t]+(?:one[ \t]+|code[ \t]+)?(?:works|can[ \t]+be[ \t]+used|is[ \t]+(?:valid|good))"
+    r"[ \t]+(?:only[ \t]+)?once\b"
+    r"|\b(?:single|one)[ \t\-]use\b|\bif[ \t]+you[ \t]+(?:lose|lost|can't[ \t]+get[ \t]+to|no[ \t]+longer[ \t]+have)[ \t]+"
+    r"(?:access[ \t]+to[ \t]+)?(?:your[ \t]+)?(?:phone|device|authenticator|security[ \t]+key|2fa))[^\n]{0,120}:[ \t]*$",
+    re.I | re.M,
+)
+_ANY_ONCE_WORD = re.compile(r"once|use|lose|lost|access|longer", re.I)
+_CODE_LINE_REST = re.compile(rf"[{_BULLETS}]*(?:(?:\d{{1,2}}|[\u2460-\u2473\u2776-\u277f])[\s|.):]*)?[{_BULLETS}]*")  # "1.", "①", "▸"
 _CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
 
 # Words that follow "the password is" in other languages when talk is about the password, not its value:
@@ -488,7 +507,7 @@ _CLAUSE_GOES_ON = re.compile(
 )
 _ANY_PIN_WORD = re.compile(r"pin|code|c(?:ó|o)digo|codice|kod|combo|combination|пин|пін|暗証|비밀|पिन|سري|סודי", re.I)
 _ANY_PASSWORD_WORD = re.compile(  # a cheap look before the patterns above
-    r"pass|pw|wort|contrase|senha|wacht|has|heslo|jelsz|senord|kode|passord|salasana|ifre|парол|密|口令|パスワード|暗証|비밀|비번|암호"
+    r"pass|pasw|pssw|psw|pw|wort|contrase|senha|wacht|has|heslo|jelsz|senord|kode|passord|salasana|ifre|парол|密|口令|パスワード|暗証|비밀|비번|암호"
     r"|sandi|kh(?:ẩ|a)u|parol|jelsz|kodeord|contrasenya|laluan|nenosiri|siri|κωδικ|συνθηματ|סיסמ|كلمة|पासवर्ड|รหัสผ่าน"
     r"|wi-?fi|wlan|wpa|router|network|r[ée]seau|red|rede|netz|netwerk|sieci|сети",
     re.I,
@@ -517,11 +536,19 @@ def find_forms(text: str) -> list[Span]:
 _PIPED = re.compile(r"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?([\"']?)([^\s\"'|]{3,128})\1[ \t]*\|[^\n|]{0,120}?--?password-stdin\b")
 _ORACLE = re.compile(r"(?:\bthin:@?|\b(?:sqlplus|sqlldr|expdp|impdp|rman)[ \t]+(?:-s[ \t]+)?|\bconnect[ \t]+)"
                      r"[\w$#.-]{1,30}/([^@\s/\"']{3,64})@")
+# any cookie named for a session, or with a browser's own prefix, whose value mixes letters and digits
+_ANY_SESSION_COOKIE = re.compile(r"(?<![\w.-])(?:__(?:Host|Secure)-[\w.\-]{1,40}|[\w\-]{0,20}sess(?:ion)?(?!s)[\w\-]{0,20})="
+                                 r"((?=[^;\s,]{0,200}[A-Za-z])(?=[^;\s,]{0,200}\d)[^;\s,]{16,})")
 _SESSION_COOKIE = re.compile(r"(?<![\w.-])(?:sessionid|session_id|sessid|phpsessid|jsessionid|connect\.sid|laravel_session|_session_id|"
                              r"_?[a-z]{2,20}_session|sid|auth_token|remember_token|remember_user_token)=([^;\s,]{12,})", re.I)
 _HEX_KEY_NEAR_WALLET = re.compile(r"\b(?:metamask|private[ \t]+key|privkey|wallet|imported?)\b[^\n]{0,100}?"
                                   r"(?<![0-9a-fA-Fx])((?:0x)?[0-9a-fA-F]{64})(?![0-9a-fA-F])", re.I)
 _COMBINATION = re.compile(r"\bcombination\b[^:\n]{0,40}?:[ \t]{0,3}([^\n]{3,60}?\d[^\n]{0,40}?)(?=[ \t]*(?:$|\n|\.[ \t]|\.$))", re.I | re.M)
+# "set the hotel safe to 061193", "I've changed the gate keypad to 4471": a lock given its digits
+_LOCK_SET_TO = re.compile(r"\b(?:set|changed?|reset|programm?ed?|switched)\b[^\n.!?]{0,30}?\b(?:(?:safe|padlock|keypad|lockbox"
+                          r"|key[ \t]?safe"
+                          r"|key[ \t]?box)(?:[ \t]+(?:code|combination|pin))?|(?:lock|alarm)[ \t]+(?:code|combination|pin))"
+                          r"[ \t]+(?:over[ \t]+)?to[ \t]+(\d{4,8})(?![\d:/]|[.,]\d)", re.I)
 _LOGIN_WITH = re.compile(r"\blog[ \t\-]?(?:in|on)[ \t]+(?:with|as|using)[ \t]+([`'\"]?)[^\s`'\"]{1,64}\1[ \t]+(?:and|with|/|,)[ \t]+"
                          r"(?:password[ \t]+)?"
                          r"([`'\"]?)([^\s`'\"]{3,128}?)\2(?=[\s,.;!?)]|$)", re.I)
@@ -740,12 +767,14 @@ def _handed_over(text: str) -> Iterator[Span]:
         for m in _ORACLE.finditer(text):
             yield ("password-flag", *m.span(1))
     if "=" in text:
-        for m in _SESSION_COOKIE.finditer(text):
-            yield ("config-secret", *m.span(1))
+        for rx in (_SESSION_COOKIE, _ANY_SESSION_COOKIE):
+            yield from (("config-secret", *m.span(1)) for m in rx.finditer(text))
     for m in _HEX_KEY_NEAR_WALLET.finditer(text):
         yield ("config-secret", *m.span(1))
     for m in _COMBINATION.finditer(text):
         yield ("config-secret", *m.span(1))
+    for m in _LOCK_SET_TO.finditer(text):
+        yield ("pin", *m.span(1))
     for m in _LOGIN_WITH.finditer(text):
         yield ("login-pair", *m.span(3))
     for m in _PASSWORD_THEN_VALUE.finditer(text):
@@ -1073,7 +1102,7 @@ _HEADER_WORD = re.compile(
     r"|sandi|kh(?:ẩ|a)u|비번|암호|口令"
     r"|secr|segre|sekret|hemlig|hemmelig|salaisuus|titok|секрет|μυστικ|סוד|سر|सीक्रेट|ความลับ|秘密|シークレット|rahasia"
     r"|parol|laluan|siri|contrasenya|κωδικ|συνθηματ|סיסמ|كلمة|पासवर्ड|รหัสผ่าน|wi-?fi|wlan|wpa|router|r[ée]seau|netz|netwerk|sieci|сети"
-    r"|code",
+    r"|code|magic|word",
     re.I,
 )
 
@@ -1167,12 +1196,15 @@ def _column_values(rows: list[tuple[int, str]], split: Cells) -> Iterator[Span]:
 
 
 def _codes_under_heading(text: str) -> Iterator[Span]:
-    """The codes on the lines under "Recovery codes", "Backup codes (keep safe):", "## 2FA backup codes": one or more
-    to a line, numbered, in a list or a table; the run ends at the first line that holds anything else."""
-    if not _ANY_CODES_WORD.search(text):
-        return
-    for heading in _CODES_HEADING.finditer(text):
-        yield from _code_lines(text, heading.end() + 1)
+    """The codes on the lines under "Recovery codes", "Backup codes (keep safe):", "## 2FA backup codes", or under a line
+    that says what they are ("use one of these to sign in (each works once):"): one or more to a line, numbered, in a
+    list or a table; the run ends at the first line that holds anything else."""
+    if _ANY_CODES_WORD.search(text):
+        for heading in _CODES_HEADING.finditer(text):
+            yield from _code_lines(text, heading.end() + 1)
+    if _ANY_ONCE_WORD.search(text):
+        for intro in _CODES_INTRO.finditer(text):
+            yield from _code_lines(text, intro.end() + 1)
 
 
 def _code_lines(text: str, pos: int) -> Iterator[Span]:

@@ -1,8 +1,9 @@
-"""Wallet seed phrases: 12 to 24 words of the BIP-39 English list, a secret when a wallet word stands near them
-("seed", "recovery words", "metamask") or when their own checksum holds, however they are written (spaces, commas,
-hyphens, one to a line, numbered, capitalised).
+"""Wallet seed phrases: 12 to 24 words of one BIP-39 list (English, Spanish, French, Italian, Portuguese, Czech,
+Turkish, Russian, Japanese, Korean, Chinese), a secret when a wallet word stands near them ("seed", "recovery words",
+"frase semilla", "助记词") or when their own checksum holds, however they are written (spaces, commas, hyphens, one to a
+line, numbered, capitalised, accents left off).
 
-The list is read at run time from the `mnemonic` package, which ships it as a data file. Without that package
+The lists are read at run time from the `mnemonic` package, which ships them as data files. Without that package
 only runs of short lowercase words after a wallet word are taken.
 """
 
@@ -10,34 +11,71 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 
 SEED_LENGTHS = (12, 15, 18, 21, 24)
+LANGUAGES = ("english", "spanish", "french", "italian", "portuguese", "czech", "turkish", "russian", "japanese", "korean",
+             "chinese_simplified", "chinese_traditional")
 
-# A run of at least twelve short words, however separated; the words are then checked one by one.
-_WORD = r"(?:\d{1,2}[.)][ \t]{0,3})?[A-Za-z]{3,8}(?![A-Za-z])"
-# "gravity-machine-...", "legal|winner|...", "legal.winner...", "letter/advice/..." too
-_SEP = r"(?:[ \t]{0,3}[,;|/][ \t]{0,3}(?:\r?\n[ \t]{0,3})?|[ \t]{0,12}\r?\n[ \t]{0,3}|[ \t]{1,12}|[-_.])"  # columns: up to 12 spaces
-_RUN = re.compile(rf"(?<![A-Za-z0-9]){_WORD}(?:{_SEP}{_WORD}){{11,47}}")
+# A run of at least twelve words, however separated; the words are then checked one by one, list by list.
+_WORD = r"(?:\(?\d{1,2}[.):][ \t]{0,3})?[^\W\d_]{1,12}(?![^\W\d_])"
+# "gravity-machine-...", "legal|winner|...", "legal.winner...", "letter/advice/..." too; Japanese lists use U+3000; two
+# columns ("1. legal      13. winner") are up to 24 spaces apart
+_SEP = r"(?:[ \t\u3000]{0,3}[,;|/、，][ \t\u3000]{0,3}(?:\r?\n[ \t]{0,3})?|[ \t]{0,24}\r?\n[ \t]{0,3}|[ \t\u3000]{1,24}|[-_.])"
+_RUN = re.compile(rf"(?<![^\W_]){_WORD}(?:{_SEP}{_WORD}){{11,47}}")
 _WALLET_WORDS = re.compile(
     r"\b(?:seed|mnemonic|recovery|wallet|metamask|ledger|trezor|bip-?39|secret[ \t]+phrase|backup[ \t]+(?:phrase|words)"
-    r"|(?:12|24|twelve|twenty-four)[ \t-]+words?)\b",
+    r"|(?:12|24|twelve|twenty-four)[ \t-]+words?"
+    # other languages: a seed, a recovery phrase, a wallet
+    r"|semilla|semente|graine|seme|mnemo\w*|mnemónic\w*|frases?[ \t]+(?:secreta|de[ \t]+recupera\w+|di[ \t]+recupero)"
+    r"|palabras[ \t]+de[ \t]+recuperación|palavras[ \t]+de[ \t]+recupera\w+|phrase[ \t]+(?:secrète|de[ \t]+récupération)"
+    r"|mots[ \t]+de[ \t]+récupération|parole[ \t]+di[ \t]+recupero|billetera|cartera|portefeuille|portafoglio|carteira"
+    r"|obnovovací|peněženk\w*|kurtarma|cüzdan\w*|Wiederherstellungs\w*|herstelzin|кошел[её]к\w*|сид|фраз\w+|мнемони\w*"
+    r"|ウォレット|復元|ニーモニック|시드|니모닉|복구|지갑)\b"
+    r"|助记词|助記詞|钱包|錢包|种子|種子",
     re.I,
 )
 _CONTEXT = 120  # characters before a run that are read for a wallet word
 
 
+def _key(word: str) -> str:
+    return unicodedata.normalize("NFC", word).casefold()
+
+
+def _bare(word: str) -> str:
+    """The word without its accents: "abaco" for "ábaco", as seeds are often typed."""
+    if word.isascii():
+        return word.casefold()
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c)).casefold()
+
+
 @lru_cache(maxsize=1)
+def word_lists() -> dict[str, dict[str, int]]:
+    """language -> (word -> its index in that BIP-39 list), each word also without its accents; {} without the lists."""
+    lists: dict[str, dict[str, int]] = {}
+    for language in LANGUAGES:
+        try:
+            words = resources.files("mnemonic").joinpath(f"wordlist/{language}.txt").read_text(encoding="utf-8").split()
+        except (ImportError, OSError):
+            continue
+        if len(words) == 2048:
+            index = {_bare(w): i for i, w in enumerate(words)}
+            index.update({_key(w): i for i, w in enumerate(words)})
+            lists[language] = index
+    return lists
+
+
+@lru_cache(maxsize=1)
+def _any_list() -> frozenset[str]:
+    return frozenset(word for index in word_lists().values() for word in index)
+
+
 def bip39_words() -> dict[str, int] | None:
     """word -> its index in the BIP-39 English list, or None when the list is not installed."""
-    try:
-        text = resources.files("mnemonic").joinpath("wordlist/english.txt").read_text(encoding="utf-8")
-    except (ImportError, OSError):
-        return None
-    words = text.split()
-    return {w: i for i, w in enumerate(words)} if len(words) == 2048 else None
+    return word_lists().get("english")
 
 
 def checksum_holds(indexes: list[int]) -> bool:
@@ -55,25 +93,41 @@ def checksum_holds(indexes: list[int]) -> bool:
 def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
     """("seed-phrase", start, end) of every seed phrase in `text`, first word to last."""
     for run in _RUN.finditer(text):
-        words = [(m.start(), m.end(), m.group().lower()) for m in re.finditer(r"[A-Za-z]+", run.group())]
-        for part in _listed_parts(words):
+        words = [(m.start(), m.end(), _key(m.group())) for m in re.finditer(r"[^\W\d_]+", run.group())]
+        found: set[int] = set()  # a run on two lists (Spanish and Portuguese share words) is one seed
+        for part, index in _listed_parts(words):
             start, end = run.start() + part[0][0], run.start() + part[-1][1]
-            if _near_wallet_word(text, start, end) or _checks_alone(part) or _numbered_in_order(run.group()):
+            if start in found:
+                continue
+            if _near_wallet_word(text, start, end) or _checks_alone(part, index) or _numbered_in_order(run.group()):
+                found.add(start)
                 yield ("seed-phrase", start, end)
 
 
 def _numbered_in_order(run: str) -> bool:
-    """Listed words numbered 1, 2, 3 ... up to a seed's length ("1.abandon 2.ability ..."): how a seed is written down."""
-    numbers = [int(n) for n in re.findall(r"(?<![\w.])(\d{1,2})[.)]", run)]
-    return len(numbers) in SEED_LENGTHS and numbers == list(range(1, len(numbers) + 1))
+    """Listed words numbered 1, 2, 3 ... up to a seed's length ("1.abandon 2.ability ...", "(1) abandon", or in two
+    columns, 1 beside 13): how a seed is written down."""
+    numbers = [int(n) for n in re.findall(r"(?<![\w.])\(?(\d{1,2})[.):]", run)]
+    return len(numbers) in SEED_LENGTHS and sorted(numbers) == list(range(1, len(numbers) + 1))
 
 
-def _listed_parts(words: list[tuple[int, int, str]]) -> Iterator[list[tuple[int, int, str]]]:
-    """Runs of twelve or more words that are all on the list (all short lowercase-able words without it)."""
-    listed = bip39_words()
-    part: list[tuple[int, int, str]] = []
+Word = tuple[int, int, str]
+
+
+def _listed_parts(words: list[Word]) -> Iterator[tuple[list[Word], dict[str, int] | None]]:
+    """Runs of twelve or more words all on one list, with that list (without the lists: short words, and no list)."""
+    lists = word_lists()
+    if not lists:
+        yield from ((part, None) for part in _parts(words, None))
+    for run in _parts(words, _any_list()):  # most text has no twelve listed words in a row: one pass decides
+        for index in lists.values():
+            yield from ((part, index) for part in _parts(run, index))
+
+
+def _parts(words: list[Word], index: dict[str, int] | frozenset[str] | None) -> Iterator[list[Word]]:
+    part: list[Word] = []
     for word in [*words, None]:
-        if word is not None and (word[2] in listed if listed is not None else 3 <= len(word[2]) <= 8):
+        if word is not None and (word[2] in index or _bare(word[2]) in index if index is not None else 3 <= len(word[2]) <= 8):
             part.append(word)
             continue
         if len(part) >= SEED_LENGTHS[0]:
@@ -85,8 +139,8 @@ def _near_wallet_word(text: str, start: int, end: int) -> bool:
     return _WALLET_WORDS.search(text, max(0, start - _CONTEXT), end) is not None
 
 
-def _checks_alone(part: list[tuple[int, int, str]]) -> bool:
-    """Without a wallet word nearby: the whole run is a seed's length and passes the BIP-39 checksum (1 in 16 runs of
-    twelve listed words do by chance; windows of a longer run are not tried, which would make chance hits common)."""
-    listed = bip39_words()
-    return listed is not None and checksum_holds([listed[w] for _, _, w in part])
+def _checks_alone(part: list[Word], index: dict[str, int] | None) -> bool:
+    """Without a wallet word nearby: the whole run is a seed's length and passes its list's BIP-39 checksum (1 in 16
+    runs of twelve listed words do by chance; windows of a longer run are not tried, which would make chance hits
+    common)."""
+    return index is not None and checksum_holds([index.get(w, index.get(_bare(w), 0)) for _, _, w in part])
