@@ -205,6 +205,7 @@ def find_instruction(text: str, own: bool = False) -> Hit | None:
         DIRECTIVE_PATTERNS,
         STRUCTURE_PATTERNS,
         VOCATIVE_DECLARED,
+        dropped_check,
         forbids,
         reaches_beyond,
     )
@@ -226,8 +227,9 @@ def find_instruction(text: str, own: bool = False) -> Hit | None:
                 m = rx.search(candidate)
                 if not m:
                     continue
-                if own and kind == "safety-off" and "without" in m.group().lower() and forbids(candidate):
-                    continue  # "Never delete my drafts without asking me first": the user's rule keeps a check, not drops one
+                if own and kind == "safety-off" and "without" in m.group().lower() and (forbids(candidate) or not dropped_check(candidate)):
+                    continue  # "Never delete my drafts without asking me first" keeps a check; "decline calls without asking me"
+                    # drops a check on a harmless act
                 spoken_to = kind == "ai-vocative" or (kind == "ai-address" and _GREETING.fullmatch(m.group()) is not None)
                 if not (own and (kind in SOFT_KINDS or (spoken_to and _asks(candidate, m.end(), VOCATIVE_DECLARED)))
                         and not any(reaches_beyond(c, kind) for c in (folded, candidate))):

@@ -205,10 +205,10 @@ def rests_on(fact: str, messages: list[Message]) -> list[Message]:
 
 
 _LEADS_ON = re.compile(r"(?:[:,\u2014\u2013\-]|\.\.\.|\u2026|\bcontinued|\bnext\s+message|\bsuite|\bfortsetzung|\bbelow|\bto\s+follow|"
-                       r"\(\s{0,2}\d{1,2}\s{0,2}(?:/|of)\s{0,2}\d{1,2}\s{0,2}\)|\bpart\s+(?:1|one)(?:\s+of\s+\w+)?)\W{0,3}$", re.I)
+                       r"[(\[]\s{0,2}\d{1,2}\s{0,2}(?:/|of)\s{0,2}\d{1,2}\s{0,2}[)\]]|\bpart\s+(?:1|one)(?:\s+of\s+\w+)?)\W{0,3}$", re.I)
 
 
-_GOES_ON = re.compile(r"\(\s{0,2}(?:[2-9]|1\d)\s{0,2}(?:/|of)\s{0,2}\d{1,2}\s{0,2}\)|\bpart\s+(?:[2-9]|two|three)\s+of\b|^\W{0,3}(?:cont(?:inued|\.|'d)|\.\.\.)", re.I)
+_GOES_ON = re.compile(r"[(\[]\s{0,2}(?:[2-9]|1\d)\s{0,2}(?:/|of)\s{0,2}\d{1,2}\s{0,2}[)\]]|\bpart\s+(?:[2-9]|two|three)\s+of\b|^\W{0,3}(?:cont(?:inued|\.|'d)|\.\.\.)", re.I)
 
 
 def _lead_in(message: Message, context: list[Message] | None, addressed: Callable[[str], bool] | None = None) -> str:
@@ -228,7 +228,14 @@ def _lead_in(message: Message, context: list[Message] | None, addressed: Callabl
     if addressed is not None and addressed(text):
         return text
     if _GOES_ON.search(message.text[:80]):
-        return text  # "(2/2) confirm his dental appointments ...": the second part of what the message before began
+        # "(2/2) confirm his dental appointments ...": a later part of what the messages before began, read from the first
+        parts = [text]
+        for earlier in reversed(context[max(0, index - 6):index - 1]):
+            if earlier.speaker != message.speaker or not _GOES_ON.search(before.text[:80]):
+                break
+            parts.insert(0, earlier.text.rstrip())
+            before = earlier
+        return "\n".join(parts)
     # A lower-case start goes on from the message before only when that one did not end its sentence.
     starts_low = message.text.lstrip()[:1].islower() or message.text.lstrip()[:1] in "\u2014\u2013-"
     if not (_LEADS_ON.search(text) or (starts_low and not text.endswith((".", "!", "?", "\u3002", "\uff01", "\uff1f")))):

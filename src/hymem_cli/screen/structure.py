@@ -286,10 +286,15 @@ _WITHOUT_ASKING = (r"\bwithout\s+(?:asking|confirm\w*|checking|review\w*|approva
                    r"running\s+(?:it|them|this|that|anything)\s+(?:by|past)|(?:a\s+)?sign-?off)\b"
                    r"|\b(?:sin|sem|senza|sans|ohne)\s+(?:zu\s+)?(?:consultar|preguntar|perguntar|pedir|chiedere|consultare|demander|consulter|"
                    r"fragen|nachzufragen|r[üu]ckfrage)\w*")
+# Acts that leave the user's hands or cannot be undone: after them, "without asking" drops a check that matters.
+_OUTBOUND = re.compile(r"\b(?:delet|remov|eras|wip|cancel|pay|paid|transfer|wire|send|sent|shar|forward|buy|bought|purchas|order|sign|accept|"
+                       r"approv|publish|post|install|run|execut|grant|invit|unsubscrib|clos|terminat|renew|subscrib|book|spend|donat|"
+                       r"refund|reply|respond|submit|upload|commit|push|merge|deploy|reset|chang)\w*", re.I)
+_WITHOUT_ASKING_RX = re.compile(_WITHOUT_ASKING, re.I)
 _NEGATED_RULE = re.compile(r"(?:^|[.!?;:\n,]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:never|don'?t|do\s+not|no\s+longer)\b", re.I)
 OWN_RISKY = re.compile(_ADDRESS + "|" + _CREDENTIAL + "|" + _MONEY + "|" + _CHECKS_OFF + "|" + _OTHERS + "|" + _RISKY_ABROAD, re.I)
 _ADDRESS_RX = re.compile(_ADDRESS, re.I)
-_UNLESS_FORBIDDEN = re.compile(_WITHOUT_ASKING + "|" + _PROMOTES, re.I)
+_PROMOTES_RX = re.compile(_PROMOTES, re.I)
 
 
 def forbids(text: str) -> bool:
@@ -298,12 +303,19 @@ def forbids(text: str) -> bool:
 
 
 def reaches_beyond(text: str, kind: str = "") -> bool:
-    """Whether a rule the user sets in their own words reaches beyond a preference (`OWN_RISKY`); "without asking" and
-    a brand to push count unless the rule forbids ("Never delete my drafts without asking me first", "Never suggest Uber").
-    A login page the user names (`credential-link`) is their fact: its address is what they state, not where data goes."""
+    """Whether a rule the user sets in their own words reaches beyond a preference (`OWN_RISKY`); a brand to push, and
+    "without asking" for an act that leaves their hands (`dropped_check`), count unless the rule forbids ("Never delete
+    my drafts without asking me first", "Never suggest Uber"). A login page the user names (`credential-link`) is their
+    fact: its address is what they state, not where data goes."""
     if kind == "credential-link":
         text = _ADDRESS_RX.sub(" ", text)
-    return OWN_RISKY.search(text) is not None or (_UNLESS_FORBIDDEN.search(text) is not None and not forbids(text))
+    return OWN_RISKY.search(text) is not None or (not forbids(text) and (_PROMOTES_RX.search(text) is not None or dropped_check(text)))
+
+
+def dropped_check(text: str) -> bool:
+    """"Without asking me" for an act that sends, pays, deletes or changes something ("pay the invoices without asking"):
+    a check that matters. For a harmless act ("decline recruiter calls without checking with me") it is the user's to drop."""
+    return _WITHOUT_ASKING_RX.search(text) is not None and _OUTBOUND.search(text) is not None
 
 
 _GRANTEE = r"(?:the\s+|this\s+|our\s+|your\s+|my\s+|an?\s+)?(?:ai\s+|coding\s+)?(?:assistant|agent|bot|chatbot|model|ai|llm|copilot|claude|gpt)"
@@ -462,6 +474,7 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
     # a login or password page: from anyone but the user it is a phishing lure, never a fact to keep
     "credential-link": re.compile(
         r"(?:\b(?:passwords?|passcodes?|log\s?in|sign[\s-]?in|credentials?|verify|verification|reset|re-?activate|unlock|sso|2fa|mfa|"
+        r"re-?regist\w*|re-?enrol\w*|re-?authenticat\w*|re-?authori[sz]\w*|security\s+keys?|passkeys?|(?:has|have|had)\s+expired|suspended|"
         r"mot\s+de\s+passe|réinitialis\w*|contraseña|senha|passwort|kennwort|wachtwoord|пароль\w*)\b|密码|パスワード|비밀번호)"
         r"[^\n]{0,80}?(?:https?://|www\.|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|info|biz|co|app|dev|xyz|site|online|me|us|uk|de|fr|es|it|nl|ru|cn|"
         r"top|tk|support|help|link|live|cloud|page|services?|center|portal|email|tech|shop)\b)\S?"
@@ -576,12 +589,17 @@ _AGENT_WORD = (r"(?<!\bmy\s)(?<!\bmi\s)(?<!\bmon\s)(?<!\bma\s)(?<!\bmein\s)(?<!\
                r"ai\s+(?:agents?|models?|systems?|tools?)|assistente|asistente|assistent|assistentin|asystent\w{0,3}|asisten|asistan|asistent[ae]?|"
                r"asszisztens|avustaja|tekoäly|msaidizi|katulong|tro\s?ly|ассистент\w*|асистент\w*|помощник\w*|βοηθ\w*)\b"
                r"|دستیار|مساعد\w*|সহকারী|सहायक|एआई|עוזר|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|인공지능|人工智能)")
+# A web address without its scheme: a country's two letters or a common generic ending ("laju-kereta.my", "lumenreel.studio");
+# two letters at least before the dot, so "e.g." is none.
+_DOMAIN = (r"\b[\w-]{2,}\.(?:[a-z]{2}|com|net|org|io|biz|info|app|xyz|shop|store|site|online|studio|travel|tech|dev|cloud|link|club|live|"
+           r"pro|page|media|photos?|email|services?|support|help|portal|agency|digital|world|life|today|news|blog|social|network|systems|"
+           r"solutions|finance|money|bank|pay|health|care|delivery|express|deals|top|vip|work|jobs)\b")
 # Whatever comes with the agent word to make it an order: an adverb of habit or a modal in many languages, a verb of
 # acting on the world, an address to send things to.
 _WITH_AGENT = (r"(?:\b(?:always|never|just|automatically|also|from\s+now\s+on|going\s+forward|every|each|whenever|should|must|shall|will|would|could|"
                r"might|can|may|starts?|started|begins?|gets?\s+to)\b|" + _ML_MODAL + r"|" + _ML_ALWAYS + r"|" + RISKY.pattern +
                r"|\b(?:dapat|laging|palagi|lazima|kila|daima|harus|selalu|powinien|zawsze|moet|altijd|må|alltid|alati|treba|завжди|мусить)\b"
-               r"|باید|همیشه|همواره|উচিত|সবসময়|সব\b|हमेशा|चाहिए|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b[\w-]+\.(?:com|net|org|io|biz|info|co|app|xyz)\b)")
+               r"|باید|همیشه|همواره|উচিত|সবসময়|সব\b|हमेशा|चाहिए|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|" + _DOMAIN + ")")
 
 # What is an order when anyone but the user says it (another participant, a tool, a quoted or pasted text), in any form
 # the user's own sentences may use freely: the agent as the subject of an act or a habit ("Wouldn't it be best if the
