@@ -958,3 +958,23 @@ def test_eleventh_round_forms_are_redacted(text, secret):
 ])
 def test_eleventh_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("asked about the guest wifi again, the password is gooseberry, all lowercase", "gooseberry"),
+    ("Das WLAN-Passwort ist apfelstrudel, alles klein", "apfelstrudel"),
+    ("mật khẩu email của bố là hoasen, không viết hoa", "hoasen"),
+    ("ang password ng wifi natin ay adobo, maliliit na letra", "adobo"),
+    ("la contraseña del router: pimiento (todo en minúsculas)", "pimiento"),
+])
+def test_a_plain_word_followed_by_how_it_is_typed_is_a_password(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "I forgot my password, all lowercase letters I think",  # the note follows the word for a password, not a value
+    "the password policy: all lowercase is not allowed",
+    "file names go in lowercase, no spaces",  # no word for a password in the sentence
+])
+def test_a_typing_note_without_a_value_before_it_is_kept(text):
+    assert_kept(text)

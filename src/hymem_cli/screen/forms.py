@@ -660,6 +660,28 @@ _VALUE_THEN_WORD = re.compile(rf"^[ \t]*((?:[^\W\d_][\w\-]{{1,30}}[ \t]){{0,2}}[
                               r"(?![ \t-]*(?:manager|policy|field|reset|hint|prompt|requirement|rule|strength|generator|vault|app|box|"
                               r"screen|page|form|change|expir))", re.I)  # "Version2 is the password manager" names no value
 # words that begin a clause about a password, not a value: "this is the password", "the old one is the password"
+# How a password is typed, said right after it: "gooseberry, all lowercase", "apfelstrudel, alles klein", "hoasen, không
+# viết hoa", "«castanyes calentes», amb l'espai al mig". Only a value is spelt out, so the word before the note is one.
+_TYPING_NOTE = (
+    r"(?:all[ \t]+)?(?:in[ \t]+)?(?:lower|upper)[ \t\-]?case|all[ \t]+caps|no[ \t]+caps|no[ \t]+spaces?"
+    r"|with(?:out)?[ \t]+(?:a[ \t]+|the[ \t]+)?spaces?"
+    r"|case[ \t\-]sensitive|with[ \t]+a[ \t]+capital|capital[ \t]+[A-Za-z]\b|(?:all[ \t]+)?one[ \t]+word|small[ \t]+letters"
+    r"|alles[ \t]+(?:klein|gro(?:ß|ss))\w*|(?:klein|gro(?:ß|ss))geschrieben|(?:ohne|mit)[ \t]+leerzeichen"
+    r"|(?:tout[ \t]+)?en[ \t]+(?:minuscules?|majuscules?)|(?:sans|avec)[ \t]+(?:un[ \t]+|les[ \t]+)?espaces?"
+    r"|(?:todo[ \t]+)?en[ \t]+(?:minúsculas?|minusculas?|mayúsculas?)|(?:sin|con)[ \t]+(?:un[ \t]+|el[ \t]+)?espacios?|todo[ \t]+junto"
+    r"|(?:tutto[ \t]+)?(?:in[ \t]+)?(?:minuscolo|maiuscolo)|senza[ \t]+spazi|tutto[ \t]+attaccato"
+    r"|(?:tudo[ \t]+)?(?:em[ \t]+)?min(?:ú|u)sculas?|sem[ \t]+espa(?:ç|c)os?|tudo[ \t]+junto"
+    r"|kleine[ \t]+letters|zonder[ \t]+spaties|tot[ \t]+en[ \t]+min(?:ú|u)scules|sense[ \t]+espais|amb[ \t]+l['’]espai"
+    r"|(?:všechno[ \t]+)?malými(?:[ \t]+písmeny)?|bez[ \t]+mezer|(?:wszystko[ \t]+)?małymi(?:[ \t]+literami)?|bez[ \t]+spacji"
+    r"|(?:allt?[ \t]+)?med[ \t]+små[ \t]+bokst(?:ä|a)ver|små[ \t]+bogstaver|utan[ \t]+mellanslag|uten[ \t]+mellomrom"
+    r"|pienillä(?:[ \t]+kirjaimilla)?|küçük[ \t]+harf\w*|hepsi[ \t]+küçük|boşluksuz|(?:вс[её][ \t]+)?маленькими(?:[ \t]+буквами)?|строчными"
+    r"|без[ \t]+пробелов|(?:semua[ \t]+)?huruf[ \t]+kecil(?:[ \t]+semua)?|tanpa[ \t]+spasi|herufi[ \t]+ndogo|bila[ \t]+nafasi"
+    r"|maliliit[ \t]+na[ \t]+letra|maliit[ \t]+na[ \t]+titik|walang[ \t]+espasyo|không[ \t]+viết[ \t]+hoa|viết[ \t]+thường|chữ[ \t]+thường"
+    r"|không[ \t]+(?:có[ \t]+)?dấu[ \t]+cách|csupa[ \t]+kisbetű\w*|kisbetűvel|szóköz[ \t]+nélkül|(?:tot[ \t]+)?cu[ \t]+litere[ \t]+mici"
+    r"|fără[ \t]+spații|με[ \t]+μικρά|πεζά|全部小写|小写|小文字|소문자"
+)
+_TYPED_AS_NOTED = re.compile(r"(?:^|(?<=[\s:=]))(" + _QUOTED + r"|[^\s,;:()\"'“”«»„‚‘’]{3,64})[ \t]{0,2}(?:[,(—–]|[ \t]-)[ \t]{0,3}(?:"
+                             + _TYPING_NOTE + r")(?![^\W\d_])", re.I)
 _FUNCTION_WORDS = frozenset("""this that these those it what which who whose there here mine yours his hers ours theirs the a an my
     your our their one same new old default current wrong correct right real actual only main usual other another no not never
     also just still esto eso ce cela ça das dies questo quello isso isto dit dat det это то""".split())
@@ -731,6 +753,12 @@ def _in_a_password_sentence(text: str) -> Iterator[Span]:
         if (colon and not colon.group(1).isdigit() and not _PASSWORD_OR_CODE.fullmatch(colon.group(1))
                 and _LABEL_THEN_COLON.search(sentence)):
             yield ("password", at + colon.start(1), at + colon.end(1))
+        for m in _TYPED_AS_NOTED.finditer(sentence):
+            if m.group(1).lower() not in _FUNCTION_WORDS and not _PASSWORD_OR_CODE.fullmatch(m.group(1).strip("'\"“”«»„‚‘’")):
+                start, end = m.span(1)
+                if m.group(1)[:1] in "'\"“”«»„‚‘’":  # a quoted value: what the quotes hold
+                    start, end = start + 1, end - 1
+                yield ("password", at + start, at + end)
         for rx in (_PW_LABEL_WORD, _TYPED, _VALUE_THEN_WORD):
             for m in rx.finditer(sentence):
                 if not _FUNCTION_WORDS.intersection(m.group(1).lower().split()):
