@@ -978,3 +978,26 @@ def test_a_plain_word_followed_by_how_it_is_typed_is_a_password(text, secret):
 ])
 def test_a_typing_note_without_a_value_before_it_is_kept(text):
     assert_kept(text)
+
+
+# --- the twelfth round: a socket's .pgpass line, cards grouped any way after a card word, Amex's CID, password settings
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("/var/run/postgresql:5432:gitea:gitea:Tn8%vQ2@rLs", "Tn8%vQ2@rLs"),  # a unix socket's directory as the host
+    ("Discover 60114731\u00a022371084, exp 0730", "60114731\u00a022371084"),  # eight and eight
+    ("Amex 3714.496353.98431 for the trip", "3714.496353.98431"),
+    ("Amex on the travel account: 3714 496353 98431, CID 8142", "8142"),
+    ("password_reset_token = 8f7a6b5c4d3e2f1a", "8f7a6b5c4d3e2f1a"),  # a token for resetting one is a secret
+])
+def test_twelfth_round_forms_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "[auth]\npassword_hash_algorithm = argon2id\npassword_reset_ttl = 3600\nrequire_2fa = true",  # settings about passwords
+    "PASSWORD_MIN_LENGTH=12", "my card 1234 5678 order ok",  # too few digits for a card
+    "card ending 4242, valid 12/26", "the CID 8142 case file",  # no card word before the CID
+])
+def test_twelfth_round_look_alikes_are_kept(text):
+    assert_kept(text)

@@ -236,7 +236,7 @@ _VALUE_FIRST = re.compile(
 
 # A .pgpass line: host:port:database:user:password, each field but the password possibly "*".
 _PGPASS = re.compile(
-    r"(?<!\S)(\*|[A-Za-z0-9][\w.\-]{0,252}):(?:\*|\d{1,5}):(?:\*|[^\s:]{1,63}):(?:\*|[^\s:]{1,63}):((?:\\.|[^\s:\\]){1,256})(?!\S)"
+    r"(?<!\S)(\*|[A-Za-z0-9][\w.\-]{0,252}|/[\w.\-/]{1,252}):(?:\*|\d{1,5}):(?:\*|[^\s:]{1,63}):(?:\*|[^\s:]{1,63}):((?:\\.|[^\s:\\]){1,256})(?!\S)"
 )
 
 # A .netrc entry: machine NAME [login USER] [account A] password VALUE, on one line or several.
@@ -381,6 +381,12 @@ _ODD_CARD = re.compile(
     rf"(?<![\d.,/_])(?:\d{{4}}{_ODD}\d{{4}}{_ODD}\d{{4}}{_ODD}\d{{4}}(?:{_ODD}\d{{3}})?|3\d{{3}}{_ODD}\d{{6}}{_ODD}\d{{5}})(?![\d])"
 )
 
+# After a card word or a network's name, digits in any grouping of two to eight, one separator throughout: "Discover
+# 60114731 22371084", "Amex 3714.496353.98431".
+_CARD_WORD_THEN_GROUPS = re.compile(r"(?:" + _CARD_WORD + r"|\bdiscover\b)[^\n\d]{0,40}?(?<!\d)"
+                                    r"(\d{2,8}(" + _ODD + r")\d{2,8}(?:\2\d{2,8}){0,5})(?![\d])", re.I)
+# American Express calls its four-digit code the CID
+_AMEX_CID = re.compile(r"(?:\bamex\b|american[ \t]+express|\bcard\b)[^\n]{0,80}?\bCID\b[^\w\n]{0,3}(\d{4})(?!\d)", re.I)
 # A card's digits one by one, each pair apart by the same space, hyphen or dot: "4 0 0 0 0 5 6 6 ...".
 _DIGIT_BY_DIGIT = re.compile(r"(?<![\d.\-])(?<!\d )\d([ .\-])\d(?:\1\d){11,17}(?![ .\-]?\d)")
 _SPOKEN_NUMBER = re.compile(rf"\b{_DIGIT_WORD}(?:[ \t,\-]{{1,3}}{_DIGIT_WORD}\b){{12,18}}", re.I)
@@ -616,11 +622,14 @@ _DIGITS_VALUE = re.compile(r"(?<![\w.,/:\-])(?<!\bin )(?<!\bat )(?<!\bthe )(?<!s
                            r"(?<!before )(?<!after )(?<!year )(?<!years )"
                            r"(\d{4,8})(?:[#*])?(?![\w./:\-]|,\d|[ \t]?(?:%|€|\$|kg|km|mb|gb|px|am|pm|h\b|hours?|years?|times))")
 # a number that something else labels: "error code 5012", "flight code BA 2490", "room 4412", "order #55210"
-_LABELLED_NUMBER = re.compile(r"\b(?:error|status|exit|return|flight|room|order|ticket|invoice|case|ref|reference|tracking|zip|postal"
+_LABELLED_NUMBER = re.compile(r"(?<![^\W\d_])(?:error|status|exit|return|flight|room|order|ticket|invoice|case|ref|reference|tracking"
+                              r"|zip|postal"
                               r"|post|area|"
                               r"gate|seat|platform|bus|train|line|page|version|build|issue|bug|pr|model|product|item|account|customer"
                               r"|member|"
-                              r"phone|extension|ext|apartment|apt|suite|unit|floor|km|mile)\b[^\d\n]{0,12}$", re.I)
+                              r"phone|extension|ext|apartment|apt|suite|unit|floor|km|mile"
+                              r"|ttl|timeout|expiry|length|max|min|seconds|secs|minutes|mins|hours|days|rounds|cost|limit)(?![^\W\d_])[^\d\n]{0,12}$",
+                              re.I)
 # a quoted value, not from the "'" of "l'ho"
 _QUOTED_VALUE = re.compile(r"(?:\b(?:to|is|a|en|în|in|messa|messo|mis|mise|gesetzt|auf|op|på|na|ke|es|est|ist|é|è|=|set)|[:=])[ \t]{0,3}"
                            r"['\"„“«‚‘][ \t\u00a0\u202f]*([^'\"„“”«»‚‘’\n]{2,40}?)[ \t\u00a0\u202f]*['\"“”»‘’]",
@@ -1030,6 +1039,10 @@ def luhn(digits: str) -> bool:
 def _odd_cards(text: str) -> Iterator[Span]:
     for m in _ODD_CARD.finditer(text):
         yield ("card-number", *m.span())
+    for m in _CARD_WORD_THEN_GROUPS.finditer(text):
+        yield ("card-number", *m.span(1))  # the check of "card-number" (Luhn, a network's length) decides
+    for m in _AMEX_CID.finditer(text):
+        yield ("card-cvv", *m.span(1))
     for m in _DIGIT_BY_DIGIT.finditer(text):
         yield ("card-number", *m.span())
 

@@ -204,11 +204,12 @@ def rests_on(fact: str, messages: list[Message]) -> list[Message]:
     return [m for m in messages if best and score[m.id] == best]
 
 
-_LEADS_ON = re.compile(r"(?:[:,\u2014\u2013\-]|\.\.\.|\u2026|\bcontinued|\bnext\s+message|\bsuite|\bfortsetzung|\bbelow|\bto\s+follow|"
+_LEADS_ON = re.compile(r"(?:[:,\u2014\u2013\-]|\.\.\.|\u2026|\bcontinued|\bnext\s+(?:message|msg|text|post|comment|one)|\bmore\s+in\s+a\s+(?:sec|second|moment|minute)|\bsuite|\bfortsetzung|\bbelow|\bto\s+follow|"
                        r"[(\[]\s{0,2}\d{1,2}\s{0,2}(?:/|of)\s{0,2}\d{1,2}\s{0,2}[)\]]|\bpart\s+(?:1|one)(?:\s+of\s+\w+)?)\W{0,3}$", re.I)
 
 
-_GOES_ON = re.compile(r"[(\[]\s{0,2}(?:[2-9]|1\d)\s{0,2}(?:/|of)\s{0,2}\d{1,2}\s{0,2}[)\]]|\bpart\s+(?:[2-9]|two|three)\s+of\b|^\W{0,3}(?:cont(?:inued|\.|'d)|\.\.\.)", re.I)
+_GOES_ON = re.compile(r"[(\[]\s{0,2}(?:[2-9]|1\d)\s{0,2}(?:/|of)\s{0,2}\d{1,2}\s{0,2}[)\]]|\bpart\s+(?:[2-9]|two|three)\s+of\b"
+                      r"|^\W{0,3}(?:cont(?:inued|\.|'d)|\.\.\.|as\s+promised|(?:here(?:'s|\s+is)\s+)?the\s+rest|(?:and\s+)?(?:the\s+)?details?\s*:)", re.I)
 
 
 def _lead_in(message: Message, context: list[Message] | None, addressed: Callable[[str], bool] | None = None) -> str:

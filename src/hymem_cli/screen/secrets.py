@@ -25,6 +25,11 @@ _E = rf"(?![{_RUN}])"
 _CARD_SHAPE = r"[2-6]\d{12,18}|[2-6]\d{3}(?:[ \-]\d{4}){3}|3\d{3}[ \-]\d{6}[ \-]\d{5}"
 
 # kind -> pattern; where a pattern has a group, only that group is the secret (the label stays).
+# The last part of a setting's name that says it is about passwords, not one: a policy, a length, a lifetime, an algorithm.
+_ABOUT_PASSWORDS = (r"(?:hash|hashing|algorithm|algo|ttl|length|len|min|max|policy|expiry|expires|expiration|age|hint|rotation|strength|required|"
+                    r"attempts|retries|timeout|rounds|complexity|history|enabled|disabled|file|path|cmd|command|prompt|label|url|manager|chars|"
+                    r"changed|updated|at|days|count|minutes|seconds|hours|type|mode|format|scheme|version|cost|iterations|store|backend)(?![A-Za-z0-9])")
+
 SECRET_PATTERNS: dict[str, re.Pattern] = {
     "private-key": re.compile(
         r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,12}-----(?:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,12}-----|.*)",
@@ -80,6 +85,8 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     # NAME=value, NAME: value, "NAME": "value" where the name says secret (PGPASSWORD=, db_pass:, API_TOKEN=)
     "password-field": re.compile(
         r"(?<![A-Za-z0-9_])(?:[A-Za-z0-9]{1,30}[_.\-]){0,4}[A-Za-z0-9]{0,12}?(?:pass(?:word|wd|wort|code|phrase)?|pwd|secret)"
+        # not a setting about passwords: a name that ends in what it sets (password_hash_algorithm, password_reset_ttl)
+        r"(?!(?:[_.\-][A-Za-z0-9]{1,20}){0,2}?[_.\-]" + _ABOUT_PASSWORDS + r"[\"']?[ \t]{0,3}[=:])"
         r"(?:[_.\-][A-Za-z0-9]{1,20}){0,3}[\"']?[ \t]{0,3}(?:=|:)[ \t]{0,3}(\"[^\"\n]{3,256}\"|'[^'\n]{3,256}'|[^\s\"',;]{3,256})",
         re.I,
     ),

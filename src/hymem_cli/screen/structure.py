@@ -287,9 +287,9 @@ _WITHOUT_ASKING = (r"\bwithout\s+(?:asking|confirm\w*|checking|review\w*|approva
                    r"|\b(?:sin|sem|senza|sans|ohne)\s+(?:zu\s+)?(?:consultar|preguntar|perguntar|pedir|chiedere|consultare|demander|consulter|"
                    r"fragen|nachzufragen|r[üu]ckfrage)\w*")
 # Acts that leave the user's hands or cannot be undone: after them, "without asking" drops a check that matters.
-_OUTBOUND = re.compile(r"\b(?:delet|remov|eras|wip|cancel|pay|paid|transfer|wire|send|sent|shar|forward|buy|bought|purchas|order|sign|accept|"
-                       r"approv|publish|post|install|run|execut|grant|invit|unsubscrib|clos|terminat|renew|subscrib|book|spend|donat|"
-                       r"refund|reply|respond|submit|upload|commit|push|merge|deploy|reset|chang)\w*", re.I)
+_OUTBOUND = re.compile(r"\b(?:delet|remov|eras|wip|cancel|pay|paid|transfer|wire|send|sent|shar|forward|buy|bought|purchas|order|sign|"
+                       r"approv|publish|post|install|run|execut|grant|unsubscrib|terminat|renew|subscrib|spend|donat|"
+                       r"refund|submit|upload|commit|push|merge|deploy|reset)\w*", re.I)
 _WITHOUT_ASKING_RX = re.compile(_WITHOUT_ASKING, re.I)
 _NEGATED_RULE = re.compile(r"(?:^|[.!?;:\n,]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:never|don'?t|do\s+not|no\s+longer)\b", re.I)
 OWN_RISKY = re.compile(_ADDRESS + "|" + _CREDENTIAL + "|" + _MONEY + "|" + _CHECKS_OFF + "|" + _OTHERS + "|" + _RISKY_ABROAD, re.I)
@@ -588,7 +588,16 @@ _AGENT_WORD = (r"(?<!\bmy\s)(?<!\bmi\s)(?<!\bmon\s)(?<!\bma\s)(?<!\bmein\s)(?<!\
                r"(?:\b(?:(?:ai|virtual|digital|automated|coding)\s+)?(?:assistants?|chat\s?bots?|bots?|llms?|ai|a\.i\.|copilot|claude|chatgpt|gpt|gemini|"
                r"ai\s+(?:agents?|models?|systems?|tools?)|assistente|asistente|assistent|assistentin|asystent\w{0,3}|asisten|asistan|asistent[ae]?|"
                r"asszisztens|avustaja|tekoäly|msaidizi|katulong|tro\s?ly|ассистент\w*|асистент\w*|помощник\w*|βοηθ\w*)\b"
-               r"|دستیار|مساعد\w*|সহকারী|सहायक|एआई|עוזר|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|인공지능|人工智能)")
+               r"|دستیار|مساعد\w*|সহকারী|सहायक|एआई|עוזר|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|인공지능|人工智能"
+               # "artificial intelligence" itself, in more languages: the agent named by what it is
+               r"|\b(?:tehisintellekt\w*|m(?:ā|a)ksl(?:ī|i)g\w*\s+intelekt\w*|dirbtin\w*\s+intelekt\w*|sztuczn\w*\s+inteligencj\w*"
+               r"|umel(?:á|a)\s+inteligenci\w*|umjetn\w*\s+inteligencij\w*|umetn\w*\s+inteligenc\w*|mesters(?:é|e)ges\s+intelligenci\w*"
+               r"|kunstig\s+intelligens|artificiell\s+intelligens|kunstmatige\s+intelligentie|kunsmatige\s+intelligensie|k(?:ü|u)nstliche\w*\s+intelligenz"
+               r"|intelligence\s+artificielle|inteligencia\s+artificial|intelligenza\s+artificiale|intelig(?:ê|e)ncia\s+artificial"
+               r"|inteligen(?:ț|t)a\s+artificial(?:ă|a)|kecerdasan\s+buatan|tr(?:í|i)\s+tu(?:ệ|e)\s+nh(?:â|a)n\s+t(?:ạ|a)o|akili\s+bandia"
+               r"|artipisyal\s+na\s+intelihensiya|ubuhlakani\s+bokwenziwa|вештачк\w*\s+интелиген\w*|изкуствен\w*\s+интелект\w*"
+               r"|штучн\w*\s+інтелект\w*|искусственн\w*\s+интеллект\w*|τεχνητ\w*\s+νοημοσύν\w*)"
+               r"|ხელოვნურ\w*\s+ინტელექტ\w*|արհեստական\s+բանականությ\w*|कृत्रिम\s+बुद्धि\w*|ਨਕਲੀ\s+ਬੁੱਧੀ|人工知能|الذكاء\s+الاصطناعي|בינה\s+מלאכותית)")
 # A web address without its scheme: a country's two letters or a common generic ending ("laju-kereta.my", "lumenreel.studio");
 # two letters at least before the dot, so "e.g." is none.
 _DOMAIN = (r"\b[\w-]{2,}\.(?:[a-z]{2}|com|net|org|io|biz|info|app|xyz|shop|store|site|online|studio|travel|tech|dev|cloud|link|club|live|"
