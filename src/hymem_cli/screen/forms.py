@@ -668,7 +668,6 @@ _VALUE_THEN_WORD = re.compile(rf"^[ \t]*((?:[^\W\d_][\w\-]{{1,30}}[ \t]){{0,2}}[
                               rf"(?:(?:the|a|an|my|o|la|le|el|il|das|die|der|het|de|mein|mon|mi|il[ \t]+mio)[ \t]+)?{_PASSWORD_WORD}"
                               r"(?![ \t-]*(?:manager|policy|field|reset|hint|prompt|requirement|rule|strength|generator|vault|app|box|"
                               r"screen|page|form|change|expir))", re.I)  # "Version2 is the password manager" names no value
-# words that begin a clause about a password, not a value: "this is the password", "the old one is the password"
 # How a password is typed, said right after it: "gooseberry, all lowercase", "apfelstrudel, alles klein", "hoasen, không
 # viết hoa", "«castanyes calentes», amb l'espai al mig". Only a value is spelt out, so the word before the note is one.
 _TYPING_NOTE = (
@@ -691,6 +690,7 @@ _TYPING_NOTE = (
 )
 _TYPED_AS_NOTED = re.compile(r"(?:^|(?<=[\s:=]))(" + _QUOTED + r"|[^\s,;:()\"'“”«»„‚‘’]{3,64})[ \t]{0,2}(?:[,(—–]|[ \t]-)[ \t]{0,3}(?:"
                              + _TYPING_NOTE + r")(?![^\W\d_])", re.I)
+# words that begin a clause about a password, not a value: "this is the password", "the old one is the password"
 _FUNCTION_WORDS = frozenset("""this that these those it what which who whose there here mine yours his hers ours theirs the a an my
     your our their one same new old default current wrong correct right real actual only main usual other another no not never
     also just still esto eso ce cela ça das dies questo quello isso isto dit dat det это то""".split())

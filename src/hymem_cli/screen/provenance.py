@@ -204,7 +204,8 @@ def rests_on(fact: str, messages: list[Message]) -> list[Message]:
     return [m for m in messages if best and score[m.id] == best]
 
 
-_LEADS_ON = re.compile(r"(?:[:,\u2014\u2013\-]|\.\.\.|\u2026|\bcontinued|\bnext\s+(?:message|msg|text|post|comment|one)|\bmore\s+in\s+a\s+(?:sec|second|moment|minute)|\bsuite|\bfortsetzung|\bbelow|\bto\s+follow|"
+_LEADS_ON = re.compile(r"(?:[:,\u2014\u2013\-]|\.\.\.|\u2026|\bcontinued|\bnext\s+(?:message|msg|text|post|comment|one)"
+                       r"|\bmore\s+in\s+a\s+(?:sec|second|moment|minute)|\bsuite|\bfortsetzung|\bbelow|\bto\s+follow|"
                        r"[(\[]\s{0,2}\d{1,2}\s{0,2}(?:/|of)\s{0,2}\d{1,2}\s{0,2}[)\]]|\bpart\s+(?:1|one)(?:\s+of\s+\w+)?)\W{0,3}$", re.I)
 
 

@@ -24,12 +24,12 @@ _E = rf"(?![{_RUN}])"
 # How card numbers are written: one run of 13-19 digits, four groups of four, or Amex's 4-6-5.
 _CARD_SHAPE = r"[2-6]\d{12,18}|[2-6]\d{3}(?:[ \-]\d{4}){3}|3\d{3}[ \-]\d{6}[ \-]\d{5}"
 
-# kind -> pattern; where a pattern has a group, only that group is the secret (the label stays).
 # The last part of a setting's name that says it is about passwords, not one: a policy, a length, a lifetime, an algorithm.
 _ABOUT_PASSWORDS = (r"(?:hash|hashing|algorithm|algo|ttl|length|len|min|max|policy|expiry|expires|expiration|age|hint|rotation|strength|required|"
                     r"attempts|retries|timeout|rounds|complexity|history|enabled|disabled|file|path|cmd|command|prompt|label|url|manager|chars|"
                     r"changed|updated|at|days|count|minutes|seconds|hours|type|mode|format|scheme|version|cost|iterations|store|backend)(?![A-Za-z0-9])")
 
+# kind -> pattern; where a pattern has a group, only that group is the secret (the label stays).
 SECRET_PATTERNS: dict[str, re.Pattern] = {
     "private-key": re.compile(
         r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,12}-----(?:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,12}-----|.*)",
