@@ -1001,3 +1001,36 @@ def test_twelfth_round_forms_are_redacted(text, secret):
 ])
 def test_twelfth_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+# --- the thirteenth round: words for a password in more languages, more card and code shapes, config directives
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("Muutsin eile ruuteri parooli ära, uus on Kuusk-Rabas-27.", "Kuusk-Rabas-27"),  # Estonian
+    ("ვაიფაის პაროლი არის Khinkali-Mtatsminda9, დიდი ასოთი იწყება.", "Khinkali-Mtatsminda9"),  # Georgian
+    ("| Paslauga | Vartotojas | Slaptažodis |\n|---|---|---|\n| VPN | rasa.k | Kopos!Nida77 |", "Kopos!Nida77"),  # Lithuanian header
+    ("<table><tr><th>Система</th><th>Парола</th></tr><tr><td>Склад</td><td>Roza#Kazanlak8</td></tr></table>", "Roza#Kazanlak8"),
+    ("paid with 4929·8923·2702·6597, CVV 118", "4929·8923·2702·6597"),  # middle dots
+    ("Kortelės numeris: keturi šeši devyni du, keturi penki trys šeši, devyni trys vienas keturi, penki septyni nulis keturi",
+     "keturi šeši devyni du"),  # Lithuanian digits
+    ("Varakoodit (Google-tili)\n• 5542 6211   • 4564 6930\n• 2461 5909   • 3748 7792", "3748 7792"),  # Finnish "koodit"
+    ("Okta backup codes (tick when used):\n- [ ] HWXU-TMS4\n- [ ] QSKR-CNKD", "QSKR-CNKD"),  # a checklist, capitals only
+    ("RUN printf 'machine gitea.lab\\nlogin ci\\npassword Ochre-Magpie-733\\n' > /root/.netrc", "Ochre-Magpie-733"),
+    ("bind 10.1.4.12\nrequirepass Kite_Mallow_Ferris_90\nmasterauth Oriel-Spruce-Tide-48", "Oriel-Spruce-Tide-48"),
+    ("Q: did you change the NAS admin login?\nA: yeah, last night\nQ: to what\nA: went with periwinkle-abacus-52", "periwinkle-abacus-52"),
+])
+def test_thirteenth_round_forms_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "STRIPE_SECRET_KEY=sk_test_REPLACE_ME", "SMTP_PASS=your_smtp_password_here",  # placeholders
+    'password = "op://Infra/Reporting DB/password"',  # a secret manager's path, a space in its item
+    "Service,Owner,Password location\nJira,platform,1Password vault Platform\nNAS,it,ask Marta",  # where, not what
+    "the post is at https://medium.com/@lena.k/rotating-postgres-passwords-without-downtime-3f9a2c1b7e4d",  # a slug
+    "reset link: https://accounts.example.com/reset?next=%2Fsettings%2Fsecurity&lang=lt (it asks for the email)",
+    "PasswordAuthentication yes\nPermitRootLogin no", "password none", "login: alex\nversion: v2-2024-01",
+])
+def test_thirteenth_round_look_alikes_are_kept(text):
+    assert_kept(text)

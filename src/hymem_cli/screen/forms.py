@@ -26,10 +26,15 @@ _PASSWORD_WORDS_LATIN = (
     # Romanian, Hungarian (possessed forms), Danish and Norwegian, Catalan, Malay, Swahili, Greek, Hebrew (with its glued
     # article or preposition), Arabic, Hindi: letters of these scripts are word characters, so the boundaries hold
     r"parol(?:a|ă|ele)|jelszav(?:a|am|unk|ad)|kodeord(?:et)?|contrasenya|kata[ \t]+laluan|nenosiri|neno[ \t]+la[ \t]+siri|"
-    r"κωδικ(?:ός|ό|ού|οί)(?:[ \t]+πρόσβασης)?|συνθηματικό|[הולבש]{0,2}סיסמ(?:ה|א|ת|אות|ות)|(?:ال)?كلمة[ \t]+(?:ال)?(?:مرور|سر)|पासवर्ड"
+    r"κωδικ(?:ός|ό|ού|οί)(?:[ \t]+πρόσβασης)?|συνθηματικό|[הולבש]{0,2}סיסמ(?:ה|א|ת|אות|ות)|(?:ال)?كلمة[ \t]+(?:ال)?(?:مرور|سر)|पासवर्ड|"
+    # Estonian, Lithuanian, Latvian, Welsh, Croatian, Serbian and Bosnian, Slovenian, Bulgarian, Macedonian, Albanian,
+    # Icelandic, Basque, Galician, Afrikaans, Esperanto, Irish, Zulu, Kazakh, Mongolian, Georgian, Armenian, Persian, Urdu
+    r"parool\w{0,4}|slapta(?:ž|z)od\w{0,4}|parole\w{0,2}|cyfrinair|lozink\w{0,2}|geslo\w{0,2}|парол(?:а|ата|и)|лозинк\w{0,2}|"
+    r"fjal(?:ë|e)kalim\w{0,3}|lykilor(?:ð|d)\w{0,4}|pasahitz\w{0,2}|contrasinal|wagwoord|pasvort\w{0,2}|pasfhocal|iphasiwedi|"
+    r"құпия[ \t]+сөз|нууц[ \t]+үг|პაროლ\w{0,3}|գաղտնաբառ\w{0,3}|رمز[ \t]+عبور|گذرواژه|پاس[ \t]+ورڈ"
 )
 # Scripts written without spaces between words (Chinese, Japanese, Thai): no boundaries around the word.
-_PASSWORD_WORDS_CJK = r"密码|密碼|口令|パスワード|暗証番号|비밀번호|비번|암호|รหัสผ่าน"
+_PASSWORD_WORDS_CJK = r"密码|密碼|口令|パスワード|暗証番号|비밀번호|비번|암호|รหัสผ่าน|கடவுச்சொல்|মুরপদ|මුරපද|পাসওয়ার্ড|ពាក្យសម្ងាត់|የይለፍ[ \t]ቃል"
 # A network's key in any of these languages: "WLAN-Schlüssel", "code wifi", "la clave del wifi", "wifi key".
 _NETWORK = r"(?:wi-?fi|wlan|wpa2?|router|network|réseau|reseau|netzwerk|netwerk|sieci|сети)"
 _KEY = r"(?:clave|clé|cle|chave|schlüssel|schluessel|sleutel|klucz|ключ|code|kod|key)"
@@ -88,8 +93,10 @@ _STATED = re.compile(
     + r"|(?<![^\W\d_])has(?:ł|l)o" + _FOR_WHAT + r"[ \t]{1,3}to[ \t]{1,3}" + _VALUE
     # words for "is" that are other words elsewhere, read after the one language's word for a password: Catalan
     # "contrasenya ... és", Swahili "nenosiri ... ni", Romanian "parola ... este"
-    + r"|(?<![^\W\d_])(?:contrasenya|nenosiri|neno[ \t]+la[ \t]+siri|parol(?:a|ă))" + _AFTER_NOUN + _FOR_WHAT + r"[ \t]{1,3}" + _NOW
-    + r"(?:és|ni|este)(?![^\W\d_])[ \t]{1,3}" + _VALUE
+    + r"|(?<![^\W\d_])(?:contrasenya|nenosiri|neno[ \t]+la[ \t]+siri|parol(?:a|ă)|parool\w{0,4}|slapta(?:ž|z)od\w{0,4}|parole\w{0,2}"
+    + r"|cyfrinair|geslo\w{0,2}|lozink\w{0,2}|парол(?:а|ата)|лозинк\w{0,2}|fjal(?:ë|e)kalim\w{0,3}|პაროლ\w{0,3})"
+    + _AFTER_NOUN + _FOR_WHAT + r"[ \t]{1,3}" + _NOW
+    + r"(?:és|ni|este|on|yra|ir|yw|ydy|е|je|(?:ë|e)sht(?:ë|e)|არის)(?![^\W\d_])[ \t]{1,3}" + _VALUE
     # a relative clause between the word and "is", then a quoted value: "La contraseña que uso en todas partes es "X""
     + r"|" + _PASSWORD_WORD + r"[ \t]{1,3}(?:que|qui|che|die|das|dat|som|which|that|который|которым|który|które|kterou)"
       r"(?![^\W\d_])[^\n\"'“”`.!?:=]{1,40}?[ \t](?:is|es|est|ist|è|é|är|er|jest|je|это|era|war|was)[ \t]{1,3}"
@@ -165,10 +172,13 @@ _USE_AS = re.compile(
 # by one, so the connectors may be broader than for a password (Polish "to", an article before the digits).
 _DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
                 "seven": "7", "eight": "8", "nine": "9"}
-# Spanish, French, German, Italian, Portuguese and Dutch digits, for a card or a PIN spoken digit by digit
-for _digit, _words in enumerate(("cero zéro zero null nul", "uno un eins um een", "dos deux zwei due dois twee", "tres trois drei tre três",
-                                 "cuatro quatre vier quattro", "cinco cinq fünf cinque vijf", "seis six sechs sei zes",
-                                 "siete sept sieben sette sete zeven", "ocho huit acht otto oito", "nueve neuf neun nove negen")):
+# Spanish, French, German, Italian, Portuguese, Dutch and Lithuanian digits, for a card or a PIN spoken digit by digit
+for _digit, _words in enumerate(("cero zéro zero null nul nulis", "uno un eins um een vienas",
+                                 "dos deux zwei due dois twee du",
+                                 "tres trois drei tre três trys", "cuatro quatre vier quattro keturi", "cinco cinq fünf cinque vijf penki",
+                                 "seis six sechs sei zes šeši", "siete sept sieben sette sete zeven septyni",
+                                 "ocho huit acht otto oito aštuoni",
+                                 "nueve neuf neun nove negen devyni")):
     for _word in _words.split():
         _DIGIT_WORDS.setdefault(_word, str(_digit))
 _DIGIT_WORD = "(?:" + "|".join(sorted(_DIGIT_WORDS, key=len, reverse=True)) + ")"
@@ -244,6 +254,10 @@ _NETRC = re.compile(
     r"\b(?:machine[ \t\r\n]{1,8}\S{1,253}|default)(?:[ \t\r\n]{1,8}(?:login|account|port)[ \t\r\n]{1,8}\S{1,128}){0,3}"
     r"[ \t\r\n]{1,8}password[ \t\r\n]{1,8}(\S{1,256})"
 )
+# the same lines written with "\n" escapes inside a string: printf 'machine h\nlogin u\npassword X\n' > ~/.netrc
+_NETRC_ESCAPED = re.compile(r"\bmachine(?:[ \t]|\\n){1,4}[^\s\\'\"]{1,253}"
+                            r"(?:(?:[ \t]|\\n){1,4}(?:login|account|port)(?:[ \t]|\\n){1,4}[^\s\\'\"]{1,128}){0,3}"
+                            r"(?:[ \t]|\\n){1,4}password(?:[ \t]|\\n){1,4}([^\s\\'\"]{1,256})")
 
 # A user:password given to an HTTP client: curl -u, --user, -sSfu; httpie -a; wget --http-password=.
 _CLIENT_LOGIN = re.compile(
@@ -376,7 +390,7 @@ _CARD_EXPIRY_CODE = re.compile(
 
 # Cards with separators the digit-group rule does not take: dots, slashes, underscores, no-break and thin spaces, and any
 # mix of these with spaces and hyphens ("6011-1111.1111 1117"); the checksum decides (`_is_card` in secrets.py).
-_ODD = r"[ \-.\/_\u00a0\u2002-\u200a\u202f]"
+_ODD = r"[ \-.\/_\u00a0\u2002-\u200a\u202f\u00b7\u2022\u2219\u22c5]"
 _ODD_CARD = re.compile(
     rf"(?<![\d.,/_])(?:\d{{4}}{_ODD}\d{{4}}{_ODD}\d{{4}}{_ODD}\d{{4}}(?:{_ODD}\d{{3}})?|3\d{{3}}{_ODD}\d{{6}}{_ODD}\d{{5}})(?![\d])"
 )
@@ -421,7 +435,7 @@ _USER_AND_SECRET = re.compile(r"[^\s/:]{1,64}[ \t]{0,2}[/:][ \t]{0,2}(\S{3,128})
 _PIN_HEADERS = frozenset("pin pins".split())  # "pin" is also a connector's pin: its cells must be 4-8 digits
 _HEADER_NOT_SECRET = frozenset(
     """changed set updated reset expires expiry expired length policy age last date hint hints strength required status
-    manager rotated rotation type count field column name names id ids set? changed? rules""".split()
+    manager rotated rotation type count field column name names id ids set? changed? rules location where stored vault kept""".split()
 )
 _CODES_HEADING = re.compile(
     r"(?:\b(?:recovery|backup|2fa|mfa|one[ -]time|otp|scratch|emergency|verification)[ \t_\-]+codes?\b"
@@ -456,10 +470,11 @@ _CODES_HEADING = re.compile(
 )
 # a code: a run with a digit, or groups joined by hyphens ("kx7m-2pqa", "abcde-12345"), or digit groups ("4827 1934")
 _CODE_PIECE = re.compile(
-    r"(?<![\w\-])(?:\d{3,10}(?: \d{3,10}){1,3}|(?=[A-Za-z0-9\-]{0,90}\d)[A-Za-z0-9]{3,20}(?:-[A-Za-z0-9]{2,10}){0,7})(?![\w\-])"
+    r"(?<![\w\-])(?:\d{3,10}(?: \d{3,10}){1,3}|(?=[A-Za-z0-9\-]{0,90}\d)[A-Za-z0-9]{3,20}(?:-[A-Za-z0-9]{2,10}){0,7}"
+    r"|[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){1,3})(?![\w\-])"
 )
 _ANY_CODES_WORD = re.compile(
-    r"c(?:o|ó)d|kod|kód|код|коди|κωδικ|码|碼|コード|キー|코드|키|key|chave|clave|cl[ée]|chiav|schl(?:ü|ue)ssel|sleutel|ключ|anahtar"
+    r"c(?:o|ó)d|kod|kód|kood|код|коди|κωδικ|码|碼|コード|キー|코드|키|key|chave|clave|cl[ée]|chiav|schl(?:ü|ue)ssel|sleutel|ключ|anahtar"
     r"|m[ãa] |קוד|رموز|أكواد|कोड|รหัส|misimbo|nambari", re.I
 )
 _BULLETS = r"\s|#*•>+\-.):▸▹►▻▪▫◦‣⁃·∙●○■□◆◇→–—"
@@ -473,6 +488,7 @@ _CODES_INTRO = re.compile(
 )
 _ANY_ONCE_WORD = re.compile(r"once|use|lose|lost|access|longer", re.I)
 _CODE_LINE_REST = re.compile(rf"[{_BULLETS}]*(?:(?:\d{{1,2}}|[\u2460-\u2473\u2776-\u277f])[\s|.):]*)?[{_BULLETS}]*")  # "1.", "①", "▸"
+_CHECKBOX = re.compile(r"\[[ xX✓✔]?\]")
 _CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
 
 # Words that follow "the password is" in other languages when talk is about the password, not its value:
@@ -512,12 +528,18 @@ _CLAUSE_GOES_ON = re.compile(
     r"[ \t]{1,3}(?!(?:for|now|today|yesterday|tomorrow|again|so|and|but|because|since|until|last|this|then|ok|okay)\b)[A-Za-z]"
 )
 _ANY_PIN_WORD = re.compile(r"pin|code|c(?:ó|o)digo|codice|kod|combo|combination|пин|пін|暗証|비밀|पिन|سري|סודי", re.I)
-_ANY_PASSWORD_WORD = re.compile(  # a cheap look before the patterns above
-    r"pass|pasw|pssw|psw|pw|wort|contrase|senha|wacht|has|heslo|jelsz|senord|kode|passord|salasana|ifre|парол|密|口令|パスワード|暗証|비밀|비번|암호"
-    r"|sandi|kh(?:ẩ|a)u|parol|jelsz|kodeord|contrasenya|laluan|nenosiri|siri|κωδικ|συνθηματ|סיסמ|كلمة|पासवर्ड|รหัสผ่าน"
-    r"|wi-?fi|wlan|wpa|router|network|r[ée]seau|red|rede|netz|netwerk|sieci|сети",
-    re.I,
-)
+# A cheap look before the patterns above: plain substrings of the lower-cased text (one fast scan each), not a regex
+# alternation, which tries every word at every position.
+_PASSWORD_HINTS = tuple("""pass pasw pssw psw pw wort contrase senha wacht has heslo jelsz senord kode passord salasana ifre парол 密 口令
+    パスワード 暗証 비밀 비번 암호 sandi khẩu khau parol kodeord contrasenya laluan nenosiri siri κωδικ συνθηματ סיסמ كلمة पासवर्ड รหัสผ่าน
+    slapta cyfrinair lozink geslo лозинк fjal lykilor pasahitz contrasinal wagwoord pasvort pasfhocal phasiwedi құпия нууц პაროლ
+    գաղտնաբառ رمز گذرواژه پاس கடவுச்சொல் মুরপদ මුරපද পাসওয়ার্ড ពាក្យសម្ងាត់ የይለፍ
+    wifi wi-fi wlan wpa router network réseau reseau red rede netz netwerk sieci сети""".split())
+
+
+def _names_a_password_somewhere(text: str) -> bool:
+    low = text.lower()
+    return any(hint in low for hint in _PASSWORD_HINTS)
 
 
 def unwritten_script(word: str) -> bool:
@@ -555,6 +577,9 @@ _LOCK_SET_TO = re.compile(r"\b(?:set|changed?|reset|programm?ed?|switched)\b[^\n
                           r"|key[ \t]?safe"
                           r"|key[ \t]?box)(?:[ \t]+(?:code|combination|pin))?|(?:lock|alarm)[ \t]+(?:code|combination|pin))"
                           r"[ \t]+(?:over[ \t]+)?to[ \t]+(\d{4,8})(?![\d:/]|[.,]\d)", re.I)
+_SECRET_DIRECTIVE = re.compile(r"(?m)^[ \t]{0,8}(requirepass|masterauth|masterpass|auth_pass|rpcpassword|wpa_passphrase|psk|secret|"
+                               r"password|passwd|passphrase|sasl_password|bind_pw|bindpw|rootpw|auth-user-pass|pre-shared-key)"
+                               r"[ \t]{1,8}(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'#;]{3,256})[ \t]*(?:[#;][^\n]*)?$", re.I)
 _LOGIN_WITH = re.compile(r"\blog[ \t\-]?(?:in|on)[ \t]+(?:with|as|using)[ \t]+([`'\"]?)[^\s`'\"]{1,64}\1[ \t]+(?:and|with|/|,)[ \t]+"
                          r"(?:password[ \t]+)?"
                          r"([`'\"]?)([^\s`'\"]{3,128}?)\2(?=[\s,.;!?)]|$)", re.I)
@@ -575,13 +600,16 @@ _LOGIN_WORD = (r"(?:(?<![^\W\d_])(?:log[ \t\-]?in|log[ \t]+on|sign[ \t\-]?in|gir
                r"iniciar[ \t]+sesi(?:ó|o)n|accesso|"
                r"entrar|inloggen|logowani\w*|zaloguj|p(?:ř|r)ihl(?:á|a)\w*|вход\w*|войти|кіруге|passwordnya|sandinya|đăng[ \t]+nhập|masuk|"
                r"belépés|kirjaudu|σύνδεση|התחבר\w*)(?![^\W\d_])|تسجيل[ \t]+الدخول|لتسجيل[ \t]+الدخول|ログイン|登录|登入|로그인|लॉगिन)")
-_SHAPED_PART = r"[^\W_][^\s'\"`,;:()<>/\-_#!@$%&*+\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{0,30}"
+_SHAPED_PART = r"[^\W_][^\s'\"`,;:()<>/=?\-_#!@$%&*+\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{0,30}"
 # two joiners at least ("Seite-12" is a page)
-_SHAPED = (r"(?![^\s'\"`,;:()]{0,80}@[\w-]+\.[\w.-]+)(?=[^\s'\"`,;:()<>]{0,80}\d)(?=[^\s'\"`,;:()<>]{0,80}[^\W\d_])"
+_SHAPED = (r"(?![^\s'\"`,;:()]{0,80}@[\w-]+\.[\w.-]+)(?![^\s'\"`,;:()<>]{0,80}%[0-9A-Fa-f]{2})"
+           r"(?=[^\s'\"`,;:()<>]{0,80}\d)(?=[^\s'\"`,;:()<>]{0,80}[^\W\d_])"
            + _SHAPED_PART + r"(?:[-_#!@$%&*+]" + _SHAPED_PART + r"){2,6}")
 _SHAPED_NEAR_WORD = re.compile(rf"(?:{_PASSWORD_WORD}|{_LOGIN_WORD})[^.!?\n]{{0,80}}?['\"`„“«]?({_SHAPED})"
                                rf"|['\"`„“«]?({_SHAPED})['\"`“”»]?[^.!?\n]{{0,80}}?(?:{_PASSWORD_WORD}|{_LOGIN_WORD})", re.I)
 _PASSWORD_OR_LOGIN = re.compile(rf"{_PASSWORD_WORD}|{_LOGIN_WORD}", re.I)
+# the answer a few lines after the question: "Q: did you change the NAS admin login?" ... "A: went with periwinkle-abacus-52"
+_SHAPED_LINES_AFTER = re.compile(rf"(?:{_PASSWORD_WORD}|{_LOGIN_WORD})[^\n]{{0,80}}(?:\n[^\n]{{0,80}}){{1,3}}?[ \t'\"`]({_SHAPED})", re.I)
 _PASSPHRASE_WORDS = re.compile(r"\bpass[ \t\-]?phrase\b[^\n:]{0,40}?\bwords?[ \t]{0,2}:[ \t]{0,3}"
                                r"((?:[^\W\d_]{2,20}[ \t,]{1,3}){2,11}[^\W\d_]{2,20})", re.I)
 _HTML_ROW = re.compile(r"<tr[^>]*>(.*?)</tr>", re.I | re.S)
@@ -812,6 +840,8 @@ def _handed_over(text: str) -> Iterator[Span]:
         yield ("config-secret", *m.span(1))
     for m in _LOCK_SET_TO.finditer(text):
         yield ("pin", *m.span(1))
+    for m in _SECRET_DIRECTIVE.finditer(text):
+        yield ("password-flag", *m.span(2))  # its check (`_field_value`) keeps "password yes", "secret none", "${VAR}"
     for m in _LOGIN_WITH.finditer(text):
         yield ("login-pair", *m.span(3))
     for m in _PASSWORD_THEN_VALUE.finditer(text):
@@ -823,6 +853,10 @@ def _handed_over(text: str) -> Iterator[Span]:
             for m in _SHAPED_NEAR_WORD.finditer(piece.group()):
                 g = 1 if m.group(1) is not None else 2
                 yield ("login-pair", piece.start() + m.start(g), piece.start() + m.end(g))
+    if "\n" in text:
+        for m in _SHAPED_LINES_AFTER.finditer(text):
+            if len(re.findall(r"[^\W\d_]{3,}", m.group(1))) >= 2:  # words joined, as made-up passwords are; not "v2-2024-01"
+                yield ("password-made", *m.span(1))
     for m in _PASSPHRASE_WORDS.finditer(text):
         yield ("config-secret", *m.span(1))
     if "<t" in text.lower():
@@ -881,7 +915,7 @@ _GREEK_CODE = re.compile(r"κωδικ(?:ός|ό|ού|οί)(?![ \t]+πρόσβα�
 
 
 def _stated_passwords(text: str) -> Iterator[Span]:
-    if not _ANY_PASSWORD_WORD.search(text):
+    if not _names_a_password_somewhere(text):
         return
     for rx, kind in ((_STATED, "password"), (_STATED_LOOSELY, "password-made"), (_SET_TO, "password"), (_MADE, "password-made"),
                      (_PASS, "password-made"), (_VALUE_FIRST, "password-made"), (_USE_AS, "password-made"),
@@ -924,8 +958,8 @@ def _pgpass_lines(text: str) -> Iterator[Span]:
 
 def _netrc_entries(text: str) -> Iterator[Span]:
     if "password" in text and ("machine" in text or "default" in text):
-        for m in _NETRC.finditer(text):
-            yield ("netrc", *m.span(1))
+        for rx in (_NETRC, _NETRC_ESCAPED):
+            yield from (("netrc", *m.span(1)) for m in rx.finditer(text))
 
 
 def _client_logins(text: str) -> Iterator[Span]:
@@ -1143,7 +1177,7 @@ _HEADER_WORD = re.compile(
     r"|sandi|kh(?:ẩ|a)u|비번|암호|口令"
     r"|secr|segre|sekret|hemlig|hemmelig|salaisuus|titok|секрет|μυστικ|סוד|سر|सीक्रेट|ความลับ|秘密|シークレット|rahasia"
     r"|parol|laluan|siri|contrasenya|κωδικ|συνθηματ|סיסמ|كلمة|पासवर्ड|รหัสผ่าน|wi-?fi|wlan|wpa|router|r[ée]seau|netz|netwerk|sieci|сети"
-    r"|code|magic|word",
+    r"|code|magic|word|slapta|cyfrinair|lozink|geslo|лозинк|fjal|lykilor|pasahitz|contrasinal|wagwoord|პაროლ",
     re.I,
 )
 
@@ -1255,7 +1289,7 @@ def _code_lines(text: str, pos: int) -> Iterator[Span]:
         end = len(text) if end < 0 else end
         line = text[pos:end]
         pieces = list(_CODE_PIECE.finditer(line))
-        rest = _CODE_PIECE.sub(" ", line)
+        rest = _CHECKBOX.sub(" ", _CODE_PIECE.sub(" ", line))  # "- [ ] HWXU-TMS4": a list to tick off
         if not line.strip():
             blanks += 1
             if blanks > (1 if seen else 2):

@@ -23,6 +23,8 @@ _INVISIBLE = re.compile(
 )
 # Unicode tag characters mirror ASCII invisibly (U+E0041 is a hidden "A"): read them as the ASCII they mirror.
 _TAGS = re.compile("[\U000e0020-\U000e007e]")
+# Text after a right-to-left override is shown reversed: stored backwards, it reads forwards ("\u202emorf ylno" shows "only from")
+_REVERSED = re.compile("\u202e([^\u202a-\u202e\n]{1,2000})(?:\u202c|(?=\n)|$)")
 
 # Letters used by no language we screen in, and small capitals: always read as the Latin letter they show.
 _LATIN_LOOKALIKES = str.maketrans({
@@ -71,7 +73,8 @@ _WORD = re.compile(r"[^\W\d_]+")
 # Markup: stripped to its text. Inline tags vanish without a trace (so "assis</span><span>tant" is one word);
 # block tags become a line break.
 _BLOCK_TAGS = r"(?:p|div|br|hr|li|ul|ol|tr|td|th|table|h[1-6]|details|summary|blockquote|section|article|pre|header|footer)"
-_TAG_ATTR = re.compile(r"""\b(?:title|alt|aria-label|data-[\w-]{1,30}|content|value|placeholder)\s{0,3}=\s{0,3}(["'])([^"'<>]{1,500})\1""", re.I)
+_TAG_ATTR = re.compile(r"""\b(?:title|alt|aria-label|aria-description|data-[\w-]{1,30}|content|value|placeholder)\s{0,3}=\s{0,3}"""
+                       r"""(?:"([^"<>]{1,500})"|'([^'<>]{1,500})')""", re.I)
 _BLOCK = re.compile(r"</?" + _BLOCK_TAGS + r"\b[^<>]{0,500}>", re.I)
 _TAG = re.compile(r"</?[A-Za-z][\w:-]{0,30}(?:\s[^<>]{0,500})?/?>")
 _BBCODE = re.compile(r"\[/?(?:b|i|u|s|quote|code|color|size|font|url|img|spoiler|center|left|right|sub|sup|highlight|noparse|list|\*|h\d|email|tt|small)"
@@ -92,7 +95,7 @@ def strip_markup(text: str) -> str:
     text = _FRONT_MATTER.sub(lambda m: _YAML_KEY.sub(lambda k: k.group(1) + k.group(2).replace("_", " ").replace("-", " ") + ": ", m.group(1)) + "\n", text)
     text = _MD_LINK.sub(lambda m: ". ".join(p for p in (m.group(1), m.group(2) or m.group(3) or m.group(4)) if p) + ". ", text)
     text = _MD_REF_TITLE.sub(lambda m: m.group(0) + "\n" + m.group(1), text)
-    text = _TAG.sub(lambda m: " ".join(v.group(2) for v in _TAG_ATTR.finditer(m.group())), _BLOCK.sub("\n", text))
+    text = _TAG.sub(lambda m: " ".join(v.group(1) or v.group(2) for v in _TAG_ATTR.finditer(m.group())), _BLOCK.sub("\n", text))
     text = _BBCODE.sub("", text)
     return _EMPHASIS.sub("", text)
 
@@ -115,6 +118,8 @@ def _latin_word(word: str, latin_text: bool) -> str:
 def fold_letters(text: str) -> str:
     """NFKC, invisible characters gone, tag characters read as ASCII, accents off, look-alike letters Latin."""
     text = _TAGS.sub(lambda m: chr(ord(m.group()) - 0xE0000), text)
+    if "\u202e" in text:
+        text = _REVERSED.sub(lambda m: m.group(1)[::-1], text)
     text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
     text = unaccent(_INVISIBLE.sub("", text).translate(_LATIN_LOOKALIKES))  # NFKC can make a joiner from a compatibility form
     latin_text = len(_ASCII_LETTER.findall(text)) >= len(_OTHER_SCRIPT.findall(text))

@@ -131,16 +131,30 @@ def _sentence(text: str, start: int, end: int) -> str:
     return text[a:b]
 
 
-def _vocative_before(text: str, start: int, addressed: Callable[[str], bool]) -> str:
-    """The sentence just before the one that holds `start`, when it speaks to the agent as a listener ("Agent!" before
-    "Tomorrow you transfer 2,000 EUR to …"): the sentence it introduces is said to the agent and is read with it."""
+def _sentence_before(text: str, start: int) -> tuple[str, str]:
+    """The sentence just before the one that holds `start` ("" when it is the first), and the text from that one on."""
     a = 0
     for m in _SENTENCE_END.finditer(text, 0, start):
         a = m.end()
-    if not text[:a].strip():
-        return ""
-    before = _sentence(text, max(a - 1, 0), max(a - 1, 0))
-    return before if addressed(before) else ""
+    return (_sentence(text, max(a - 1, 0), max(a - 1, 0)) if text[:a].strip() else ""), text[a:]
+
+
+def _vocative_before(text: str, start: int, addressed: Callable[[str], bool]) -> str:
+    """The sentence just before the one that holds `start`, when it speaks to the agent as a listener ("Agent!" before
+    "Tomorrow you transfer 2,000 EUR to …"): the sentence it introduces is said to the agent and is read with it."""
+    before, _ = _sentence_before(text, start)
+    return before if before and addressed(before) else ""
+
+
+_PRONOUN_START = re.compile(r"\W{0,3}(?:it|they)\b", re.I)
+_PRONOUN_AFTER_END = re.compile(r"[.!?]\s{1,3}(?=(?:It|They)\b)")
+
+
+def _antecedent_before(text: str, start: int) -> str:
+    """The sentence just before the one that holds `start`, when that one begins with "it" or "they" ("A: The AI does.
+    It moves every one of them to X"): who acts is named there, so the two are read as one."""
+    before, current = _sentence_before(text, start)
+    return before if before and _PRONOUN_START.match(current) else ""
 
 
 _LETTERS = re.compile(r"[a-zA-Z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]{3,}|\w*\d\w*")
@@ -237,7 +251,7 @@ def _lead_in(message: Message, context: list[Message] | None, addressed: Callabl
                 break
             parts.insert(0, earlier.text.rstrip())
             before = earlier
-        return "\n".join(parts)
+        return " ".join(parts)
     # A lower-case start goes on from the message before only when that one did not end its sentence.
     starts_low = message.text.lstrip()[:1].islower() or message.text.lstrip()[:1] in "\u2014\u2013-"
     if not (_LEADS_ON.search(text) or (starts_low and not text.endswith((".", "!", "?", "\u3002", "\uff01", "\uff1f")))):
@@ -270,7 +284,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
 
     def ordered(sentence: str) -> bool:
         """An order in someone else's words: the imperative mood, or a form only the user may use freely."""
-        return IMPERATIVE.search(sentence) is not None or FOREIGN_DIRECTIVE.search(normalize(sentence)) is not None
+        read = _PRONOUN_AFTER_END.sub(", ", normalize(sentence))  # "The AI does. It moves ..." is one clause about the AI
+        return IMPERATIVE.search(sentence) is not None or FOREIGN_DIRECTIVE.search(read) is not None
 
     origins: list[str | None] = []
     voices: list[bool] = []
@@ -294,6 +309,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
             own = speaker_own and region is None
             if vocative := _vocative_before(text, start, addressed):
                 sentence = f"{vocative.rstrip()} {sentence.lstrip()}"
+            elif not speaker_own and (antecedent := _antecedent_before(text, start)):
+                sentence = f"{antecedent.rstrip().rstrip('.!?')}, {sentence.lstrip()}"
             read = f"{lead} {sentence}" if lead else sentence
             if (hit := find(read, own)) and not (hit[0] in _HOUSE_RULES and _REPORTED.search(sentence)):
                 return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}")', None, ()
@@ -308,7 +325,7 @@ def trace(evidence: str, fact: str, sources: list[Message],
             a, b, origin = region
             if hit := find(text[a:b], False):
                 return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}") in {origin} text', origin, ()
-            if origin != "code" and ordered(sentence.lstrip("> \t")):
+            if origin != "code" and ordered(f"{lead} {sentence.lstrip('> ')}" if lead else sentence.lstrip("> \t")):
                 snippet = re.sub(r"\s+", " ", sentence).strip()[:60]
                 return f'its source holds an instruction to the agent (imperative in {origin} text: "{snippet}")', origin, ()
             origins.append(origin)

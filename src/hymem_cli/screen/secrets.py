@@ -257,6 +257,9 @@ def _looks_random(token: str) -> bool:
         return False  # snake_case or kebab-case words and numbers
     if len(parts) >= 4 and max(map(len, parts)) <= 8:
         return False  # short pieces joined: a name like "Hy-Memory-30B-A3B-Q8_0", not a random run
+    words = [p for p in parts if p.isalpha() and p.islower() and len(p) >= 3]
+    if len(words) >= 3 and sum(map(len, words)) * 2 >= len(core):
+        return False  # a slug of words: "rotating-postgres-passwords-without-downtime-3f9a2c1b7e4d"
     sample = core[:4096]  # enough to judge; a multi-megabyte run costs no more
     kinds = [0 if c.isdigit() else 1 if c.islower() else 2 if c.isupper() else 3 for c in sample]
     switches = sum(a != b for a, b in zip(kinds, kinds[1:])) / (len(sample) - 1)
@@ -285,14 +288,18 @@ _PUBLIC_BLOCK = re.compile(r"-----BEGIN (?:PUBLIC KEY|CERTIFICATE|RSA PUBLIC KEY
 
 
 def _masked(word: str) -> bool:
-    """A mask standing for a hidden value: "********", "XXXX-XXXX", "•••• ••••"."""
-    return re.fullmatch(r"[*x.•#\-_]+(?: [*x.•#\-_]+)*", word, re.I) is not None
+    """A mask or a placeholder standing for a hidden value: "********", "XXXX-XXXX", "•••• ••••", "sk_test_REPLACE_ME"."""
+    return re.fullmatch(r"[*x.•#\-_]+(?: [*x.•#\-_]+)*", word, re.I) is not None or _PLACEHOLDER.search(word) is not None
+
+
+_PLACEHOLDER = re.compile(r"(?:replace|change|fill)[_\-]?(?:me|this|it)(?![a-z])|\byour[_\-][\w\-]{1,40}[_\-]here\b|placeholder|x{6,}", re.I)
 
 
 # Where a config takes its secret from, not the secret: "${DB_PASSWORD}", "{{ lookup('hashi_vault', ...) }}",
 # "var.db_password", "secrets.DB_PASS", "op://vault/item/password", "process.env.DB_PASS", "os.environ['PW']".
 _REFERENCE = re.compile(r"(?:\$\{|\$\(|\{\{|%\()[^\n]*[}\)]|(?:var|local|locals|data|module|vars|secrets|env|inputs)\.[A-Za-z_][\w.]*"
-                        r"|(?:op|vault|secret|env|ssm|arn:aws:secretsmanager)://?\S+|process\.env\.\w+|os\.environ(?:\.get)?[\[(]\S+|ENV\[\S+")
+                        r"|(?:op|vault|secret|env|ssm|arn:aws:secretsmanager)://?\S+(?: [^\s/]{1,40}/\S+)?|process\.env\.\w+|os\.environ(?:\.get)?[\[(]\S+"
+                        r"|ENV\[\S+")
 
 
 def _reference(word: str) -> bool:

@@ -481,6 +481,9 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
         r"|(?:https?://|www\.)[^\s]{0,80}\b(?:reset|verify|login|signin|password|passwort|reinit\w*)\b"
         r"|\b[\w-]{0,30}(?:signin|sign-in|login|log-in|logon|verify|verification|reset|sso|password|secure-?account|account-?verify)[\w-]{0,30}"
         r"\.(?:com|net|org|io|info|biz|co|app|dev|xyz|site|online|top|me|support|help|link|live|cloud|page|portal)\b"
+        # the page first, then what it asks for: "Claim it at refund-centre.uk, it asks for your bank login"
+        r"|(?:https?://|www\.|\b[\w-]+\.[a-z]{2,12}\b)[^\n]{0,80}?\b(?:asks?\s+(?:you\s+)?for|enter|type\s+in|put\s+in|log\s+in\s+with|sign\s+in\s+with)\s+"
+        r"(?:your|his|her|their)\s+(?:[\w-]+\s+){0,2}?(?:log\s?ins?|passwords?|credentials|pins?|passcodes?|card\s+(?:details|numbers?)|bank\s+details)\b"
         r"|\b(?:re-?validate|validate|verify|confirm|update|unlock|restore|re-?activate|secure)\s+(?:your\s+|the\s+|my\s+|his\s+|her\s+)?"
         r"(?:account|login|identity|mailbox|credentials|details|e-?mail)\b[^\n]{0,40}?\b[\w-]+\.(?:com|net|org|io|info|biz|co|app|xyz|site|online|top)\b",
         re.I,
@@ -587,7 +590,8 @@ IMPERATIVE = re.compile(
 _AGENT_WORD = (r"(?<!\bmy\s)(?<!\bmi\s)(?<!\bmon\s)(?<!\bma\s)(?<!\bmein\s)(?<!\bmeine\s)(?<!\bmeu\s)(?<!\bmia\s)(?<!\bmio\s)(?<!\bmijn\s)"
                r"(?:\b(?:(?:ai|virtual|digital|automated|coding)\s+)?(?:assistants?|chat\s?bots?|bots?|llms?|ai|a\.i\.|copilot|claude|chatgpt|gpt|gemini|"
                r"ai\s+(?:agents?|models?|systems?|tools?)|assistente|asistente|assistent|assistentin|asystent\w{0,3}|asisten|asistan|asistent[ae]?|"
-               r"asszisztens|avustaja|tekoäly|msaidizi|katulong|tro\s?ly|ассистент\w*|асистент\w*|помощник\w*|βοηθ\w*)\b"
+               r"asszisztens|avustaja|tekoäly|msaidizi|katulong|tro\s?ly|ассистент\w*|асистент\w*|помощник\w*|βοηθ\w*|helpers?"
+               r"|gervigreind\w*|a(?:ð|d)sto(?:ð|d)arm\w*|laguntzaile\w*|adimen\s+artifizial\w*)\b"
                r"|دستیار|مساعد\w*|সহকারী|सहायक|एआई|עוזר|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|인공지능|人工智能"
                # "artificial intelligence" itself, in more languages: the agent named by what it is
                r"|\b(?:tehisintellekt\w*|m(?:ā|a)ksl(?:ī|i)g\w*\s+intelekt\w*|dirbtin\w*\s+intelekt\w*|sztuczn\w*\s+inteligencj\w*"

@@ -42,7 +42,7 @@ _CONTEXT = 120  # characters before a run that are read for a wallet word
 
 
 def _key(word: str) -> str:
-    return unicodedata.normalize("NFC", word).casefold()
+    return word.lower() if word.isascii() else unicodedata.normalize("NFC", word).casefold()
 
 
 def _bare(word: str) -> str:
@@ -127,12 +127,16 @@ def _listed_parts(words: list[Word]) -> Iterator[tuple[list[Word], dict[str, int
 def _parts(words: list[Word], index: dict[str, int] | frozenset[str] | None) -> Iterator[list[Word]]:
     part: list[Word] = []
     for word in [*words, None]:
-        if word is not None and (word[2] in index or _bare(word[2]) in index if index is not None else 3 <= len(word[2]) <= 8):
+        if word is not None and (_listed(word[2], index) if index is not None else 3 <= len(word[2]) <= 8):
             part.append(word)
             continue
         if len(part) >= SEED_LENGTHS[0]:
             yield part
         part = []
+
+
+def _listed(word: str, index: dict[str, int] | frozenset[str]) -> bool:
+    return word in index or (not word.isascii() and _bare(word) in index)  # an ASCII word is its own bare form
 
 
 def _near_wallet_word(text: str, start: int, end: int) -> bool:
