@@ -1034,3 +1034,16 @@ def test_thirteenth_round_forms_are_redacted(text, secret):
 ])
 def test_thirteenth_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("the card PIN? it's nineteen seventy-three, same as the year mum was born", "nineteen seventy-three"),
+    ("my PIN is double four one seven", "double four one seven"),
+])
+def test_a_pin_said_in_pairs_is_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", ["the PIN is two", "PIN code for level two is seventy", "I need two PIN codes, one for each card"])
+def test_a_number_word_too_short_for_a_pin_is_kept(text):
+    assert_kept(text)

@@ -182,6 +182,12 @@ for _digit, _words in enumerate(("cero zéro zero null nul nulis", "uno un eins 
     for _word in _words.split():
         _DIGIT_WORDS.setdefault(_word, str(_digit))
 _DIGIT_WORD = "(?:" + "|".join(sorted(_DIGIT_WORDS, key=len, reverse=True)) + ")"
+# English numbers said in pairs, as a PIN often is: "nineteen seventy-three", "twenty twenty", "double four", "oh seven"
+_TEENS = {w: str(10 + i) for i, w in enumerate("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split())}
+_TENS = {w: str(2 + i) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_REPEATS = {"double": 2, "triple": 3}
+_NUMBER_WORDS = frozenset([*_DIGIT_WORDS, *_TEENS, *_TENS, *_REPEATS])
+_NUMBER_WORD = "(?:" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + ")"
 
 # Words that name a PIN and nothing else (no "code"): the digits may follow them with no connector ("пин-код от карты 4417").
 _PIN_ONLY = (
@@ -201,7 +207,7 @@ def _pin_value(group: int) -> str:
     is group `group` of the pattern, its separators the next two."""
     return (
         rf"(\d{{4,8}}|\d(?:([ \-])\d)(?:\{group + 1}\d){{2,6}}|\d\d(?:([ \-])\d\d)(?:\{group + 2}\d\d){{0,2}}"
-        r"|(?<![^\W\d_])" + _DIGIT_WORD + r"(?:[ \t,\-]{1,3}" + _DIGIT_WORD + r"){3,7})(?![\w.\-]?\d)(?![^\W\d_])"
+        r"|(?<![^\W\d_])" + _NUMBER_WORD + r"(?:[ \t,\-]{1,3}" + _NUMBER_WORD + r"){1,7})(?![\w.\-]?\d)(?![^\W\d_])"
         r"(?![ \t]{1,3}(?:lines?|editions?|words?|pages?|characters?|chars?|digits?|bytes?|times?|days?|weeks?|months?|years?|hours?"
         r"|minutes?|seconds?|people|users?|items?|points?|errors?|tests?|steps?|rows?|km|kg|mb|gb|%)(?![^\W\d_]))"
     )
@@ -213,7 +219,8 @@ _PIN_STATED = re.compile(
       r"|este|és|e|ay|ni|είναι|ήταν|היא|הוא|هي|هو|है)(?![^\W\d_])"
       r"(?:[ \t]{1,3}(?:now|le|el|la|der|die))?[ \t]{1,3}"
       r"|[ \t]{0,3}(?:[:=：]|—|–|->|=>|→|-(?=[ \t]))[ \t]{0,3}|[ \t]{0,3}#[ \t]{0,3}(?:[:=][ \t]{0,3})?"  # "PIN# 8812"
-      r"|[ \t]{0,2}(?:は|는|은|คือ)[ \t]{0,2})"
+      r"|[ \t]{0,2}(?:は|는|은|คือ)[ \t]{0,2}"
+      r"|[ \t]{0,3}[,?][ \t]{0,3}it(?:'s|’s|[ \t]{1,3}is)[ \t]{1,3})"  # "the card PIN? it's 4417"
     + _pin_value(1)
     # a word that names only a PIN needs no connector after what it is for: "пин-код от карты 4417", "ПІН-код картки: 3904"
     # (a year after such words is a date: "PIN valid until 2027")
@@ -1087,9 +1094,29 @@ def _spoken_cards(text: str) -> Iterator[Span]:
 
 
 def card_digits(value: str) -> str:
-    """The digits of a card number however written: "4111.1111...", "four one one one, ..."."""
-    words = re.findall(r"[^\W\d_]+|\d", value)
-    return "".join(_DIGIT_WORDS.get(w.lower(), w if w.isdigit() else "") for w in words)
+    """The digits of a card number or a PIN however written: "4111.1111...", "four one one one, ...", "nineteen
+    seventy-three", "double four"."""
+    words = [w.lower() for w in re.findall(r"[^\W\d_]+|\d", value)]
+    digits, i = [], 0
+    while i < len(words):
+        word, after = words[i], words[i + 1] if i + 1 < len(words) else ""
+        if word in _TENS:  # "seventy-three" is 73, "seventy" alone 70
+            unit = _DIGIT_WORDS.get(after, "0")
+            digits.append(_TENS[word] + unit)
+            i += 2 if unit != "0" else 1
+            continue
+        if word in _REPEATS and after in _DIGIT_WORDS:
+            digits.append(_DIGIT_WORDS[after] * _REPEATS[word])
+            i += 2
+            continue
+        digits.append(_TEENS.get(word) or _DIGIT_WORDS.get(word) or (word if word.isdigit() else ""))
+        i += 1
+    return "".join(digits)
+
+
+def spoken_number(value: str) -> bool:
+    """Every word of `value` a number word ("nineteen seventy-three", "four four one seven")."""
+    return all(w.lower() in _NUMBER_WORDS for w in re.findall(r"[^\W\d_]+", value))
 
 
 # ---------------------------------------------------------------------------------- tables

@@ -11,7 +11,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 
-from hymem_cli.screen.forms import NOT_A_VALUE_ABROAD, OPENING_QUOTES, card_digits, find_forms, unwritten_script, words_after
+from hymem_cli.screen.forms import NOT_A_VALUE_ABROAD, OPENING_QUOTES, card_digits, find_forms, spoken_number, unwritten_script, words_after
 from hymem_cli.screen.forms import luhn as _luhn
 from hymem_cli.screen.wallet import find_seed_phrases
 
@@ -584,7 +584,7 @@ _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "password-column": lambda v: _field_value(v) and not _DATE.fullmatch(v) and v.lower() not in _NOT_IN_A_COLUMN,
     "token-column": lambda v: _secret_field(v) and not re.search(r"\s", v) and not v.isdigit(),  # not "1,024 (2 calls)"
     "pin": lambda v: 4 <= len(card_digits(v)) <= 8 and (re.fullmatch(r"\d{1,8}(?:[ \-]\d{1,8}){0,7}", v) is not None
-                                                          or len(card_digits(v)) == len(re.findall(r"[^\W\d_]+", v))),  # spoken
+                                                          or spoken_number(v)),
     "card-number": lambda v: _is_card(card_digits(v)),
     "config-secret": _field_value,
     "otp-seed": lambda v: len(re.sub(r"[\s=]", "", v)) >= 16,
