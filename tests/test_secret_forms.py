@@ -1047,3 +1047,23 @@ def test_a_pin_said_in_pairs_is_redacted(text, secret):
 @pytest.mark.parametrize("text", ["the PIN is two", "PIN code for level two is seventy", "I need two PIN codes, one for each card"])
 def test_a_number_word_too_short_for_a_pin_is_kept(text):
     assert_kept(text)
+
+
+# --- the fourteenth round
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("भैया, ऑफिस वाले लैपटॉप का पासवर्ड अब Gulmohar_Diwali88 है, किसी को मत बताना।", "Gulmohar_Diwali88"),  # Hindi, "now"
+    ("sshpass -p 'Quartz Pika 7713' ssh pi@192.168.50.21", "Quartz Pika 7713"),  # a quoted value with spaces, whole
+    ("Kody zapasowe – konto Google\nKażdego kodu można użyć tylko raz.\n\n1. 0045 9439\n2. 0058 1983", "0058 1983"),  # a note first
+])
+def test_fourteenth_round_forms_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "IMEI 1: 356938035643809, IMEI 2: 356938035643817 — warranty until 2026-09-30",  # IMEIs pass the card check
+    "Backup codes\nI lost them last year.\nAsk IT for new ones.",  # a note, then no codes
+])
+def test_fourteenth_round_look_alikes_are_kept(text):
+    assert_kept(text)

@@ -124,7 +124,7 @@ _STATED_LOOSELY = re.compile(
     # Thai names it the same way, words often unspaced: "รหัสผ่าน wifi คือ X"
     + r"|รหัสผ่าน(?:[ \t]{0,3}[^\s:=,;.!?\"'“”`]{1,20}?){0,2}?[ \t]{0,3}คือ[ \t]{0,3}" + _VALUE
     # Hindi puts "is" last: "वाईफाई का पासवर्ड X है"
-    + r"|पासवर्ड[ \t]{1,3}" + _VALUE + r"(?=[ \t]{1,3}है)"
+    + r"|पासवर्ड(?:[ \t]{1,3}(?:अब|अभी))?[ \t]{1,3}" + _VALUE + r"(?=[ \t]{1,3}है)"
     # a clause with no opening word between the word and "is": "The password I use everywhere is sunflower1987"
     + r"|" + _PASSWORD_WORD + r"(?:[ \t]{1,3}[^\W\d_]{1,20}){1,5}?"
     + r"[ \t]{1,3}(?:is|es|est|ist|è|é|är|er|jest|je|это|era|war|was|είναι|היא|הוא|هي|هو)(?![^\W\d_])[ \t]{1,3}" + _VALUE,
@@ -1310,7 +1310,7 @@ def _codes_under_heading(text: str) -> Iterator[Span]:
 
 
 def _code_lines(text: str, pos: int) -> Iterator[Span]:
-    blanks, seen = 0, 0
+    blanks, seen, notes = 0, 0, 0
     while pos < len(text) and seen < 64:
         end = text.find("\n", pos)
         end = len(text) if end < 0 else end
@@ -1326,6 +1326,8 @@ def _code_lines(text: str, pos: int) -> Iterator[Span]:
             yield from (("backup-code", pos + p.start(), pos + p.end()) for p in pieces)
         elif line.lstrip().startswith("|") and not re.search(r"\d", line):
             pass  # a table's header or rule above its codes
+        elif not seen and notes < 1 and len(line) <= 100 and not re.search(r"\d", line):
+            notes += 1  # a note between the heading and its codes: "Każdego kodu można użyć tylko raz."
         else:
             return
         pos = end + 1

@@ -99,7 +99,7 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     # a password in a command line: mysql -pSECRET, docker login -u alex -p SECRET, --password SECRET
     "password-flag": re.compile(
         r"\bmysql\w{0,6}\b[^\n]{0,120}?[ \t]-p([^\s\"'\-][^\s\"']{2,127})"
-        r"|(?:\blogin\b|\bsshpass\b|[ \t]-u[ \t]{1,3}\S{1,64})[^\n]{0,80}?[ \t]-p[ \t]{1,3}([\"']?[^\s\"'\-][^\s\"']{2,127})"
+        r"|(?:\blogin\b|\bsshpass\b|[ \t]-u[ \t]{1,3}\S{1,64})[^\n]{0,80}?[ \t]-p[ \t]{1,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|[\"']?[^\s\"'\-][^\s\"']{2,127})"
         r"|(?<![\w\-])--pass(?:word|wd)?(?:[ \t]{1,3}|=)([\"']?[^\s\"'\-][^\s\"']{2,127})",
         re.I,
     ),
@@ -192,6 +192,10 @@ _IBAN_LENGTHS = {  # country -> IBAN length (the common ones; others pass with a
     "AT": 20, "BE": 16, "CH": 21, "CZ": 24, "DE": 22, "DK": 18, "ES": 24, "FI": 18, "FR": 27, "GB": 22, "IE": 22,
     "IT": 27, "LU": 20, "NL": 18, "NO": 15, "PL": 28, "PT": 25, "SE": 24,
 }
+
+
+# A phone's or a SIM's number, labelled just before it: "IMEI 1: 356938035643809" (IMEIs use the card check digit)
+_DEVICE_NUMBER = re.compile(r"\b(?:IMEI|MEID|ICCID|IMSI|ESN)(?:[ \t]?\d)?[ \t]{0,2}[:#=]?[ \t]{0,3}$", re.I)
 
 
 def _is_card(digits: str) -> bool:
@@ -499,7 +503,8 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
             matches = rx.finditer(text)
         for m in matches:
             if kind == "card-number":
-                found += [(kind, s, e) for s, e in _cards_in_run(m.group(), m.start())]
+                if not _DEVICE_NUMBER.search(text, max(0, m.start() - 16), m.start()):  # an IMEI passes the card check too
+                    found += [(kind, s, e) for s, e in _cards_in_run(m.group(), m.start())]
                 continue
             if kind == "backup-code":  # every code-like piece, with a digit, of the rest of the line
                 start = m.start(1)
