@@ -138,11 +138,15 @@ class Screen:
         """Whether the rule in `value` may stand as the user's: allowed in their own words, and stated by one of the
         user's sentences it rests on (`own`), not borrowed from something else they said: one of those sentences holds
         `value` word for word and is allowed whole ("Could you always cc my work address ...?", quoted from "always cc"),
-        or the rule is allowed in the user's words and one of those sentences states a rule itself."""
+        or the rule is allowed in the user's words and one of those sentences states a rule itself, or speaks to the agent
+        in another language ("Du darfst meine Zahnarzttermine verschieben": the English finders read no rule there)."""
         words = fold(value).strip(" .!?").casefold()
         if words and any(words in fold(sentence).casefold() and self._find(sentence, True) is None for sentence in own):
             return True  # a piece of a sentence the user may say whole ("Sam told me to always cc legal when I send contracts out")
-        return self.instruction(value, True) is None and any(self._find(sentence, False) for sentence in own)
+        from hymem_cli.screen.structure import SPOKEN_TO_ABROAD
+
+        return self.instruction(value, True) is None and any(self._find(sentence, False) or SPOKEN_TO_ABROAD.search(fold(sentence))
+                                                             for sentence in own)
 
     def _find(self, text: str, own: bool = False) -> tuple[str, str] | None:
         hit = find_instruction(text, own)

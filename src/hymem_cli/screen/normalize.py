@@ -23,6 +23,9 @@ _INVISIBLE = re.compile(
 )
 # Unicode tag characters mirror ASCII invisibly (U+E0041 is a hidden "A"): read them as the ASCII they mirror.
 _TAGS = re.compile("[\U000e0020-\U000e007e]")
+# Letters and digits in brackets ("⒩⒪⒯⒠", "⑴"): NFKC would give "(n)(o)(t)(e)"; read them as the bare letters
+_PARENTHESIZED = str.maketrans({**{chr(0x249C + i): chr(ord("a") + i) for i in range(26)},
+                                **{chr(0x2474 + i): str(i + 1) for i in range(9)}})
 # Text after a right-to-left override is shown reversed: stored backwards, it reads forwards ("\u202emorf ylno" shows "only from")
 _REVERSED = re.compile("\u202e([^\u202a-\u202e\n]{1,2000})(?:\u202c|(?=\n)|$)")
 
@@ -117,7 +120,7 @@ def _latin_word(word: str, latin_text: bool) -> str:
 
 def fold_letters(text: str) -> str:
     """NFKC, invisible characters gone, tag characters read as ASCII, accents off, look-alike letters Latin."""
-    text = _TAGS.sub(lambda m: chr(ord(m.group()) - 0xE0000), text)
+    text = _TAGS.sub(lambda m: chr(ord(m.group()) - 0xE0000), text).translate(_PARENTHESIZED)
     if "\u202e" in text:
         text = _REVERSED.sub(lambda m: m.group(1)[::-1], text)
     text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))

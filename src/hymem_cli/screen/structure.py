@@ -484,6 +484,9 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
         # the page first, then what it asks for: "Claim it at refund-centre.uk, it asks for your bank login"
         r"|(?:https?://|www\.|\b[\w-]+\.[a-z]{2,12}\b)[^\n]{0,80}?\b(?:asks?\s+(?:you\s+)?for|enter|type\s+in|put\s+in|log\s+in\s+with|sign\s+in\s+with)\s+"
         r"(?:your|his|her|their)\s+(?:[\w-]+\s+){0,2}?(?:log\s?ins?|passwords?|credentials|pins?|passcodes?|card\s+(?:details|numbers?)|bank\s+details)\b"
+        r"|(?:https?://|www\.|\b[\w-]+\.[a-z]{2,12}\b)[^\n]{0,60}?\b(?:com|con|avec|mit|met|z|s)\s+(?:o\s+|el\s+|la\s+|le\s+|votre\s+|tu\s+|su\s+|seu\s+|sua\s+"
+        r"|ihrer\s+|der\s+|il\s+)?(?:n[uú]mero\s+d[oe]\s+(?:la\s+)?(?:cart[aã]o|tarjeta)|num[ée]ro\s+de\s+(?:votre\s+)?carte|kartennummer|numero\s+della\s+carta"
+        r"|senha|contrase[ñn]a|mot\s+de\s+passe|passwor[dt]|c[oó]digo\s+(?:mb\s+way|pin|de\s+acesso|de\s+seguridad))\b"
         r"|\b(?:re-?validate|validate|verify|confirm|update|unlock|restore|re-?activate|secure)\s+(?:your\s+|the\s+|my\s+|his\s+|her\s+)?"
         r"(?:account|login|identity|mailbox|credentials|details|e-?mail)\b[^\n]{0,40}?\b[\w-]+\.(?:com|net|org|io|info|biz|co|app|xyz|site|online|top)\b",
         re.I,
@@ -507,6 +510,8 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
 
 # Text addressed to the agent in other languages ("Note pour l'assistant :", "给助手的说明：", "어시스턴트에게:"): refused from
 # anyone, as "note for the AI:" is in English.
+# Another language's "you", "must" or "please": a sentence the user says to the agent, where the rule finders read English only
+SPOKEN_TO_ABROAD = re.compile(_ML_YOU + "|" + _ML_MODAL + "|" + _ML_PLEASE + "|" + _ML_YOU_MUST_ALONE, re.I)
 AI_ADDRESS_TRANSLATED = re.compile(
     r"\b(?:note|remarque|message|rappel|consigne)s?\s+(?:pour|à|a)\s+(?:l'\s?|la\s+|le\s+|les\s+)?(?:assistant|ia|modèle|agent|bot)"
     r"|\b(?:nota|mensaje|aviso|recordatorio)\s+(?:para|al?)\s+(?:el\s+|la\s+)?(?:asistente|ia|modelo|agente|bot)"
@@ -569,7 +574,7 @@ AGREEMENT_CLAIMED = re.compile(
 
 # The mood of a sentence in someone else's words (another participant's, a tool's, quoted or pasted text): an order
 # ("Pay the invoice to ...", "Please make sure ...", "When you finish, update ...", "Could you forward ...?", "You will ...").
-_START = r"(?:^|[.!?;\n]\s{0,3})[\"'>*#/\-\s]{0,4}(?:(?:hi|hello|dear|hey)\s+\w+\s{0,2}[,:]\s{0,3})?"
+_START = r"(?:^|[.!?;\n|]\s{0,3})[\"'>*#/\-\s•◦▪‣·–—]{0,4}(?:(?:hi|hello|dear|hey)\s+\w+\s{0,2}[,:]\s{0,3})?"
 IMPERATIVE = re.compile(
     _START + r"(?:(?:please|kindly|pls|just|also|and|so|then|now)\s{0,3},?\s{1,3}){0,2}"
     r"(?:make\s+sure|ensure|be\s+sure\s+to|remember\s+to|don'?t\s+forget\s+to|never|always|don'?t|do\s+not|stop|avoid|act|pretend|rank|report|"
@@ -611,7 +616,8 @@ _DOMAIN = (r"\b[\w-]{2,}\.(?:[a-z]{2}|com|net|org|io|biz|info|app|xyz|shop|store
 # acting on the world, an address to send things to.
 _WITH_AGENT = (r"(?:\b(?:always|never|just|automatically|also|from\s+now\s+on|going\s+forward|every|each|whenever|should|must|shall|will|would|could|"
                r"might|can|may|starts?|started|begins?|gets?\s+to)\b|" + _ML_MODAL + r"|" + _ML_ALWAYS + r"|" + RISKY.pattern +
-               r"|\b(?:dapat|laging|palagi|lazima|kila|daima|harus|selalu|powinien|zawsze|moet|altijd|må|alltid|alati|treba|завжди|мусить)\b"
+               r"|\b(?:dapat|laging|palagi|lazima|kila|daima|harus|selalu|powinien|zawsze|moet|altijd|må|alltid|alati|treba|завжди|мусить"
+               r"|pode|puede|podrá|peut|pourra|kann|darf|può|potrà|mag|kan|może|может|může|smí)\b"
                r"|باید|همیشه|همواره|উচিত|সবসময়|সব\b|हमेशा|चाहिए|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|" + _DOMAIN + ")")
 
 # What is an order when anyone but the user says it (another participant, a tool, a quoted or pasted text), in any form
@@ -639,5 +645,5 @@ def _unaccented(rx: re.Pattern) -> re.Pattern:
 
 STRUCTURE_PATTERNS = {kind: _unaccented(rx) for kind, rx in STRUCTURE_PATTERNS.items()}
 DIRECTIVE_PATTERNS = {kind: _unaccented(rx) for kind, rx in DIRECTIVE_PATTERNS.items()}
-RISKY, AI_ADDRESS_TRANSLATED, AI_VOCATIVE, VOCATIVE_DECLARED, AGREEMENT_CLAIMED, IMPERATIVE, FOREIGN_DIRECTIVE = map(
-    _unaccented, (RISKY, AI_ADDRESS_TRANSLATED, AI_VOCATIVE, VOCATIVE_DECLARED, AGREEMENT_CLAIMED, IMPERATIVE, FOREIGN_DIRECTIVE))
+RISKY, AI_ADDRESS_TRANSLATED, AI_VOCATIVE, VOCATIVE_DECLARED, AGREEMENT_CLAIMED, IMPERATIVE, FOREIGN_DIRECTIVE, SPOKEN_TO_ABROAD = map(
+    _unaccented, (RISKY, AI_ADDRESS_TRANSLATED, AI_VOCATIVE, VOCATIVE_DECLARED, AGREEMENT_CLAIMED, IMPERATIVE, FOREIGN_DIRECTIVE, SPOKEN_TO_ABROAD))
