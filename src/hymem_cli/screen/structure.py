@@ -482,9 +482,9 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
         r"|\b[\w-]{0,30}(?:signin|sign-in|login|log-in|logon|verify|verification|reset|sso|password|secure-?account|account-?verify)[\w-]{0,30}"
         r"\.(?:com|net|org|io|info|biz|co|app|dev|xyz|site|online|top|me|support|help|link|live|cloud|page|portal)\b"
         # the page first, then what it asks for: "Claim it at refund-centre.uk, it asks for your bank login"
-        r"|(?:https?://|www\.|\b[\w-]+\.[a-z]{2,12}\b)[^\n]{0,80}?\b(?:asks?\s+(?:you\s+)?for|enter|type\s+in|put\s+in|log\s+in\s+with|sign\s+in\s+with)\s+"
+        r"|(?:https?://|www\.|(?<![\w-])[\w-]{1,63}\.[a-z]{2,12}\b)[^\n]{0,80}?\b(?:asks?\s+(?:you\s+)?for|enter|type\s+in|put\s+in|log\s+in\s+with|sign\s+in\s+with)\s+"
         r"(?:your|his|her|their)\s+(?:[\w-]+\s+){0,2}?(?:log\s?ins?|passwords?|credentials|pins?|passcodes?|card\s+(?:details|numbers?)|bank\s+details)\b"
-        r"|(?:https?://|www\.|\b[\w-]+\.[a-z]{2,12}\b)[^\n]{0,60}?\b(?:com|con|avec|mit|met|z|s)\s+(?:o\s+|el\s+|la\s+|le\s+|votre\s+|tu\s+|su\s+|seu\s+|sua\s+"
+        r"|(?:https?://|www\.|(?<![\w-])[\w-]{1,63}\.[a-z]{2,12}\b)[^\n]{0,60}?\b(?:com|con|avec|mit|met|z|s)\s+(?:o\s+|el\s+|la\s+|le\s+|votre\s+|tu\s+|su\s+|seu\s+|sua\s+"
         r"|ihrer\s+|der\s+|il\s+)?(?:n[uú]mero\s+d[oe]\s+(?:la\s+)?(?:cart[aã]o|tarjeta)|num[ée]ro\s+de\s+(?:votre\s+)?carte|kartennummer|numero\s+della\s+carta"
         r"|senha|contrase[ñn]a|mot\s+de\s+passe|passwor[dt]|c[oó]digo\s+(?:mb\s+way|pin|de\s+acesso|de\s+seguridad))\b"
         r"|\b(?:re-?validate|validate|verify|confirm|update|unlock|restore|re-?activate|secure)\s+(?:your\s+|the\s+|my\s+|his\s+|her\s+)?"
@@ -609,7 +609,7 @@ _AGENT_WORD = (r"(?<!\bmy\s)(?<!\bmi\s)(?<!\bmon\s)(?<!\bma\s)(?<!\bmein\s)(?<!\
                r"|ხელოვნურ\w*\s+ინტელექტ\w*|արհեստական\s+բանականությ\w*|कृत्रिम\s+बुद्धि\w*|ਨਕਲੀ\s+ਬੁੱਧੀ|人工知能|الذكاء\s+الاصطناعي|בינה\s+מלאכותית)")
 # A web address without its scheme: a country's two letters or a common generic ending ("laju-kereta.my", "lumenreel.studio");
 # two letters at least before the dot, so "e.g." is none.
-_DOMAIN = (r"\b[\w-]{2,}\.(?:[a-z]{2}|com|net|org|io|biz|info|app|xyz|shop|store|site|online|studio|travel|tech|dev|cloud|link|club|live|"
+_DOMAIN = (r"(?<![\w-])[\w-]{2,63}\.(?:[a-z]{2}|com|net|org|io|biz|info|app|xyz|shop|store|site|online|studio|travel|tech|dev|cloud|link|club|live|"
            r"pro|page|media|photos?|email|services?|support|help|portal|agency|digital|world|life|today|news|blog|social|network|systems|"
            r"solutions|finance|money|bank|pay|health|care|delivery|express|deals|top|vip|work|jobs)\b")
 # Whatever comes with the agent word to make it an order: an adverb of habit or a modal in many languages, a verb of
