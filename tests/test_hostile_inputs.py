@@ -111,7 +111,7 @@ def test_10mb_jsonl_line_is_one_raw_message(tmp_path, home):
     path = tmp_path / "huge.jsonl"
     path.write_text(json.dumps({"id": "big-1", "speaker": "Alex", "text": text}, ensure_ascii=False) + "\n", encoding="utf-8")
     env = {**os.environ, "HYMEM_HOME": str(home), "HYMEM_EMBED_MODEL": "hash"}
-    done, seconds, peak_mib = run_measured(["add", "--raw", str(path)], env, timeout=240)
+    done, seconds, peak_mib = run_measured(["add", "--raw", str(path)], env, timeout=400)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "1 message(s) read, 1 added" in done.stderr
     (stored,) = rows(home / "bank.db", "SELECT text, source_ids FROM versions")
