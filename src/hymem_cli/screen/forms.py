@@ -469,7 +469,7 @@ _CODES_HEADING = re.compile(
     r"|\b(?:z(?:á|a)lo(?:ž|z)n(?:í|é)|z(?:á|a)lohovac(?:í|i)|obnovovac(?:í|i))[ \t]+k(?:ó|o)dy\b"
     r"|\bk(?:ó|o)dy[ \t]+(?:pro|k)[ \t]+obnoven(?:í|i)\b"
     r"|\b(?:yedek|kurtarma)[ \t]+(?:kodlar(?:ı|i)?|anahtar(?:ı|i)?)|\bрезервні[ \t]+коди\b|\bкоди[ \t]+відновлення\b"
-    r"|\b(?:helyre(?:á|a)ll(?:í|i)t(?:á|a)si|tartal(?:é|e)k)[ \t]+k(?:ó|o)dok\b|κωδικοί[ \t]+ανάκτησης|εφεδρικοί[ \t]+κωδικοί"
+    r"|\b(?:helyre(?:á|a)ll(?:í|i)t(?:á|a)si|tartal(?:é|e)k)[ \t]+k(?:ó|o)d\w{0,3}|κωδικοί[ \t]+ανάκτησης|εφεδρικοί[ \t]+κωδικοί"
     r"|\bcoduri(?:le)?[ \t]+de[ \t]+(?:rezerv(?:ă|a)|recuperare)\b|\b(?:vara|palautus)koodit\b"
     r"|\bkod[e]?[ \t]+(?:cadangan|pemulihan|sandaran)\b|\bm(?:ã|a)[ \t]+(?:d(?:ự|u)[ \t]+ph(?:ò|o)ng|kh(?:ô|o)i[ \t]+ph(?:ụ|u)c)\b)"
     r"[^\n]{0,80}$",
@@ -1019,7 +1019,13 @@ def _config_values(text: str) -> Iterator[Span]:
             yield ("config-secret", start, end)
 
 
+# an authenticator's export ("otpauth-migration://offline?data=..."): every account's seed, encoded
+_OTP_EXPORT = re.compile(r"otpauth-migration://offline\?data=([A-Za-z0-9%+/_\-]{16,8192}={0,6})")
+
+
 def _otp_seeds(text: str) -> Iterator[Span]:
+    if "otpauth-migration" in text:
+        yield from (("otp-seed", *m.span(1)) for m in _OTP_EXPORT.finditer(text))
     for m in _OTP_SEED.finditer(text):
         value = m.group(1).rstrip("=")
         letters = value.replace(" ", "").replace("\t", "")

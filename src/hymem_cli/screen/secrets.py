@@ -11,6 +11,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 
+from hymem_cli.screen.confided import codes_after_cards, confided_values
 from hymem_cli.screen.forms import NOT_A_VALUE_ABROAD, OPENING_QUOTES, card_digits, find_forms, spoken_number, unwritten_script, words_after
 from hymem_cli.screen.forms import luhn as _luhn
 from hymem_cli.screen.wallet import find_seed_phrases
@@ -32,7 +33,8 @@ _ABOUT_PASSWORDS = (r"(?:hash|hashing|algorithm|algo|ttl|length|len|min|max|poli
 # kind -> pattern; where a pattern has a group, only that group is the secret (the label stays).
 SECRET_PATTERNS: dict[str, re.Pattern] = {
     "private-key": re.compile(
-        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,12}-----(?:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY[A-Z ]{0,12}-----|.*)",
+        r"-----BEGIN[A-Za-z0-9 ]{0,40}(?:PRIVATE KEY|[Ss]tatic [Kk]ey)[A-Za-z0-9 ]{0,12}-----"  # a key pair's or OpenVPN's shared key
+        r"(?:.*?-----END[A-Za-z0-9 ]{0,40}(?:PRIVATE KEY|[Ss]tatic [Kk]ey)[A-Za-z0-9 ]{0,12}-----|.*)",
         re.S,
     ),
     "anthropic-key": re.compile(_B + r"sk-ant-[a-z]{2,10}\d{0,3}-[A-Za-z0-9_\-]{16,}"),
@@ -302,7 +304,7 @@ _PLACEHOLDER = re.compile(r"(?:replace|change|fill)[_\-]?(?:me|this|it)(?![a-z])
 # Where a config takes its secret from, not the secret: "${DB_PASSWORD}", "{{ lookup('hashi_vault', ...) }}",
 # "var.db_password", "secrets.DB_PASS", "op://vault/item/password", "process.env.DB_PASS", "os.environ['PW']".
 _REFERENCE = re.compile(r"(?:\$\{|\$\(|\{\{|%\()[^\n]*[}\)]|(?:var|local|locals|data|module|vars|secrets|env|inputs)\.[A-Za-z_][\w.]*"
-                        r"|(?:op|vault|secret|env|ssm|arn:aws:secretsmanager)://?\S+(?: [^\s/]{1,40}/\S+)?|process\.env\.\w+|os\.environ(?:\.get)?[\[(]\S+"
+                        r"|(?:op|vault|secret|env|ssm|arn:aws:secretsmanager)://?\S+(?: [^\s/]{1,40}/\S+)?|process\.env\.\w+|os\.(?:environ(?:\.get)?|getenv)[\[(]\S*"
                         r"|ENV\[\S+")
 
 
@@ -538,6 +540,10 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
                     end = words_after(text, start, _value_end(text, start, end))
             found.append((kind, start, end))
     found += _found_by_form(text, found)
+    cards = [(s, e) for kind, s, e in found if kind == "card-number"]
+    if cards:
+        inside = _containment(found)
+        found += [span for span in codes_after_cards(text, cards) if not inside(span[1], span[2])]
     return found + _elsewhere(text, found)
 
 
@@ -604,7 +610,7 @@ def _found_by_form(text: str, found: list[tuple[str, int, int]]) -> list[tuple[s
     more: list[tuple[str, int, int]] = []
     inside = _containment(found)
     placed: set[tuple[int, int]] = set()
-    for kind, start, end in [*find_forms(text), *find_seed_phrases(text)]:
+    for kind, start, end in [*find_forms(text), *find_seed_phrases(text), *confided_values(text)]:
         if kind in _TRIMMED_FORMS and (start == 0 or text[start - 1] not in OPENING_QUOTES):
             end = _value_end(text, start, end)
         value = text[start:end]

@@ -21,9 +21,11 @@ LANGUAGES = ("english", "spanish", "french", "italian", "portuguese", "czech", "
              "chinese_simplified", "chinese_traditional")
 
 # A run of at least twelve words, however separated; the words are then checked one by one, list by list.
-_WORD = r"(?:\(?\d{1,2}[.):][ \t]{0,3})?[^\W\d_]{1,12}(?![^\W\d_])"
+# a word's letters, with the combining marks of decomposed text ("さ" and U+3099 for "ざ", as a list copied raw is written)
+_LETTERS = r"(?:[^\W\d_][\u0300-\u036f\u3099\u309a]?)"
+_WORD = rf"(?:\(?\d{{1,2}}(?:[.):\-][ \t]{{0,3}}|[ \t]{{1,3}}))?{_LETTERS}{{1,12}}(?![^\W\d_])"
 # "gravity-machine-...", "legal|winner|...", "legal.winner...", "letter/advice/..." too; Japanese lists use U+3000; two
-# columns ("1. legal      13. winner") are up to 24 spaces apart
+# columns ("1. legal      13. winner", " 1 legal    9 winner", "1-legal   13-winner") are up to 24 spaces apart ("..., act and bind")
 _SEP = r"(?:[ \t\u3000]{0,3}[,;|/、，][ \t\u3000]{0,3}(?:\r?\n[ \t]{0,3})?|[ \t]{0,24}\r?\n[ \t]{0,3}|[ \t\u3000]{1,24}|[-_.])"
 _RUN = re.compile(rf"(?<![^\W_]){_WORD}(?:{_SEP}{_WORD}){{11,47}}")
 _WALLET_WORDS = re.compile(
@@ -34,8 +36,8 @@ _WALLET_WORDS = re.compile(
     r"|palabras[ \t]+de[ \t]+recuperación|palavras[ \t]+de[ \t]+recupera\w+|phrase[ \t]+(?:secrète|de[ \t]+récupération)"
     r"|mots[ \t]+de[ \t]+récupération|parole[ \t]+di[ \t]+recupero|billetera|cartera|portefeuille|portafoglio|carteira"
     r"|obnovovací|peněženk\w*|kurtarma|cüzdan\w*|Wiederherstellungs\w*|herstelzin|кошел[её]к\w*|сид|фраз\w+|мнемони\w*"
-    r"|ウォレット|復元|ニーモニック|시드|니모닉|복구|지갑)\b"
-    r"|助记词|助記詞|钱包|錢包|种子|種子",
+    r"|시드|니모닉|복구|지갑)\b"
+    r"|助记词|助記詞|钱包|錢包|种子|種子|ウォレット|復元|ニーモニック",  # no word boundary between kana and kanji
     re.I,
 )
 _CONTEXT = 120  # characters before a run that are read for a wallet word
@@ -93,7 +95,9 @@ def checksum_holds(indexes: list[int]) -> bool:
 def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
     """("seed-phrase", start, end) of every seed phrase in `text`, first word to last."""
     for run in _RUN.finditer(text):
-        words = [(m.start(), m.end(), _key(m.group())) for m in re.finditer(r"[^\W\d_]+", run.group())]
+        words = [(m.start(), m.end(), _key(m.group())) for m in re.finditer(rf"{_LETTERS}+", run.group())]
+        if len(words) > 2 and words[-2][2] == "and":  # "..., act and bind": the last word follows "and"
+            del words[-2]
         found: set[int] = set()  # a run on two lists (Spanish and Portuguese share words) is one seed
         for part, index in _listed_parts(words):
             start, end = run.start() + part[0][0], run.start() + part[-1][1]
@@ -107,7 +111,7 @@ def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
 def _numbered_in_order(run: str) -> bool:
     """Listed words numbered 1, 2, 3 ... up to a seed's length ("1.abandon 2.ability ...", "(1) abandon", or in two
     columns, 1 beside 13): how a seed is written down."""
-    numbers = [int(n) for n in re.findall(r"(?<![\w.])\(?(\d{1,2})[.):]", run)]
+    numbers = [int(n) for n in re.findall(r"(?<![\w.])\(?(\d{1,2})(?:[.):\-]|[ \t](?=[ \t]{0,2}[^\W\d_]))", run)]
     return len(numbers) in SEED_LENGTHS and sorted(numbers) == list(range(1, len(numbers) + 1))
 
 
@@ -140,7 +144,7 @@ def _listed(word: str, index: dict[str, int] | frozenset[str]) -> bool:
 
 
 def _near_wallet_word(text: str, start: int, end: int) -> bool:
-    return _WALLET_WORDS.search(text, max(0, start - _CONTEXT), end) is not None
+    return _WALLET_WORDS.search(text, max(0, start - _CONTEXT), end + _CONTEXT) is not None  # "... - is this a wallet seed?"
 
 
 def _checks_alone(part: list[Word], index: dict[str, int] | None) -> bool:

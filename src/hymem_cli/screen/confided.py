@@ -1,0 +1,177 @@
+"""Values told in confidence: what a sentence gives as a credential when no stricter form around it says so.
+
+The forms (forms.py) each know one way of stating a secret. This is the loose net under them, read a sentence at a
+time: a sentence that names a credential (a password, a login, an unlock, a PIN or a code, in any language the forms
+read, inflected too: "jelszavát", "tunnusluku") or that asks for itself to be kept secret ("don't tell anyone", "niet
+doorsturen", "tienilo per te") gives away
+
+- any value in it that looks made up: pieces joined by signs, with a digit or a sign a word never has
+  ("crumpet-toast-9", "Sparrow^Lake^2019", "Galeb!Mura58"), not an address, a file, a version or an id in capitals;
+- with a PIN's or a code's word, or the plea for secrecy, its 4 to 8 digits ("Der Zahlencode fürs Fahrradschloss ist
+  3-9-0-4", "mon code de carte bleue c'est 8406"), unless the code is a public one (a postal code, a promo code).
+
+A chat answers on the next line ("did u change the wifi??" / "yep changed it to crumpet-toast-9"): a credential named
+on the line before counts for a line that sets or gives a value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from hymem_cli.screen.forms import _CODE_WORD, _LOGIN_WORD, _NUMBER_WORD, _PASSWORD_WORD, _PIN_FOR_DIGITS, Span, _unlabelled
+
+_CREDENTIAL = re.compile(
+    rf"{_PASSWORD_WORD}|{_LOGIN_WORD}|{_CODE_WORD}|(?<![^\W\d_])(?:(?:jelsz|jelszav|lozink|wachtw|kennw|passw|hesl|has(?:ł|l)|salasan"
+    r"|tunnuslu|zahlencode|zugangsdat|geheimz|κωδικ|συνθηματ|парол|лозинк|sandi|unlock|passcode|credential|zugang)\w*"
+    r"|wi-?fi|wlan|router)(?![^\W\d_])|பின்|கடவுச்சொல்|番号|רמז|סיסמ"
+    # "password" written in Telugu, Kannada, Malayalam, Gujarati and Punjabi letters (a zero-width non-joiner optional)
+    r"|పాస్\u200c?వర్డ్|ಪಾಸ್\u200c?ವರ್ಡ್|പാസ്\u200c?വേഡ്|પાસવર્ડ|ਪਾਸਵਰਡ"
+    # or a value typed in: "then type Foxglove!Ledger58 and hit return"
+    r"|(?<![^\W\d_])(?:type|enter|paste|tippe|tape[sz]?|escribe|digita|wpisz|введи\w*)[ \t]+(?=[`'\"]?[^\s`'\"]{6,64})",
+    re.I,
+)
+_DIGITS_CUE = re.compile(
+    rf"{_PIN_FOR_DIGITS.pattern}|(?<![^\W\d_])(?:codes?|c(?:ó|o)digo|codice|kod\w{{0,3}}|k(?:ó|o)d\w{{0,3}}|код\w{{0,3}}|κωδικ\w*"
+    r"|tunnuslu\w*|zahlencode|combination|combo|passcode|unlock\w*)(?![^\W\d_])|பின்|暗証|番号|رمز|कोड|पिन",
+    re.I,
+)
+# codes anyone may know: "zip code 10115", "le code postal", "promo code 2024", "error code 5012"
+_PUBLIC_CODE = re.compile(
+    r"(?<![^\W\d_])(?:(?:zip|postal|post|area|country|dial(?:ling)?|promo\w*|discount|coupon|voucher|referral|gift|error|status|exit"
+    r"|return|dress|source|tracking|booking|confirmation|reservation|reference|qr|bar|sort|swift|bic|iata|airport|colou?r|hex|html"
+    r"|product|item|article|order|invoice|tax|vat|course|class|exam|activation|verification|flight)[ \t\-]?codes?|kode[ \t]+pos"
+    r"|(?:c(?:ó|o)digo|code|codice|kod|код|κωδικ\w*)[ \t]+(?:[^\W\d_]{1,4}[ \t]+){0,2}(?:pedido|reserva|commande|r(?:é|e)servation|ordine"
+    r"|prenotazione|zam(?:ó|o)wienia|rezerwacji|заказа|бронирования|παραγγελ\w*|κράτησ\w*)"
+    r"|c(?:ó|o)digo[ \t]+(?:postal|de[ \t]+(?:descuento|reserva|promoci(?:ó|o)n|seguimiento|barras))|code[ \t]+(?:postal|promo)"
+    r"|codice[ \t]+(?:postale|fiscale|sconto|promozionale)|kod[ \t]+(?:pocztowy|rabatowy)|postleitzahl|gutscheincode|rabattcode"
+    r"|aktionscode|kortingscode|postcode|postnummer|postinumero)(?![^\W\d_])",
+    re.I,
+)
+# "don't tell anyone", "keep it to yourself", in the languages the forms read and a few more
+_KEEP_IT_SECRET = re.compile(
+    r"don['’]?t[ \t]+(?:tell|share[ \t]+(?:it|this)|pass[ \t]+(?:it|this)[ \t]+on|forward)|do[ \t]+not[ \t]+(?:tell|share|forward)"
+    r"|keep[ \t]+(?:it|this)[ \t]+(?:to[ \t]+yourself|secret|private|between[ \t]+us)|between[ \t]+you[ \t]+and[ \t]+me"
+    r"|ne[ \t]+le[ \t]+(?:dis|répète|repete|partage|donne)\w*[ \t]+(?:à|a)[ \t]+personne|garde[ \t\-]+le[ \t]+pour[ \t]+toi"
+    r"|no[ \t]+(?:se[ \t]+)?lo[ \t]+(?:digas|cuentes|compartas)|non[ \t]+(?:dirlo|dirglielo|condividerlo)|tienilo[ \t]+per[ \t]+te"
+    r"|n(?:ã|a)o[ \t]+(?:contes?|digas?|partilhes|compartilhe)\w*[ \t]+(?:a[ \t]+)?ningu(?:é|e)m|n(?:ã|a)o[ \t]+(?:partilhes|compartilhe)"
+    r"|(?:sag|verrat)[ \t]+(?:es|das)[ \t]+niemandem|nicht[ \t]+weiter(?:sagen|geben|leiten)"
+    r"|behalte?[ \t]+(?:es|das)[ \t]+f(?:ü|u)r[ \t]+dich"
+    r"|niet[ \t]+(?:doorsturen|doorvertellen|delen)|tegen[ \t]+niemand"
+    r"|(?:ä|a)l(?:ä|a)[ \t]+kerro[ \t]+kenellek(?:ää|aa)n|(?:ä|a)l(?:ä|a)[ \t]+jaa"
+    r"|ber(?:ä|a)tta[ \t]+inte|dela[ \t]+inte|ikke[ \t]+fortell|fort(?:æ|ae)l[ \t]+det[ \t]+ikke"
+    r"|nie[ \t]+m(?:ó|o)w[ \t]+nikomu|nikomu[ \t]+(?:to[ \t]+)?ne(?:ř|r)\w*|kimseye[ \t]+s(?:ö|o)yleme|kimseyle[ \t]+payla(?:ş|s)ma"
+    r"|никому[ \t]+не[ \t]+\w+|не[ \t]+говори[ \t]+никому|нікому[ \t]+не[ \t]+\w+|μην[ \t]+το[ \t]+(?:πεις|μοιραστείς)"
+    r"|ne[ \t]+mondd[ \t]+el[ \t]+senkinek|nu[ \t]+(?:spune|spuneți)[ \t]+nim(?:ă|a)nui"
+    r"|jangan[ \t]+(?:kasih[ \t]+tahu|bilang|kasih[ \t]+tau)[ \t]+(?:siapa|orang)\w*|jangan[ \t]+disebar\w*"
+    r"|(?:đ|d)(?:ừ|u)ng[ \t]+(?:nói|noi)[ \t]+(?:với|voi)[ \t]+ai|huwag[ \t]+(?:mong[ \t]+)?(?:sabihin|ipagsabi)"
+    r"|لا[ \t]+تخبر[ \t]+(?:أحدا|احدا|أحداً)|לא[ \t]+לספר|אל[ \t]+תספר|किसी[ \t]+को[ \t]+(?:मत|ना|न)[ \t]+बता\w*"
+    r"|யாரிடமும்[ \t]+சொல்லாதே|ఎవరికీ[ \t]+చెప్పక\w*|别告诉|不要告诉|別告訴|誰にも言わない|아무(?:에게|한테)도[ \t]*말하지",
+    re.I,
+)
+# a line that gives a value: "yep changed it to ...", "it's now ...", "use ...", "pw: ..." (not "Click-here-2" alone)
+_GIVES = re.compile(r"(?<![^\W\d_])(?:to|is|it['’]?s|now|use|try|type|enter|went|set|changed|made)(?![^\W\d_])|[:=→]", re.I)
+_PIECE = re.compile(r"[^\n]+?(?:[.!?;。！？；](?=\s|$)|$)", re.M)  # a sentence; a sign inside a value does not end it
+_TOKEN = re.compile(r"(?<![^\s'\"`«»„“”‚‘’(\[:=])[^\s'\"`«»„“”‚‘’()<>\[\]{},;]{6,64}")
+_DIGITS = re.compile(r"(?<![\w.,/:\-+#€$£])(\d{4,8}|\d(?:[ \-]\d){3,7})(?![\w/:\-€$£%]|[.,]\d)")
+_LABELLED = re.compile(r"(?<![^\W\d_])(?:in|at|on|since|until|by|of|from|before|after|year|years|room|rum|zimmer|chambre|camera|quarto"
+                       r"|kamer|order|ticket|invoice|flight|page|no|nr|number|tel|phone|fax|ext|apt|unit|floor|bus|line|version|build"
+                       r"|ref|case|account|member|port|ttl|timeout|size|max|min|limit|batch)[ \t.:#=\"']{0,4}$", re.I)
+_KEYED = re.compile(r"([\w\-]{1,40})[\"']?[ \t]{0,2}[:=][ \t]{0,2}[\"']?$")  # "batch": 5000, ttl = 3600
+_FILE_END = re.compile(r"\.(?:pdf|docx?|xlsx?|pptx?|csv|txt|png|jpe?g|gif|webp|zip|gz|json|ya?ml|toml|py|js|ts|md|html?|exe|dmg|apk"
+                       r"|mp[34]|mov|log|sh|conf|ini|db|sql)$", re.I)
+_DOMAIN = re.compile(r"(?:[\w\-]{1,63}\.){1,8}[^\W\d_]{2,12}")
+_ID_OR_UNIT = re.compile(r"\d{1,4}[\-_.]?[^\W\d_]{1,12}")  # "4-digit", "6-character", "2FA"
+_SIGNS = frozenset("!@#$%^&*+~=?|")
+_CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
+
+
+def invented(token: str) -> bool:
+    """A value that looks made up: pieces joined by signs with a digit in them ("crumpet-toast-9", "stroopwafel-Delft9"),
+    or a sign no word has between letters ("7Fjord!Pine"); not an address, a path, a file, a version or an id in
+    capitals."""
+    if token.startswith(("-", "~", "$", "#", "[REDACTED")) or re.search(r"[=/&?:\\]|@[\w\-]+\.|@v?\d", token) or _CJK.search(token):
+        return False  # a flag, a setting, a path, a query, "user:password" (the forms read it), an address, "action@v3", CJK text
+    if re.fullmatch(r"[a-z\d]+(?:[_.][a-z\d]+)+", token):
+        return False  # an identifier: "require_2fa", "db.r6g.large"
+    if _FILE_END.search(token) or _DOMAIN.fullmatch(token) or _ID_OR_UNIT.fullmatch(token):
+        return False
+    letters = [c for c in token if c.isalpha()]
+    if len(letters) < 3 or all(c.isupper() for c in letters) and not _SIGNS.intersection(token):
+        return False  # "COVID-19", "ORD-2024-77": an id
+    signs = {c for c in token if not c.isalnum()}
+    if not signs:
+        return False  # "wombat77" or "Windows11": the forms decide those by what stands around them
+    parts = [p for p in re.split(r"[^\w]|_", token) if p]
+    if any(c.isdigit() for c in token):
+        if len(parts) < 2 or not any(p.isalpha() and len(p) >= 3 for p in parts):
+            return False
+        # one joiner: "pogácsa-77", "stroopwafel-Delft9", not a page or a place ("Seite-12", "Milano-2")
+        return len(parts) > 2 or (parts[0][0].islower() and len(parts[1]) >= 2) or any(_mixed(p) for p in parts)
+    cases = any(c.isupper() for c in letters) and any(c.islower() for c in letters)
+    return cases and bool(_SIGNS.intersection(token)) and len(parts) >= 2
+
+
+def _mixed(part: str) -> bool:
+    return any(c.isdigit() for c in part) and any(c.isalpha() for c in part)
+
+
+def confided_values(text: str) -> Iterator[Span]:
+    """("password-made", start, end) and ("pin", start, end) of the values sentences about a credential give away."""
+    text = _unlabelled(text)  # "[REDACTED:password]" names no password
+    before = ""  # the line before, for an answer on the next line
+    pos = 0
+    for line in text.split("\n"):
+        named_before = len(before) <= 400 and _CREDENTIAL.search(before) is not None and _GIVES.search(line[:400]) is not None
+        for piece in _PIECE.finditer(line):
+            if len(piece.group()) <= 400:
+                yield from _in_sentence(piece.group(), pos + piece.start(), named_before)
+        before = line if line.strip() else before
+        pos += len(line) + 1
+
+
+def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
+    secret = _KEEP_IT_SECRET.search(sentence) is not None
+    if secret or named_before or _CREDENTIAL.search(sentence):
+        for m in _TOKEN.finditer(sentence):
+            value = m.group()
+            if m.end() == len(sentence) or sentence[m.end()].isspace():
+                value = value.rstrip(".:!?")  # the sentence's own sign; "'Hazel-Ridge-93!'" keeps its "!"
+            if invented(value):
+                yield ("password-made", at + m.start(), at + m.start() + len(value))
+    cue = None if _PUBLIC_CODE.search(sentence) else _DIGITS_CUE.search(sentence)
+    if secret or cue:
+        for m in _DIGITS.finditer(sentence):
+            if not secret and cue is not None and cue.start() > m.start():
+                continue  # a code's digits follow its name: "rum 4312 ..., koden till dörren" is a room
+            before = sentence[max(0, m.start() - 44):m.start()]
+            keyed = _KEYED.search(before)
+            if _LABELLED.search(before) or (keyed and not _DIGITS_CUE.search(keyed.group(1))) or _a_year(m.group()):
+                continue
+            yield ("pin", at + m.start(), at + m.end())
+
+
+def _a_year(digits: str) -> bool:
+    return len(digits) == 4 and digits.isdigit() and 1950 <= int(digits) <= 2039
+
+
+# A card's code after its number, by any name ("Cryptogramme : 731", "le code au dos c'est 662", "de code achterop is vier
+# nul negen", "Prüfziffer drei acht eins"): three or four digits, or as many spoken, within a few lines of the number.
+_CODE_NAME = re.compile(r"(?<![^\W\d_])(?:cvc\d?|cvv\d?|cv2|csc|cid|code\w{0,4}|c(?:ó|o)digo|codice|kod\w{0,3}|k(?:ó|o)d\w{0,3}|код\w{0,3}"
+                        r"|κωδικ\w*|crypto\w*|pr(?:ü|ue)f\w*|sicherheits\w*|security|beveiligings\w*|verifica\w*)(?![^\W\d_])"
+                        r"|安全码|安全碼|セキュリティコード|보안[ \t]?코드", re.I)
+_CODE_VALUE = re.compile(rf"[^\d\n]{{0,40}}?(?<![\d/.\-])(\d{{3,4}})(?![\d/.\-])"
+                         rf"|[^\d\n]{{0,40}}?(?<![^\W\d_])((?:{_NUMBER_WORD}[ \t,\-]{{1,3}}){{2,3}}{_NUMBER_WORD})(?![^\W\d_])", re.I)
+
+
+def codes_after_cards(text: str, cards: list[tuple[int, int]]) -> Iterator[Span]:
+    """("card-cvv", start, end) of a card's security code named within 200 characters after the card's number."""
+    for _, end in cards:
+        window = text[end:end + 200]
+        for name in _CODE_NAME.finditer(window):
+            value = _CODE_VALUE.match(window, name.end())
+            if value is None:
+                continue
+            g = 1 if value.group(1) is not None else 2
+            yield ("card-cvv", end + value.start(g), end + value.end(g))
+            break

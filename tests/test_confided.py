@@ -1,0 +1,133 @@
+"""Values a sentence about a credential gives away (screen/confided.py), and seeds in columns (screen/wallet.py), each
+rule pinned from both sides: the secret is redacted, its benign neighbour is left as it was."""
+
+from __future__ import annotations
+
+import pytest
+
+from hymem_cli.screen import Screen, find_secrets
+from hymem_cli.screen.confided import invented
+
+
+def redacted(text: str) -> str:
+    return Screen().redact(text)[0]
+
+
+def assert_caught(text: str, *secrets: str) -> None:
+    out = redacted(text)
+    for secret in secrets:
+        assert secret not in out, out
+
+
+def assert_kept(text: str) -> None:
+    assert find_secrets(text) == [], [(k, text[s:e]) for k, s, e in find_secrets(text)]
+
+
+@pytest.mark.parametrize("token", ["crumpet-toast-9", "Sparrow^Lake^2019", "Galeb!Mura58", "stroopwafel-Delft9", "pogácsa-77",
+                                   "Mulberry_Gale_77", "Hazel-Ridge-93!"])
+def test_made_up_values_look_invented(token):
+    assert invented(token)
+
+
+@pytest.mark.parametrize("token", ["Seite-12", "Milano-2", "COVID-19", "ORD-2024-77", "4-digit", "require_2fa", "db.r6g.large",
+                                   "report-2024.pdf", "e-Dnevnik", "Wi-Fi", "wombat77", "DB_USER=app", "docker/login-action@v3",
+                                   "alex:Jira-Pw-55", "example.co.uk", "--ftp-password=$FTP_PASS"])
+def test_names_ids_files_and_settings_do_not(token):
+    assert not invented(token)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("átállítottam a laptop jelszavát erre: pogácsa-77 (kötőjellel)", "pogácsa-77"),  # an inflected password word
+    ("Het wachtwoord voor de gedeelde Netflix is nu stroopwafel-Delft9, niet doorsturen aub", "stroopwafel-Delft9"),
+    ("the code to the shared account is 7Fjord!Pine — please don't change it without telling the group", "7Fjord!Pine"),
+    ("heads up — went ahead and changed the Costco login, it's now thimble-orchard-63 (all lowercase)", "thimble-orchard-63"),
+    ("[10:42] sam: did u change the wifi??\n[10:43] me: yep changed it to crumpet-toast-9\n[10:43] sam: ok", "crumpet-toast-9"),
+    ("-Credential (New-Object PSCredential('svc', (ConvertTo-SecureString 'Hazel-Ridge-93!' -AsPlainText -Force)))",
+     "Hazel-Ridge-93!"),
+])
+def test_a_made_up_value_in_a_sentence_about_a_credential_is_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("Der Zahlencode fürs Fahrradschloss ist 3-9-0-4", "3-9-0-4"),
+    ("Ο κωδικός του συναγερμού είναι 3052", "3052"),
+    ("mon code de carte bleue c'est 8406, ne le répète à personne", "8406"),
+    ("il codice del bancomat è 3092, tienilo per te", "3092"),
+    ("رمز البطاقة 4619 لا تخبر أحدا", "4619"),
+    ("என் ஏடிஎம் கார்டு பின் 7294, யாரிடமும் சொல்லாதே", "7294"),
+    ("phone unlock is 319046, same as my old one", "319046"),
+])
+def test_the_digits_of_a_code_or_of_a_secret_kept_from_others_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "flight code BA 2490 leaves at 18:05 from gate 12",
+    "vi bor i rum 4312 på hotellet, koden till dörren får vi i receptionen",  # the room comes before the code's name
+    "рейс SU 1472 вылетает в 14:35, код бронирования пришлёт агент",
+    "kode pos rumah baru 40115, tolong update alamatnya",  # a postal code
+    "Ο κωδικός της παραγγελίας είναι 48213",  # an order's code
+    "[auth]\npassword_hash_algorithm = argon2id\npassword_reset_ttl = 3600\nrequire_2fa = true",
+    "Forgot password?\nClick-here-2",  # the line after names no value
+    "The code of conduct was updated in 2024, don't tell anyone I said it was overdue",  # a year
+    "Das Passwort steht auf Seite-12 im Handbuch.",
+])
+def test_numbers_and_names_that_are_no_credential_are_kept(text):
+    assert_kept(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Secret Recovery Phrase\n 1 monster    9 rebuild   17 unit\n 2 note      10 relief    18 rich\n 3 jazz      11 network   19 subject\n"
+    " 4 nephew    12 engage    20 fall\n 5 practice  13 emerge    21 cake\n 6 renew     14 stumble   22 slight\n"
+    " 7 layer     15 shrug     23 vintage\n 8 enemy     16 fantasy   24 sample",
+    "Exodus backup\n1-apart      7-hold\n2-delay      8-resource\n3-ozone      9-one\n4-gasp       10-surge\n5-wish       11-silly\n"
+    "6-tuna       12-state",
+    'on the back of a photo: "soul, scale, join, chest, indicate, crawl, upgrade, van, little, tenant, act and bind" - his wallet?',
+])
+def test_seed_words_in_columns_by_bare_numbers_or_ending_in_and_are_redacted(text):
+    out = redacted(text)
+    assert "[REDACTED:seed-phrase]" in out
+    assert "monster" not in out and "apart" not in out and "tenant" not in out
+
+
+def test_a_run_of_listed_words_that_goes_on_after_and_is_no_seed_of_its_own_length():
+    assert_kept("apple banana cherry and then some more words here to say")
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("ok the number is 4111 1111 1111 1111, expires oh nine twenty seven, security code five one eight", "five one eight"),
+    ("Numéro de carte\u202f: 4111 1111 1111 1111\nDate d’expiration\u202f: 02/29\nCryptogramme\u202f: 731", "731"),
+    ("Carte pro\u00a0: 4111 1111 1111 1111 — expire fin 2027, le code au dos c'est 662", "662"),
+    ("用这张卡：卡号 4111 1111 1111 1111，有效期 11/29，背面三位安全码 046。", "046"),
+])
+def test_a_cards_code_named_after_its_number_is_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+def test_a_price_after_a_card_is_no_code():
+    assert "1299" in redacted("paid with card 4111 1111 1111 1111 for the order, total 1299 kr")
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("Tom: user is studio, then type Foxglove!Ledger58 and hit return", "Foxglove!Ledger58"),  # a value typed in
+    ("బ్యాంక్ యాప్ పాస్\u200cవర్డ్ ఇప్పుడు Pesarattu#Godavari6 — ఎవరికీ చెప్పకు", "Pesarattu#Godavari6"),  # Telugu
+    ("export:\notpauth-migration://offline?data=CjMKCkhlbGxvId6tvu8SGEV4YW1wbGU6YWxpY2VAZ29vZ2xlLmNvbRoHRXhhbXBsZSAB",
+     "CjMKCkhlbGxvId6tvu8SGEV4YW1wbGU6YWxpY2VAZ29vZ2xlLmNvbRoHRXhhbXBsZSAB"),
+    ("-----BEGIN OpenVPN Static key V1-----\n0ef081f9866ca7e973d1397807d7d672\n-----END OpenVPN Static key V1-----",
+     "0ef081f9866ca7e973d1397807d7d672"),
+    ("Microsoft-fiók helyreállítási kódja:\n\nJE03B-MLMVQ-C8ODJ-Q68TU-G65YH\n", "JE03B-MLMVQ-C8ODJ-Q68TU-G65YH"),
+])
+def test_more_forms_of_a_credential_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+def test_a_japanese_seed_written_in_decomposed_kana_is_redacted():
+    import unicodedata
+    words = "たしざん たぶん めいそう けつまつ りくつ そつぎょう ほこう たんそく ねさげ あたる わかす さがす".split()
+    text = "ウォレットの復元フレーズ：\n" + "\u3000".join(unicodedata.normalize("NFD", w) for w in words)
+    assert "[REDACTED:seed-phrase]" in redacted(text)
+
+
+def test_code_that_reads_a_secret_from_the_environment_is_kept():
+    assert_kept('import os\nDB_PASSWORD = os.environ["DB_PASSWORD"]\nAPI_KEY = os.getenv("OPENAI_API_KEY")')
