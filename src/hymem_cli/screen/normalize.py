@@ -26,6 +26,11 @@ _TAGS = re.compile("[\U000e0020-\U000e007e]")
 # Letters and digits in brackets ("⒩⒪⒯⒠", "⑴"): NFKC would give "(n)(o)(t)(e)"; read them as the bare letters
 _PARENTHESIZED = str.maketrans({**{chr(0x249C + i): chr(ord("a") + i) for i in range(26)},
                                 **{chr(0x2474 + i): str(i + 1) for i in range(9)}})
+# Enclosed capitals with no compatibility form ("🅰🅻🅴🆇", "🅐🅑"): negative squared and negative circled Latin letters
+_ENCLOSED = str.maketrans({**{chr(0x1F170 + i): chr(ord("A") + i) for i in range(26)},
+                           **{chr(0x1F150 + i): chr(ord("A") + i) for i in range(26)}})
+# Letters spaced apart by hair, thin or sixth-of-em spaces ("n\u200ao\u200at\u200ae"), words by plain ones: the letters are one word
+_SPACED_BY_HAIR = re.compile("(?<=\\S)[\u2006\u2009\u200a](?=\\S)")
 # Text after a right-to-left override is shown reversed: stored backwards, it reads forwards ("\u202emorf ylno" shows "only from")
 _REVERSED = re.compile("\u202e([^\u202a-\u202e\n]{1,2000})(?:\u202c|(?=\n)|$)")
 
@@ -120,7 +125,8 @@ def _latin_word(word: str, latin_text: bool) -> str:
 
 def fold_letters(text: str) -> str:
     """NFKC, invisible characters gone, tag characters read as ASCII, accents off, look-alike letters Latin."""
-    text = _TAGS.sub(lambda m: chr(ord(m.group()) - 0xE0000), text).translate(_PARENTHESIZED)
+    text = _TAGS.sub(lambda m: chr(ord(m.group()) - 0xE0000), text).translate(_PARENTHESIZED).translate(_ENCLOSED)
+    text = _SPACED_BY_HAIR.sub("", text)
     if "\u202e" in text:
         text = _REVERSED.sub(lambda m: m.group(1)[::-1], text)
     text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
