@@ -131,3 +131,26 @@ def test_a_japanese_seed_written_in_decomposed_kana_is_redacted():
 
 def test_code_that_reads_a_secret_from_the_environment_is_kept():
     assert_kept('import os\nDB_PASSWORD = os.environ["DB_PASSWORD"]\nAPI_KEY = os.getenv("OPENAI_API_KEY")')
+
+
+def test_a_psql_result_with_a_password_column_loses_its_cells():
+    text = ("appdb=# SELECT id, email, password FROM users;\n id |  email        | password\n----+---------------+----------\n"
+            "  1 | olga@shop.ex  | Birch&Kettle9\n  2 | sam@shop.ex   | hollyhock1986\n(2 rows)")
+    out = redacted(text)
+    assert "Birch&Kettle9" not in out and "hollyhock1986" not in out and "olga@shop.ex" in out
+    assert_kept(" id | email        | password_set\n----+--------------+-------------\n  1 | olga@shop.ex | t")
+
+
+def test_a_wifi_key_in_wpa_supplicant_conf_is_redacted_whole():
+    assert_caught('network={\n    ssid="Zolder"\n    psk="Haring met Uitjes 1999"\n    key_mgmt=WPA-PSK\n}', "Haring met Uitjes 1999")
+
+
+def test_seedqr_digits_are_a_seed_and_other_long_numbers_are_not():
+    seedqr = "105012850068048220341646202316750629114108201095"
+    assert_caught(f"SeedQR digits:\n{seedqr}", seedqr)
+    assert_kept("tracking 993812850068048220341646202316750629114108201095 arrived")  # a group of four above 2047
+
+
+def test_a_password_hash_and_a_note_in_a_password_cell_are_kept():
+    assert_kept("stored as $2b$12$KIXQJ8p9eV1n3m7qg6F0uO0m7yYh9j4dZ3sQe2wQ1xS8rT5uV6wXa in the users table")
+    assert_kept("| Account | Password |\n|---|---|\n| NAS | ask Tigran |")

@@ -1151,7 +1151,7 @@ def _markdown_cells(line: str) -> list[tuple[int, int]]:
     return cells
 
 
-_DELIMITED_CELL = {d: re.compile(rf"\"(?:[^\"]|\"\")*\"|[^{d}]*") for d in (",", "\t", ";")}
+_DELIMITED_CELL = {d: re.compile(rf"\"(?:[^\"]|\"\")*\"|[^{re.escape(d)}]*") for d in (",", "\t", ";", "|")}
 
 
 def _delimited_cells(line: str, delimiter: str) -> list[tuple[int, int]]:
@@ -1240,7 +1240,7 @@ def _table_block(lines: list[tuple[int, str]], i: int) -> tuple[list[tuple[int, 
                 break
             rows.append((offset, row))
         return (rows, _markdown_cells) if len(rows) >= 2 else None
-    for delimiter in ("\t", ",", ";"):
+    for delimiter in ("\t", ",", ";", "|"):  # "|" without bars at the edges: psql's and mysql's query output
         if delimiter not in line:
             continue
         split = partial(_delimited_cells, delimiter=delimiter)
@@ -1250,8 +1250,8 @@ def _table_block(lines: list[tuple[int, str]], i: int) -> tuple[list[tuple[int, 
         width = len(header)
         rows = [lines[i]]
         for offset, row in lines[i + 1:]:
-            if len(split(row)) != width:
-                break
+            if len(split(row)) != width and not (delimiter == "|" and re.fullmatch(r"[ \t]*-+(?:\+-+)*[ \t]*", row)):
+                break  # "----+------" under a psql header is part of its table
             rows.append((offset, row))
         return (rows, split) if len(rows) >= 2 else None
     return None
@@ -1262,7 +1262,7 @@ def _column_values(rows: list[tuple[int, str]], split: Cells) -> Iterator[Span]:
     columns = {n: kind for n, (a, b) in enumerate(split(header)) if (kind := _column_kind(header[a:b]))}
     if not columns:
         return
-    body = [(offset, row, split(row)) for offset, row in rows[1:] if not re.fullmatch(r"[\s|:\-]*", row)]  # not |---|
+    body = [(offset, row, split(row)) for offset, row in rows[1:] if not re.fullmatch(r"[\s|:\-+]*", row)]  # not |---| or ---+---
     for n, kind in list(columns.items()):
         if kind == "pass-column":  # a password column when no cell is a test's mark or a count, and one looks made up
             values = [row[cs[n][0]:cs[n][1]] for _, row, cs in body if n < len(cs)]

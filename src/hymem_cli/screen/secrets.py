@@ -86,7 +86,7 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     # --- secrets found by context: a name, a keyword or a card word beside a value no vendor pattern knows
     # NAME=value, NAME: value, "NAME": "value" where the name says secret (PGPASSWORD=, db_pass:, API_TOKEN=)
     "password-field": re.compile(
-        r"(?<![A-Za-z0-9_])(?:[A-Za-z0-9]{1,30}[_.\-]){0,4}[A-Za-z0-9]{0,12}?(?:pass(?:word|wd|wort|code|phrase)?|pwd|secret)"
+        r"(?<![A-Za-z0-9_])(?:[A-Za-z0-9]{1,30}[_.\-]){0,4}[A-Za-z0-9]{0,12}?(?:pass(?:word|wd|wort|code|phrase)?|pwd|secret|psk)"
         # not a setting about passwords: a name that ends in what it sets (password_hash_algorithm, password_reset_ttl)
         r"(?!(?:[_.\-][A-Za-z0-9]{1,20}){0,2}?[_.\-]" + _ABOUT_PASSWORDS + r"[\"']?[ \t]{0,3}[=:])"
         r"(?:[_.\-][A-Za-z0-9]{1,20}){0,3}[\"']?[ \t]{0,3}(?:=|:)[ \t]{0,3}(\"[^\"\n]{3,256}\"|'[^'\n]{3,256}'|[^\s\"',;]{3,256})",
@@ -286,7 +286,9 @@ def _a_name(word: str) -> bool:
 
 # A long run right after these is data or a digest, not a credential: an image or a font inlined in base64, an SSH
 # key's fingerprint ("SHA256:uNiV..."), a subresource integrity hash ("sha384-...")
-_DATA_OR_DIGEST = re.compile(r"(?:;base64,|(?<![A-Za-z0-9])(?:sha1|sha224|sha256|sha384|sha512|md5)[:\-])\Z", re.I)
+_DATA_OR_DIGEST = re.compile(r"(?:;base64,|(?<![A-Za-z0-9])(?:sha1|sha224|sha256|sha384|sha512|md5)[:\-]"
+                             r"|\$2[abxy]?\$\d\d\$|\$[156y]\$(?:rounds=\d{1,7}\$)?[./A-Za-z0-9]{1,16}\$)\Z",  # bcrypt, crypt(3) hashes
+                             re.I)
 _SRI_HASH = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,88}={0,2}\Z")
 # A transaction's or a block's hash is public ("tx 0x5c50...", "txid: ..."); so is a public key or a certificate.
 _PUBLIC_HASH_BEFORE = re.compile(r"(?:\btx(?:id|\s+hash)?|\btransaction(?:\s+(?:id|hash))?|\bblock(?:\s+hash)?|\bcommit)\s{0,3}[:#=]?\s{0,3}\Z", re.I)
@@ -461,7 +463,7 @@ _NEEDS = {
 # kind -> words one of which every match contains, in lower case (keyword patterns are the slow ones)
 _NEEDS_WORD = {
     "password": ("pass", "pw", "key", "token", "secret", "code", "contrase", "senha", "пароль"),
-    "password-field": ("pass", "pwd", "secret"), "secret-field": ("key", "token", "auth", "credential"),
+    "password-field": ("pass", "pwd", "secret", "psk"), "secret-field": ("key", "token", "auth", "credential"),
     "password-flag": ("mysql", "-p", "--pass"), "password-bare": ("pass", "pwd", "master"),
     "key-phrase": ("key", "code", "combination", "combo", "unlock"), "card-cvv": ("cv", "csc", "code"),
     "card-context": ("card", "visa", "amex", "discover", "diners", "jcb", "credit", "debit", "cc", "exp", "valid"),
@@ -528,7 +530,7 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
                 continue
             if kind == "password" and _compared(text, value, end):
                 continue
-            if kind == "token" and (_DATA_OR_DIGEST.search(text, max(0, start - 12), start) or _SRI_HASH.match(value)
+            if kind == "token" and (_DATA_OR_DIGEST.search(text, max(0, start - 36), start) or _SRI_HASH.match(value)
                                     or _PUBLIC_HASH_BEFORE.search(text, max(0, start - 20), start) or _in_public_block(text, start)):
                 continue
             if kind == "passphrase":
@@ -592,7 +594,8 @@ _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "password-flag": _field_value,
     "pgpass": _field_value,
     "netrc": _field_value,
-    "password-column": lambda v: _field_value(v) and not _DATE.fullmatch(v) and v.lower() not in _NOT_IN_A_COLUMN,
+    "password-column": lambda v: _field_value(v) and not _DATE.fullmatch(v) and v.lower() not in _NOT_IN_A_COLUMN
+    and not (" " in v.strip() and v.split()[0].lower() in _NOTE_IN_A_CELL),  # a note in the cell: "ask Tigran", "see vault"
     "token-column": lambda v: _secret_field(v) and not re.search(r"\s", v) and not v.isdigit(),  # not "1,024 (2 calls)"
     "pin": lambda v: 4 <= len(card_digits(v)) <= 8 and (re.fullmatch(r"\d{1,8}(?:[ \-]\d{1,8}){0,7}", v) is not None
                                                           or spoken_number(v)),
@@ -601,6 +604,7 @@ _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "otp-seed": lambda v: len(re.sub(r"[\s=]", "", v)) >= 16,
     "login-pair": lambda v: _secretish(v) and _made_up_strongly(v),  # no login word before it: the value must say it
 }
+_NOTE_IN_A_CELL = frozenset("ask see check in on via frag siehe voir demande demander ver vedi chiedi zie vraag pregunta pergunte".split())
 _FORM_KINDS = ("pgpass", "netrc", "password-column", "token-column", "password-made", "config-secret", "otp-seed")  # kinds no pattern above has
 _TRIMMED_FORMS = frozenset({"password", "password-made", "password-flag"})  # values that may end a sentence
 

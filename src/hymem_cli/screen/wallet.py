@@ -93,7 +93,8 @@ def checksum_holds(indexes: list[int]) -> bool:
 
 
 def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
-    """("seed-phrase", start, end) of every seed phrase in `text`, first word to last."""
+    """("seed-phrase", start, end) of every seed phrase in `text`, first word to last, and of every SeedQR's digits."""
+    yield from find_seedqr_digits(text)
     for run in _RUN.finditer(text):
         words = [(m.start(), m.end(), _key(m.group())) for m in re.finditer(rf"{_LETTERS}+", run.group())]
         if len(words) > 2 and words[-2][2] == "and":  # "..., act and bind": the last word follows "and"
@@ -106,6 +107,19 @@ def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
             if _near_wallet_word(text, start, end) or _checks_alone(part, index) or _numbered_in_order(run.group()):
                 found.add(start)
                 yield ("seed-phrase", start, end)
+
+
+# A Standard SeedQR written out: each word's index in the English list as four digits, 12 or 24 words. Every group of
+# four is below 2048, which 48 digits by chance are about once in 200 million.
+_SEEDQR = re.compile(r"(?<!\d)(?:\d{96}|\d{48})(?!\d)")
+
+
+def find_seedqr_digits(text: str) -> Iterator[tuple[str, int, int]]:
+    """("seed-phrase", start, end) of every SeedQR digit string in `text`."""
+    for m in _SEEDQR.finditer(text):
+        digits = m.group()
+        if all(int(digits[i:i + 4]) < 2048 for i in range(0, len(digits), 4)):
+            yield ("seed-phrase", m.start(), m.end())
 
 
 def _numbered_in_order(run: str) -> bool:
