@@ -588,6 +588,7 @@ def _word_char(text: str, i: int) -> bool:
 # kind -> check of a value found by its form (forms.py, wallet.py); kinds without one are secrets as found
 _DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}")
 _NOT_IN_A_COLUMN = frozenset("never unset reset changed same - — – ? ✓ ✗ x".split())
+_NOTE_IN_A_CELL = frozenset("ask see check in on via frag siehe voir demande demander ver vedi chiedi zie vraag pregunta pergunte".split())
 _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "password": _password_value,
     "password-made": _secretish,  # "make the laptop password X": no connector, so X must look made up
@@ -604,7 +605,6 @@ _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "otp-seed": lambda v: len(re.sub(r"[\s=]", "", v)) >= 16,
     "login-pair": lambda v: _secretish(v) and _made_up_strongly(v),  # no login word before it: the value must say it
 }
-_NOTE_IN_A_CELL = frozenset("ask see check in on via frag siehe voir demande demander ver vedi chiedi zie vraag pregunta pergunte".split())
 _FORM_KINDS = ("pgpass", "netrc", "password-column", "token-column", "password-made", "config-secret", "otp-seed")  # kinds no pattern above has
 _TRIMMED_FORMS = frozenset({"password", "password-made", "password-flag"})  # values that may end a sentence
 
