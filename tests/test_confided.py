@@ -154,3 +154,26 @@ def test_seedqr_digits_are_a_seed_and_other_long_numbers_are_not():
 def test_a_password_hash_and_a_note_in_a_password_cell_are_kept():
     assert_kept("stored as $2b$12$KIXQJ8p9eV1n3m7qg6F0uO0m7yYh9j4dZ3sQe2wQ1xS8rT5uV6wXa in the users table")
     assert_kept("| Account | Password |\n|---|---|\n| NAS | ask Tigran |")
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ('Transcribed from the sticky note: "SAP — bmeier / Zander&Keks!61"', "Zander&Keks!61"),  # made up beyond doubt
+    ("first box: hr.tanaka, second box I typed Lupine^Ferris^309 and hit enter", "Lupine^Ferris^309"),
+    ("Ihr neues Initialkennwort lautet: Wz7#Hafen-Kiel", "Wz7#Hafen-Kiel"),  # a compound password word
+    ("lockbox is on the fence — turn the dials to 3-9-1-6, pull the front down", "3-9-1-6"),
+    ("mysql> ALTER USER 'wp_blog'@'localhost' IDENTIFIED BY 'Larkspur#Delta#90';", "Larkspur#Delta#90"),
+    ("[smtp.gmail.com]:587    backups.nas@gmail.com:wkqz bnhe tlrp sxau", "wkqz bnhe tlrp sxau"),
+    ("Cookie: ASP.NET_SessionId=4ptz0a3dr1tu3fcfjdciwkj4; .ASPXAUTH=D006904B4D63AF3524C05962AB04F28D6383", "4ptz0a3dr1tu3fcfjdciwkj4"),
+])
+def test_values_made_up_beyond_doubt_or_set_by_sql_or_a_lockbox_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "br-rtr-02#show running-config",  # a router's prompt: one case only
+    "see issue#1234 and PR#88 for the fix",
+    "mysql> CREATE USER 'app' IDENTIFIED WITH caching_sha2_password;",
+    "send it to alex@example.com: this time from home",  # four words of prose after an address
+])
+def test_prompts_issue_numbers_and_prose_are_kept(text):
+    assert_kept(text)

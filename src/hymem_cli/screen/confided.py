@@ -28,12 +28,16 @@ _CREDENTIAL = re.compile(
     # "password" written in Telugu, Kannada, Malayalam, Gujarati and Punjabi letters (a zero-width non-joiner optional)
     r"|పాస్\u200c?వర్డ్|ಪಾಸ್\u200c?ವರ್ಡ್|പാസ്\u200c?വേഡ്|પાસવર્ડ|ਪਾਸਵਰਡ"
     # or a value typed in: "then type Foxglove!Ledger58 and hit return"
-    r"|(?<![^\W\d_])(?:type|enter|paste|tippe|tape[sz]?|escribe|digita|wpisz|введи\w*)[ \t]+(?=[`'\"]?[^\s`'\"]{6,64})",
+    r"|(?<![^\W\d_])(?:type|typed|enter|entered|paste|pasted|keyed[ \t]+in|put[ \t]+in|tippe|tape[sz]?|escribe|digita|wpisz"
+    r"|введи\w*)[ \t]+(?=[`'\"]?[^\s`'\"]{6,64})"
+    # a password word at the end of a compound: "Initialkennwort", "Einmalpasswort", "beheerderswachtwoord"
+    r"|[^\W\d_]{2,20}(?:kennw|passw|wachtw)\w*",
     re.I,
 )
 _DIGITS_CUE = re.compile(
     rf"{_PIN_FOR_DIGITS.pattern}|(?<![^\W\d_])(?:codes?|c(?:ó|o)digo|codice|kod\w{{0,3}}|k(?:ó|o)d\w{{0,3}}|код\w{{0,3}}|κωδικ\w*"
-    r"|tunnuslu\w*|zahlencode|combination|combo|passcode|unlock\w*)(?![^\W\d_])|பின்|暗証|番号|رمز|कोड|पिन",
+    r"|tunnuslu\w*|zahlencode|combination|combo|passcode|unlock\w*|lockbox|keybox|key[ \t]?safe|padlock|dials?|keypad)"
+    r"(?![^\W\d_])|பின்|暗証|番号|رمز|कोड|पिन",
     re.I,
 )
 # codes anyone may know: "zip code 10115", "le code postal", "promo code 2024", "error code 5012"
@@ -83,15 +87,27 @@ _FILE_END = re.compile(r"\.(?:pdf|docx?|xlsx?|pptx?|csv|txt|png|jpe?g|gif|webp|z
 _DOMAIN = re.compile(r"(?:[\w\-]{1,63}\.){1,8}[^\W\d_]{2,12}")
 _ID_OR_UNIT = re.compile(r"\d{1,4}[\-_.]?[^\W\d_]{1,12}")  # "4-digit", "6-character", "2FA"
 _SIGNS = frozenset("!@#$%^&*+~=?|")
+_STRONG_SIGNS = frozenset("!#$^&*~")
 _CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
+
+
+def strongly_invented(token: str) -> bool:
+    """Made up beyond doubt, whatever stands around it: two pieces of three letters or more, a digit, and a sign no
+    name or id has between them ("Lupine^Ferris^309", "Zander&Keks!61", "Wz7#Hafen-Kiel"); not "issue#123"."""
+    if not invented(token) or not _STRONG_SIGNS.intersection(token) or not any(c.isdigit() for c in token):
+        return False
+    if not (any(c.isupper() for c in token) and any(c.islower() for c in token)):
+        return False  # both cases, as a password is made: not a router's prompt ("br-rtr-02#show")
+    return sum(1 for p in re.split(r"[^\w]|_", token) if sum(c.isalpha() for c in p) >= 3) >= 2
 
 
 def invented(token: str) -> bool:
     """A value that looks made up: pieces joined by signs with a digit in them ("crumpet-toast-9", "stroopwafel-Delft9"),
     or a sign no word has between letters ("7Fjord!Pine"); not an address, a path, a file, a version or an id in
     capitals."""
-    if token.startswith(("-", "~", "$", "#", "[REDACTED")) or re.search(r"[=/&?:\\]|@[\w\-]+\.|@v?\d", token) or _CJK.search(token):
-        return False  # a flag, a setting, a path, a query, "user:password" (the forms read it), an address, "action@v3", CJK text
+    if token.startswith(("-", "~", "$", "#", "[REDACTED")) or re.search(r"[=/?:%\\]|&\w{1,30}=|@[\w\-]+\.|@v?\d", token) or _CJK.search(token):
+        return False  # a flag, a setting, a path, a query, "user:password" or "user%password" (the forms read them), an
+        # address, "action@v3", percent-encoded text, CJK text
     if re.fullmatch(r"[a-z\d]+(?:[_.][a-z\d]+)+", token):
         return False  # an identifier: "require_2fa", "db.r6g.large"
     if _FILE_END.search(token) or _DOMAIN.fullmatch(token) or _ID_OR_UNIT.fullmatch(token):
@@ -132,13 +148,13 @@ def confided_values(text: str) -> Iterator[Span]:
 
 def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
     secret = _KEEP_IT_SECRET.search(sentence) is not None
-    if secret or named_before or _CREDENTIAL.search(sentence):
-        for m in _TOKEN.finditer(sentence):
-            value = m.group()
-            if m.end() == len(sentence) or sentence[m.end()].isspace():
-                value = value.rstrip(".:!?")  # the sentence's own sign; "'Hazel-Ridge-93!'" keeps its "!"
-            if invented(value):
-                yield ("password-made", at + m.start(), at + m.start() + len(value))
+    about_one = secret or named_before or _CREDENTIAL.search(sentence) is not None
+    for m in _TOKEN.finditer(sentence):
+        value = m.group()
+        if m.end() == len(sentence) or sentence[m.end()].isspace():
+            value = value.rstrip(".:!?")  # the sentence's own sign; "'Hazel-Ridge-93!'" keeps its "!"
+        if invented(value) if about_one else strongly_invented(value):
+            yield ("password-made", at + m.start(), at + m.start() + len(value))
     cue = None if _PUBLIC_CODE.search(sentence) else _DIGITS_CUE.search(sentence)
     if secret or cue:
         for m in _DIGITS.finditer(sentence):

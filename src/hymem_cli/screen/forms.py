@@ -572,8 +572,15 @@ _PIPED = re.compile(r"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?([\"']?)([^\s\"'|]{3,1
 _ORACLE = re.compile(r"(?:\bthin:@?|\b(?:sqlplus|sqlldr|expdp|impdp|rman)[ \t]+(?:-s[ \t]+)?|\bconnect[ \t]+)"
                      r"[\w$#.-]{1,30}/([^@\s/\"']{3,64})@")
 # any cookie named for a session, or with a browser's own prefix, whose value mixes letters and digits
-_ANY_SESSION_COOKIE = re.compile(r"(?<![\w.-])(?:__(?:Host|Secure)-[\w.\-]{1,40}|[\w\-]{0,20}sess(?:ion)?(?!s)[\w\-]{0,20})="
+_ANY_SESSION_COOKIE = re.compile(r"(?<![\w.-])(?:__(?:Host|Secure)-[\w.\-]{1,40}|[\w.\-]{0,20}(?i:sess)(?:ion)?(?!s)[\w\-]{0,20}"
+                                 r"|\.ASPXAUTH|\.AspNetCore\.[\w.]{1,40})="  # ASP.NET's: "ASP.NET_SessionId", ".ASPXAUTH"
                                  r"((?=[^;\s,]{0,200}[A-Za-z])(?=[^;\s,]{0,200}\d)[^;\s,]{16,})")
+# SQL that sets a user's password: "ALTER USER 'wp'@'localhost' IDENTIFIED BY 'X'", "CREATE USER ... WITH PASSWORD 'X'"
+_SQL_PASSWORD = re.compile(r"(?:IDENTIFIED[ \t]+(?:WITH[ \t]+\w{1,40}[ \t]+)?BY|WITH[ \t]+(?:ENCRYPTED[ \t]+)?PASSWORD)[ \t]+"
+                           r"'([^'\n]{1,128})'", re.I)
+# a mail app password: four groups of four letters, after an address or a password word on its line ("user@gmail.com:wkqz
+# bnhe tlrp sxau", "password hvtr lkbe opsd")
+_APP_PASSWORD = re.compile(r"(?:@[\w.\-]{1,253}[:\s]|pass\w{0,6}[ \t:=]{1,3})[ \t]{0,4}([a-z]{4}(?: [a-z]{4}){3})(?![\w])", re.I)
 _SESSION_COOKIE = re.compile(r"(?<![\w.-])(?:sessionid|session_id|sessid|phpsessid|jsessionid|connect\.sid|laravel_session|_session_id|"
                              r"_?[a-z]{2,20}_session|sid|auth_token|remember_token|remember_user_token)=([^;\s,]{12,})", re.I)
 _HEX_KEY_NEAR_WALLET = re.compile(r"\b(?:metamask|private[ \t]+key|privkey|wallet|imported?)\b[^\n]{0,100}?"
@@ -841,6 +848,11 @@ def _handed_over(text: str) -> Iterator[Span]:
     if "=" in text:
         for rx in (_SESSION_COOKIE, _ANY_SESSION_COOKIE):
             yield from (("config-secret", *m.span(1)) for m in rx.finditer(text))
+    for m in _SQL_PASSWORD.finditer(text):
+        yield ("password-flag", *m.span(1))
+    for m in _APP_PASSWORD.finditer(text):
+        if sum(c in "aeiou" for c in m.group(1).lower()) <= 5:  # random letters, not four words of prose
+            yield ("password-flag", *m.span(1))
     for m in _HEX_KEY_NEAR_WALLET.finditer(text):
         yield ("config-secret", *m.span(1))
     for m in _COMBINATION.finditer(text):
