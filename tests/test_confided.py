@@ -162,6 +162,7 @@ def test_a_password_hash_and_a_note_in_a_password_cell_are_kept():
     ("Ihr neues Initialkennwort lautet: Wz7#Hafen-Kiel", "Wz7#Hafen-Kiel"),  # a compound password word
     ("lockbox is on the fence — turn the dials to 3-9-1-6, pull the front down", "3-9-1-6"),
     ("mysql> ALTER USER 'wp_blog'@'localhost' IDENTIFIED BY 'Larkspur#Delta#90';", "Larkspur#Delta#90"),
+    ("CREATE USER 'report'@'%' IDENTIFIED BY 'quietmeadow';", "quietmeadow"),  # not made up, but set by SQL
     ("[smtp.gmail.com]:587    backups.nas@gmail.com:wkqz bnhe tlrp sxau", "wkqz bnhe tlrp sxau"),
     ("Cookie: ASP.NET_SessionId=4ptz0a3dr1tu3fcfjdciwkj4; .ASPXAUTH=D006904B4D63AF3524C05962AB04F28D6383", "4ptz0a3dr1tu3fcfjdciwkj4"),
 ])

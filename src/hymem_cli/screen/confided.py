@@ -88,6 +88,7 @@ _DOMAIN = re.compile(r"(?:[\w\-]{1,63}\.){1,8}[^\W\d_]{2,12}")
 _ID_OR_UNIT = re.compile(r"\d{1,4}[\-_.]?[^\W\d_]{1,12}")  # "4-digit", "6-character", "2FA"
 _SIGNS = frozenset("!@#$%^&*+~=?|")
 _STRONG_SIGNS = frozenset("!#$^&*~")
+_NOT_A_VALUE_SIGN = re.compile(r"[=/?:%\\]|&\w{1,30}=|@[\w\-]+\.|@v?\d")
 _CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
 
 
@@ -105,7 +106,7 @@ def invented(token: str) -> bool:
     """A value that looks made up: pieces joined by signs with a digit in them ("crumpet-toast-9", "stroopwafel-Delft9"),
     or a sign no word has between letters ("7Fjord!Pine"); not an address, a path, a file, a version or an id in
     capitals."""
-    if token.startswith(("-", "~", "$", "#", "[REDACTED")) or re.search(r"[=/?:%\\]|&\w{1,30}=|@[\w\-]+\.|@v?\d", token) or _CJK.search(token):
+    if token.startswith(("-", "~", "$", "#", "[REDACTED")) or _NOT_A_VALUE_SIGN.search(token) or _CJK.search(token):
         return False  # a flag, a setting, a path, a query, "user:password" or "user%password" (the forms read them), an
         # address, "action@v3", percent-encoded text, CJK text
     if re.fullmatch(r"[a-z\d]+(?:[_.][a-z\d]+)+", token):

@@ -576,7 +576,7 @@ _ANY_SESSION_COOKIE = re.compile(r"(?<![\w.-])(?:__(?:Host|Secure)-[\w.\-]{1,40}
                                  r"|\.ASPXAUTH|\.AspNetCore\.[\w.]{1,40})="  # ASP.NET's: "ASP.NET_SessionId", ".ASPXAUTH"
                                  r"((?=[^;\s,]{0,200}[A-Za-z])(?=[^;\s,]{0,200}\d)[^;\s,]{16,})")
 # SQL that sets a user's password: "ALTER USER 'wp'@'localhost' IDENTIFIED BY 'X'", "CREATE USER ... WITH PASSWORD 'X'"
-_SQL_PASSWORD = re.compile(r"(?:IDENTIFIED[ \t]+(?:WITH[ \t]+\w{1,40}[ \t]+)?BY|WITH[ \t]+(?:ENCRYPTED[ \t]+)?PASSWORD)[ \t]+"
+_SQL_PASSWORD = re.compile(r"\b(?:IDENTIFIED[ \t]+(?:WITH[ \t]+\w{1,40}[ \t]+)?BY|WITH[ \t]+(?:ENCRYPTED[ \t]+)?PASSWORD)[ \t]+"
                            r"'([^'\n]{1,128})'", re.I)
 # a mail app password: four groups of four letters, after an address or a password word on its line ("user@gmail.com:wkqz
 # bnhe tlrp sxau", "password hvtr lkbe opsd")
