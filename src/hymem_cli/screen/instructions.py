@@ -168,6 +168,9 @@ SOFT_KINDS = frozenset({"new-rule", "to-assistant", "standing-rule", "trigger", 
                         "third-party-grant", "output-rule", "claimed-agreement"})
 
 
+# the user's "without asking me", "no need to ask": a check on an act they may drop when the act stays theirs (`reaches_beyond`)
+_ASKING_DROPPED = re.compile(r"without|no\s+need\s+to\s+(?:ask|check|confirm)|(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|check)", re.I)
+
 # "Hey assistant," / "Dear Claude!": the agent greeted as a listener (`ai-address`), read as a vocative (`find_instruction`).
 _GREETING = re.compile(r"(?:hey|hi|hello|dear)\b[^,:!]*[,!]", re.I)
 
@@ -205,7 +208,6 @@ def find_instruction(text: str, own: bool = False) -> Hit | None:
         DIRECTIVE_PATTERNS,
         STRUCTURE_PATTERNS,
         VOCATIVE_DECLARED,
-        dropped_check,
         forbids,
         reaches_beyond,
     )
@@ -227,7 +229,7 @@ def find_instruction(text: str, own: bool = False) -> Hit | None:
                 m = rx.search(candidate)
                 if not m:
                     continue
-                if own and kind == "safety-off" and "without" in m.group().lower() and (forbids(candidate) or not dropped_check(candidate)):
+                if own and kind == "safety-off" and _ASKING_DROPPED.search(m.group()) and (forbids(candidate) or not reaches_beyond(candidate)):
                     continue  # "Never delete my drafts without asking me first" keeps a check; "decline calls without asking me"
                     # drops a check on a harmless act
                 spoken_to = kind == "ai-vocative" or (kind == "ai-address" and _GREETING.fullmatch(m.group()) is not None)

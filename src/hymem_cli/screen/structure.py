@@ -294,6 +294,27 @@ _WITHOUT_ASKING_RX = re.compile(_WITHOUT_ASKING, re.I)
 _NEGATED_RULE = re.compile(r"(?:^|[.!?;:\n,]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:never|don'?t|do\s+not|no\s+longer)\b", re.I)
 OWN_RISKY = re.compile(_ADDRESS + "|" + _CREDENTIAL + "|" + _MONEY + "|" + _CHECKS_OFF + "|" + _OTHERS + "|" + _RISKY_ABROAD, re.I)
 _ADDRESS_RX = re.compile(_ADDRESS, re.I)
+# What no bound makes the user's own: credentials, a rule for how other people are treated, obedience without question
+_OWN_NEVER = re.compile(_CREDENTIAL + "|" + _OTHERS
+                        + r"|\b(?:never|don'?t|do\s+not|stop|no\s+longer)\s+(?:ever\s+)?(?:question|doubt|refuse|push\s+back|second-guess"
+                        r"|challenge|warn)\w*|\b(?:ignore|bypass|disable|override|obey|disregard|circumvent)\b|\btrust\s+(?!me\b)\w+"
+                        r"|\bauto-?(?:approve|accept|merge|pay|renew|sign|send|forward|confirm|book|buy|purchase|order|delete|transfer)\w*"
+                        r"|\b(?:promot|endors|advertis|prais)\w*", re.I)  # blind obedience; asking first, dropped, is the act's
+_AMOUNT = r"(?:[$€£¥]\s?\d[\d,.]*|\d[\d,.]*\s?(?:[$€£¥]|usd|eur|gbp|chf|zł|kr|dollars?|euros?|pounds?)(?![^\W\d_]))"
+# A delegation the user bounds: a cap on the amount, a sum per period, a condition, or a recipient of their own ("pay the
+# window cleaner £15 a month", "renew the parking permit, up to £90", "move them as long as they stay in the morning",
+# "forward them to my accountant")
+_BOUNDED = re.compile(
+    r"\b(?:up\s+to|under|below|no\s+more\s+than|not\s+more\s+than|less\s+than|at\s+most|max(?:imum)?|capped\s+at|bis\s+(?:zu\s+)?"
+    r"|jusqu['’]?\s?(?:à|a)|hasta|fino\s+a|at(?:é|e))\s*" + _AMOUNT
+    + r"|" + _AMOUNT + r"\s*(?:a|per|each|every|/|im|par|al|por|al)\s*(?:month|week|year|day|visit|time|monat|mois|mes|mese|mês)\b"
+    r"|\b(?:as\s+long\s+as|so\s+long\s+as|only\s+if|provided\s+(?:that\s+)?|solange|sofern|tant\s+que|(?:à|a)\s+condition"
+    r"|siempre\s+que|purch(?:é|e)|desde\s+que)\b"
+    r"|\bto\s+(?:my|his|her|their)\s+(?:accountant|bookkeeper|partner|wife|husband|mum|mom|mother|dad|father|boss|manager|sister"
+    r"|brother|landlord|doctor|lawyer|solicitor|secretary|son|daughter|parents)\b"
+    r"|\b(?:to|at)\s+(?:my|his|her|their)\s+own\b|\b(?:to|at)\s+my\s+(?:[^\W\d_]+\s+){0,2}(?:address|inbox|e-?mail|account)\b",
+    re.I,
+)
 _PROMOTES_RX = re.compile(_PROMOTES, re.I)
 
 
@@ -305,11 +326,15 @@ def forbids(text: str) -> bool:
 def reaches_beyond(text: str, kind: str = "") -> bool:
     """Whether a rule the user sets in their own words reaches beyond a preference (`OWN_RISKY`); a brand to push, and
     "without asking" for an act that leaves their hands (`dropped_check`), count unless the rule forbids ("Never delete
-    my drafts without asking me first", "Never suggest Uber"). A login page the user names (`credential-link`) is their
+    my drafts without asking me first", "Never suggest Uber"). Money, an address or an act without asking stay the
+    user's to delegate when they bound it (`_BOUNDED`); credentials, checks switched off and rules for others never do. A login page the user names (`credential-link`) is their
     fact: its address is what they state, not where data goes."""
     if kind == "credential-link":
         text = _ADDRESS_RX.sub(" ", text)
-    return OWN_RISKY.search(text) is not None or (not forbids(text) and (_PROMOTES_RX.search(text) is not None or dropped_check(text)))
+    if _OWN_NEVER.search(text) is not None or (not forbids(text) and _PROMOTES_RX.search(text) is not None):
+        return True
+    risky = OWN_RISKY.search(text) is not None or (not forbids(text) and dropped_check(text))
+    return risky and _BOUNDED.search(text) is None  # money, an address, an act without asking: the user's when bounded
 
 
 def dropped_check(text: str) -> bool:
