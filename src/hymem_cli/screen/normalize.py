@@ -31,6 +31,19 @@ _ENCLOSED = str.maketrans({**{chr(0x1F170 + i): chr(ord("A") + i) for i in range
                            **{chr(0x1F150 + i): chr(ord("A") + i) for i in range(26)}})
 # Letters spaced apart by hair, thin or sixth-of-em spaces ("n\u200ao\u200at\u200ae"), words by plain ones: the letters are one word
 _SPACED_BY_HAIR = re.compile("(?<=\\S)[\u2006\u2009\u200a](?=\\S)")
+# Morse code, ten letters or more ("[morse] .- .-.. . -..-"): read as the letters it spells, "/" between words
+_MORSE_LETTERS = dict(zip(
+    ".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - ..- ...- .-- -..- -.-- --.. "
+    "----- .---- ..--- ...-- ....- ..... -.... --... ---.. ----. .-.-.- --..-- ..--.. .----. ---... -....- -..-. .--.-.".split(),
+    "abcdefghijklmnopqrstuvwxyz0123456789.,?':-/@"))
+_MORSE = re.compile(r"(?<![.\-\w])[.\-]{1,7}(?:(?:[ \t]{1,3}/?[ \t]{0,3}|[ \t]{0,3}/[ \t]{0,3})[.\-]{1,7}){9,}(?![.\-\w])")
+
+
+def _read_morse(m: re.Match[str]) -> str:
+    words = re.split(r"[ \t]*/[ \t]*|[ \t]{3}", m.group())
+    return " ".join("".join(_MORSE_LETTERS.get(code, "?") for code in word.split()) for word in words)
+
+
 # Text after a right-to-left override is shown reversed: stored backwards, it reads forwards ("\u202emorf ylno" shows "only from")
 _REVERSED = re.compile("\u202e([^\u202a-\u202e\n]{1,2000})(?:\u202c|(?=\n)|$)")
 
@@ -127,6 +140,8 @@ def fold_letters(text: str) -> str:
     """NFKC, invisible characters gone, tag characters read as ASCII, accents off, look-alike letters Latin."""
     text = _TAGS.sub(lambda m: chr(ord(m.group()) - 0xE0000), text).translate(_PARENTHESIZED).translate(_ENCLOSED)
     text = _SPACED_BY_HAIR.sub("", text)
+    if ".-" in text or "-." in text:
+        text = _MORSE.sub(_read_morse, text)
     if "\u202e" in text:
         text = _REVERSED.sub(lambda m: m.group(1)[::-1], text)
     text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))

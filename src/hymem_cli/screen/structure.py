@@ -621,7 +621,7 @@ _AGENT_WORD = (r"(?<!\bmy\s)(?<!\bmi\s)(?<!\bmon\s)(?<!\bma\s)(?<!\bmein\s)(?<!\
                r"(?:\b(?:(?:ai|virtual|digital|automated|coding)\s+)?(?:assistants?|chat\s?bots?|bots?|llms?|ai|a\.i\.|copilot|claude|chatgpt|gpt|gemini|"
                r"ai\s+(?:agents?|models?|systems?|tools?)|assistente|asistente|assistent|assistentin|asystent\w{0,3}|asisten|asistan|asistent[ae]?|"
                r"asszisztens|avustaja|tekoäly|msaidizi|katulong|tro\s?ly|ассистент\w*|асистент\w*|помощник\w*|βοηθ\w*|helpers?"
-               r"|gervigreind\w*|a(?:ð|d)sto(?:ð|d)arm\w*|laguntzaile\w*|adimen\s+artifizial\w*|digital\s+twins?|autopilot|sub-?agents?)\b"
+               r"|gervigreind\w*|a(?:ð|d)sto(?:ð|d)arm\w*|laguntzaile\w*|adimen\s+artifizial\w*|digital\s+twins?|autopilot|sub-?agents?|second\s+brain|e-?proxy)\b"
                r"|دستیار|مساعد\w*|সহকারী|सहायक|एआई|עוזר|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|인공지능|人工智能"
                # "artificial intelligence" itself, in more languages: the agent named by what it is
                r"|\b(?:tehisintellekt\w*|m(?:ā|a)ksl(?:ī|i)g\w*\s+intelekt\w*|dirbtin\w*\s+intelekt\w*|sztuczn\w*\s+inteligencj\w*"
