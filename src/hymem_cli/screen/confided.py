@@ -88,6 +88,8 @@ _DOMAIN = re.compile(r"(?:[\w\-]{1,63}\.){1,8}[^\W\d_]{2,12}")
 _ID_OR_UNIT = re.compile(r"\d{1,4}[\-_.]?[^\W\d_]{1,12}")  # "4-digit", "6-character", "2FA"
 _SIGNS = frozenset("!@#$%^&*+~=?|")
 _STRONG_SIGNS = frozenset("!#$^&*~")
+_MAYBE_A_VALUE = re.compile(r"\d|[^\W\d_][!@#$%^&*+~=?|][^\W\d_]")  # what every value above holds
+_STRONG_SIGN = re.compile(r"[^\W\d_][!#$^&*~]|[!#$^&*~][^\W_]")  # such a sign beside a letter or digit
 _NOT_A_VALUE_SIGN = re.compile(r"[=/?:%\\]|&\w{1,30}=|@[\w\-]+\.|@v?\d")
 _CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
 
@@ -139,10 +141,11 @@ def confided_values(text: str) -> Iterator[Span]:
     before = ""  # the line before, for an answer on the next line
     pos = 0
     for line in text.split("\n"):
-        named_before = len(before) <= 400 and _CREDENTIAL.search(before) is not None and _GIVES.search(line[:400]) is not None
-        for piece in _PIECE.finditer(line):
-            if len(piece.group()) <= 400:
-                yield from _in_sentence(piece.group(), pos + piece.start(), named_before)
+        if _MAYBE_A_VALUE.search(line):  # most lines hold no digit and no sign between letters: no value to give away
+            named_before = len(before) <= 400 and _CREDENTIAL.search(before) is not None and _GIVES.search(line[:400]) is not None
+            for piece in _PIECE.finditer(line):
+                if len(piece.group()) <= 400 and _MAYBE_A_VALUE.search(piece.group()):
+                    yield from _in_sentence(piece.group(), pos + piece.start(), named_before)
         before = line if line.strip() else before
         pos += len(line) + 1
 
@@ -150,7 +153,7 @@ def confided_values(text: str) -> Iterator[Span]:
 def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
     secret = _KEEP_IT_SECRET.search(sentence) is not None
     about_one = secret or named_before or _CREDENTIAL.search(sentence) is not None
-    for m in _TOKEN.finditer(sentence):
+    for m in _TOKEN.finditer(sentence) if about_one or _STRONG_SIGN.search(sentence) else ():
         value = m.group()
         if m.end() == len(sentence) or sentence[m.end()].isspace():
             value = value.rstrip(".:!?")  # the sentence's own sign; "'Hazel-Ridge-93!'" keeps its "!"
