@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from hymem_cli.screen.forms import _CODE_WORD, _LOGIN_WORD, _NUMBER_WORD, _PASSWORD_WORD, _PIN_FOR_DIGITS, Span, _unlabelled
+from hymem_cli.screen.forms import _CJK, _CODE_WORD, _LOGIN_WORD, _NUMBER_WORD, _PASSWORD_WORD, _PIN_FOR_DIGITS, Span, _unlabelled
 
 _CREDENTIAL = re.compile(
     rf"{_PASSWORD_WORD}|{_LOGIN_WORD}|{_CODE_WORD}|(?<![^\W\d_])(?:(?:jelsz|jelszav|lozink|wachtw|kennw|passw|hesl|has(?:ł|l)|salasan"
@@ -88,10 +88,11 @@ _DOMAIN = re.compile(r"(?:[\w\-]{1,63}\.){1,8}[^\W\d_]{2,12}")
 _ID_OR_UNIT = re.compile(r"\d{1,4}[\-_.]?[^\W\d_]{1,12}")  # "4-digit", "6-character", "2FA"
 _SIGNS = frozenset("!@#$%^&*+~=?|")
 _STRONG_SIGNS = frozenset("!#$^&*~")
-_MAYBE_A_VALUE = re.compile(r"\d|[^\W\d_][!@#$%^&*+~=?|][^\W\d_]")  # what every value above holds
-_STRONG_SIGN = re.compile(r"[^\W\d_][!#$^&*~]|[!#$^&*~][^\W_]")  # such a sign beside a letter or digit
+_ANY_SIGN = "[" + re.escape("".join(sorted(_SIGNS))) + "]"
+_A_STRONG_SIGN = "[" + re.escape("".join(sorted(_STRONG_SIGNS))) + "]"
+_MAYBE_A_VALUE = re.compile(rf"\d|[^\W\d_]{_ANY_SIGN}[^\W\d_]")  # what every value above holds
+_STRONG_SIGN = re.compile(rf"[^\W\d_]{_A_STRONG_SIGN}|{_A_STRONG_SIGN}[^\W_]")  # such a sign beside a letter or digit
 _NOT_A_VALUE_SIGN = re.compile(r"[=/?:%\\]|&\w{1,30}=|@[\w\-]+\.|@v?\d")
-_CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
 
 
 def strongly_invented(token: str) -> bool:
