@@ -178,3 +178,60 @@ def test_values_made_up_beyond_doubt_or_set_by_sql_or_a_lockbox_are_redacted(tex
 ])
 def test_prompts_issue_numbers_and_prose_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("@dmitri the new one for the jump box is `Mercury-Saddle-0417`, the old one stops at midnight", "Mercury-Saddle-0417"),
+    ("api_password | Fennec=Tallow=406", "Fennec=Tallow=406"),  # a password word and a sign no plain value has
+    ("ọ̀rọ̀ aṣínà tuntun ni Amala_Ibadan82, má ṣe sọ fún ẹnikẹ́ni", "Amala_Ibadan82"),
+    ("Le code est sur le frigo: Érable~Tadoussac~24", "Érable~Tadoussac~24"),
+])
+def test_a_passphrase_of_capitalised_words_and_digits_is_redacted_anywhere(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "the tuning table has Gemm_Rocblas_1216 and Gemm_Hipblaslt_1219",  # code: words joined by "_", digits apart
+    "we met at Windows-11 launch party in New-York",
+    "see Seite-12 and Milano-2 in the guide",
+    "the Blue-Falcon lineup ships in 2025",
+])
+def test_code_names_and_places_with_numbers_are_no_passphrase(text):
+    assert_kept(text)
+
+
+def test_a_keyfile_value_with_spaces_is_redacted_to_the_end_of_its_line():
+    text = "[wifi-security]\nkey-mgmt=wpa-psk\npsk=Pivo s medom 77\n\n[ipv4]\nmethod=auto"
+    out = redacted(text)
+    assert "Pivo" not in out and "medom" not in out and "method=auto" in out, out
+
+
+def test_a_keypair_as_64_bytes_is_redacted_and_a_short_list_of_numbers_is_kept():
+    key = "[" + ",".join(str((i * 37) % 256) for i in range(64)) + "]"
+    assert_caught(f"$ cat ~/.config/solana/id.json\n{key}\n", key)
+    assert_kept("[" + ",".join(str(i) for i in range(40)) + "]")
+    assert_kept("[" + ",".join(str(300 + i) for i in range(64)) + "]")  # not bytes
+
+
+def test_recovery_codes_four_to_a_numbered_line_are_redacted():
+    text = "Κωδικοί ανάκτησης λογαριασμού (Νίκος)\n1. 6256 8202   2. 4887 5223   3. 7184 9517\n4. 8606 2072   5. 9476 1911"
+    assert_caught(text, "6256 8202", "7184 9517", "9476 1911")
+
+
+def test_a_card_sent_in_two_messages_is_redacted_with_its_code_on_the_back():
+    text = "[14:02] Jo: sending it in two bits\n[14:02] Jo: 4289 8314\n[14:03] Jo: 3628 4238 — 10/29 — 227 on the back"
+    assert_caught(text, "4289 8314", "3628 4238", "227")
+    # two lines of numbers that make no card are kept: the checksum fails
+    assert_kept("[14:02] Jo: 4289 8314\n[14:03] Jo: 3628 4239 — 10/29")
+
+
+def test_a_card_spoken_in_dutch_with_een_is_redacted():
+    text = ("Het kaartnummer is vijf twee twee twee, nul zeven zes acht, zeven zes acht vier, vijf nul één acht, geldig tot "
+            "december, en de code achterop is vier nul negen.")
+    assert_caught(text, "vijf nul één acht", "vier nul negen")
+
+
+def test_a_token_keeps_its_checksum_after_the_padding():
+    token = "ATATT3xFfGF0Quk3ew-3JDC0SkUaaGv9XVVstRZ4U_ElkoAlsVeTMR76QyPXkI8gPlBvJqYsedJ1ptdthRADjjRg7Ur9V5UFE2lpYt=DC01A969"
+    out = redacted(f"curl -u ops@acme.example:{token} https://acme.atlassian.net/rest/api/3/myself")
+    assert "DC01A969" not in out and "ATATT3x" not in out, out

@@ -185,21 +185,21 @@ def test_each_call_screens_with_its_own_memory_of_secrets(tmp_path, monkeypatch)
     """A value redacted in one call is not remembered into the next (no call can probe what another redacted); inside
     one call it is: the writer may not store it bare."""
     replies = tmp_path / "replies.jsonl"
-    boat = {"op": "add", "text": "The user's boat is named Velvet-Harbor-61.", "evidence": "Velvet-Harbor-61 is the name of my boat"}
+    boat = {"op": "add", "text": "The user's boat is named velvet-harbor-61.", "evidence": "velvet-harbor-61 is the name of my boat"}
     replies.write_text("".join(json.dumps(r) + "\n" for r in [{"operations": []}, {"operations": [boat]}, {"operations": [boat]}]))
     service = service_for(tmp_path, monkeypatch, HYMEM_WRITER_BACKEND="scripted", HYMEM_WRITER_MODEL=str(replies))
-    service.add([{"role": "user", "content": "My password is Velvet-Harbor-61", "timestamp": "2025-01-01T10:00:00Z"}])
-    later = service.add([{"role": "user", "content": "Velvet-Harbor-61 is the name of my boat.", "timestamp": "2025-01-02T10:00:00Z"}])
-    assert [c["after"]["text"] for c in later["changes"]] == ["user: Velvet-Harbor-61 is the name of my boat."]  # the message
+    service.add([{"role": "user", "content": "My password is velvet-harbor-61", "timestamp": "2025-01-01T10:00:00Z"}])
+    later = service.add([{"role": "user", "content": "velvet-harbor-61 is the name of my boat.", "timestamp": "2025-01-02T10:00:00Z"}])
+    assert [c["after"]["text"] for c in later["changes"]] == ["user: velvet-harbor-61 is the name of my boat."]  # the message
     assert service.screen.redactor.seen == {}  # the shared screen remembered nothing
-    both = service.add([{"role": "user", "content": "My password is Velvet-Harbor-61", "timestamp": "2025-02-01T10:00:00Z"},
-                        {"role": "user", "content": "Velvet-Harbor-61 is the name of my boat.", "timestamp": "2025-02-01T10:01:00Z"}])
+    both = service.add([{"role": "user", "content": "My password is velvet-harbor-61", "timestamp": "2025-02-01T10:00:00Z"},
+                        {"role": "user", "content": "velvet-harbor-61 is the name of my boat.", "timestamp": "2025-02-01T10:01:00Z"}])
     assert [c["after"]["text"] for c in both["changes"]] == ["user: My password is [REDACTED:password]",
                                                              "user: [REDACTED:password] is the name of my boat."]
     written = service.memory.write()  # the writer reads each chunk as it was stored: the one call's secret stays redacted
     assert written.counts["added"] == 1 and written.counts["rejected"] == 1
     facts = [r["text"] for r in bank_rows(tmp_path) if r["origin"] is None and r["source_ids"] and ":" not in r["text"]]
-    assert facts == ["The user's boat is named Velvet-Harbor-61."]
+    assert facts == ["The user's boat is named velvet-harbor-61."]
     service.close()
 
 

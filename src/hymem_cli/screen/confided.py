@@ -92,17 +92,45 @@ _ANY_SIGN = "[" + re.escape("".join(sorted(_SIGNS))) + "]"
 _A_STRONG_SIGN = "[" + re.escape("".join(sorted(_STRONG_SIGNS))) + "]"
 _MAYBE_A_VALUE = re.compile(rf"\d|[^\W\d_]{_ANY_SIGN}[^\W\d_]")  # what every value above holds
 _STRONG_SIGN = re.compile(rf"[^\W\d_]{_A_STRONG_SIGN}|{_A_STRONG_SIGN}[^\W_]")  # such a sign beside a letter or digit
+_A_PASSPHRASE = re.compile(r"[^\W\d_]{3}[\-._~=^*+!#][^\W\d_]{3}")  # what a passphrase holds: a word, a joiner, a word
 _NOT_A_VALUE_SIGN = re.compile(r"[=/?:%\\]|&\w{1,30}=|@[\w\-]+\.|@v?\d")
 
 
 def strongly_invented(token: str) -> bool:
     """Made up beyond doubt, whatever stands around it: two pieces of three letters or more, a digit, and a sign no
-    name or id has between them ("Lupine^Ferris^309", "Zander&Keks!61", "Wz7#Hafen-Kiel"); not "issue#123"."""
+    name or id has between them ("Lupine^Ferris^309", "Zander&Keks!61", "Wz7#Hafen-Kiel"); not "issue#123". Or a
+    passphrase as people make them: capitalised words joined by one sign, then digits ("Mercury-Saddle-0417",
+    "Guayaba.Tijuana.58", "Amala_Ibadan82")."""
+    if _passphrase(token):
+        return True
     if not invented(token) or not _STRONG_SIGNS.intersection(token) or not any(c.isdigit() for c in token):
         return False
     if not (any(c.isupper() for c in token) and any(c.islower() for c in token)):
         return False  # both cases, as a password is made: not a router's prompt ("br-rtr-02#show")
     return sum(1 for p in re.split(r"[^\w]|_", token) if sum(c.isalpha() for c in p) >= 3) >= 2
+
+
+_JOINERS = frozenset("-._~=^*+!#")
+
+
+def _passphrase(token: str) -> bool:
+    """Capitalised words of three letters or more joined by one sign, ending in two to four digits ("Fennec=Tallow=406",
+    "Érable~Tadoussac~24", "Amala_Ibadan82"); words joined by "_" with the digits apart are code ("Gemm_Rocblas_1216")."""
+    joiners = {c for c in token if not c.isalnum()}
+    if len(joiners) != 1 or not joiners <= _JOINERS:
+        return False
+    joiner = joiners.pop()
+    *words, last = token.split(joiner)
+    if last.isdigit():
+        if joiner == "_" or len(words) < 2:
+            return False
+    else:
+        stem = last.rstrip("0123456789")
+        if len(words) != 1 or stem == last:
+            return False
+        words, last = [*words, stem], last[len(stem):]
+    return 2 <= len(last) <= 4 and last.isdigit() and all(
+        len(w) >= 3 and w.isalpha() and w[0].isupper() and w[1:].islower() for w in words)
 
 
 def invented(token: str) -> bool:
@@ -154,11 +182,11 @@ def confided_values(text: str) -> Iterator[Span]:
 def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
     secret = _KEEP_IT_SECRET.search(sentence) is not None
     about_one = secret or named_before or _CREDENTIAL.search(sentence) is not None
-    for m in _TOKEN.finditer(sentence) if about_one or _STRONG_SIGN.search(sentence) else ():
+    for m in _TOKEN.finditer(sentence) if about_one or _STRONG_SIGN.search(sentence) or _A_PASSPHRASE.search(sentence) else ():
         value = m.group()
         if m.end() == len(sentence) or sentence[m.end()].isspace():
             value = value.rstrip(".:!?")  # the sentence's own sign; "'Hazel-Ridge-93!'" keeps its "!"
-        if invented(value) if about_one else strongly_invented(value):
+        if strongly_invented(value) or about_one and invented(value):
             yield ("password-made", at + m.start(), at + m.start() + len(value))
     cue = None if _PUBLIC_CODE.search(sentence) else _DIGITS_CUE.search(sentence)
     if secret or cue:
@@ -185,10 +213,21 @@ _CODE_VALUE = re.compile(rf"[^\d\n]{{0,40}}?(?<![\d/.\-])(\d{{3,4}})(?![\d/.\-])
                          rf"|[^\d\n]{{0,40}}?(?<![^\W\d_])((?:{_NUMBER_WORD}[ \t,\-]{{1,3}}){{2,3}}{_NUMBER_WORD})(?![^\W\d_])", re.I)
 
 
+# or by where it is printed: "227 on the back", "achterop 409", "au dos : 662"
+_ON_THE_BACK = re.compile(r"(?<![\d/.\-])(\d{3,4})(?![\d/.\-])[ \t]{1,3}(?:on|at)[ \t]+the[ \t]+back"
+                          r"|(?<![^\W\d_])(?:on[ \t]+the[ \t]+back|achterop|au[ \t]+dos|hinten(?:[ \t]+drauf)?|on[ \t]+back|sul[ \t]+retro"
+                          r"|en[ \t]+el[ \t]+reverso|atr(?:á|a)s|no[ \t]+verso)(?![^\W\d_])[^\d\n]{0,16}?"
+                          r"(?<![\d/.\-])(\d{3,4})(?![\d/.\-])", re.I)
+
+
 def codes_after_cards(text: str, cards: list[tuple[int, int]]) -> Iterator[Span]:
     """("card-cvv", start, end) of a card's security code named within 200 characters after the card's number."""
     for _, end in cards:
         window = text[end:end + 200]
+        back = _ON_THE_BACK.search(window)
+        if back is not None:
+            g = 1 if back.group(1) is not None else 2
+            yield ("card-cvv", end + back.start(g), end + back.end(g))
         for name in _CODE_NAME.finditer(window):
             value = _CODE_VALUE.match(window, name.end())
             if value is None:

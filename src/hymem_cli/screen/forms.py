@@ -172,13 +172,18 @@ _USE_AS = re.compile(
 # by one, so the connectors may be broader than for a password (Polish "to", an article before the digits).
 _DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
                 "seven": "7", "eight": "8", "nine": "9"}
-# Spanish, French, German, Italian, Portuguese, Dutch and Lithuanian digits, for a card or a PIN spoken digit by digit
-for _digit, _words in enumerate(("cero zéro zero null nul nulis", "uno un eins um een vienas",
-                                 "dos deux zwei due dois twee du",
-                                 "tres trois drei tre três trys", "cuatro quatre vier quattro keturi", "cinco cinq fünf cinque vijf penki",
-                                 "seis six sechs sei zes šeši", "siete sept sieben sette sete zeven septyni",
-                                 "ocho huit acht otto oito aštuoni",
-                                 "nueve neuf neun nove negen devyni")):
+# Spanish, French, German, Italian, Portuguese, Dutch, Lithuanian, Scandinavian, Polish, Czech, Turkish and Indonesian
+# digits, for a card or a PIN spoken digit by digit
+for _digit, _words in enumerate(("cero zéro zero null nul nulis noll nula sıfır nol",
+                                 "uno una un une eins eine um uma een één vienas ett en jeden jedna bir satu",
+                                 "dos deux zwei due dois duas twee du två to dwa dva iki dua",
+                                 "tres trois drei tre três trys tři trzy üç tiga",
+                                 "cuatro quatre vier quattro quatro keturi fyra fire cztery čtyři dört empat",
+                                 "cinco cinq fünf cinque vijf penki fem pięć pět beş lima",
+                                 "seis six sechs sei zes šeši sex seks sześć šest altı enam",
+                                 "siete sept sieben sette sete zeven septyni sju syv siedem sedm yedi tujuh",
+                                 "ocho huit acht otto oito aštuoni åtta åtte otte osiem osm sekiz delapan",
+                                 "nueve neuf neun nove negen devyni nio ni dziewięć devět dokuz sembilan")):
     for _word in _words.split():
         _DIGIT_WORDS.setdefault(_word, str(_digit))
 _DIGIT_WORD = "(?:" + "|".join(sorted(_DIGIT_WORDS, key=len, reverse=True)) + ")"
@@ -496,6 +501,7 @@ _CODES_INTRO = re.compile(
 _ANY_ONCE_WORD = re.compile(r"once|use|lose|lost|access|longer", re.I)
 _CODE_LINE_REST = re.compile(rf"[{_BULLETS}]*(?:(?:\d{{1,2}}|[\u2460-\u2473\u2776-\u277f])[\s|.):]*)?[{_BULLETS}]*")  # "1.", "①", "▸"
 _CHECKBOX = re.compile(r"\[[ xX✓✔]?\]")
+_INLINE_NUMBER = re.compile(r"(?<=\s)(?:\d{1,2}|[\u2460-\u2473])[.)](?=\s)")
 _CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]")
 
 # Words that follow "the password is" in other languages when talk is about the password, not its value:
@@ -560,6 +566,7 @@ def find_forms(text: str) -> list[Span]:
     return [
         *_stated_passwords(text), *_stated_pins(text), *_pgpass_lines(text), *_netrc_entries(text), *_client_logins(text),
         *_tool_passwords(text), *_table_columns(text), *_codes_under_heading(text), *_odd_cards(text), *_spoken_cards(text),
+        *_split_cards(text),
         *_config_values(text), *_otp_seeds(text), *_next_line_values(text), *_user_password_pairs(text), *_card_codes(text),
         *_handed_over(text), *_in_a_password_sentence(text),
     ]
@@ -594,6 +601,11 @@ _LOCK_SET_TO = re.compile(r"\b(?:set|changed?|reset|programm?ed?|switched)\b[^\n
 _SECRET_DIRECTIVE = re.compile(r"(?m)^[ \t]{0,8}(requirepass|masterauth|masterpass|auth_pass|rpcpassword|wpa_passphrase|psk|secret|"
                                r"password|passwd|passphrase|sasl_password|bind_pw|bindpw|rootpw|auth-user-pass|pre-shared-key)"
                                r"[ \t]{1,8}(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'#;]{3,256})[ \t]*(?:[#;][^\n]*)?$", re.I)
+# an ini or keyfile line whose value runs to the line's end, spaces and all ("psk=Pivo s medom 77" in a NetworkManager file)
+_INI_SPACED_VALUE = re.compile(r"(?m)^[ \t]{0,8}(?:psk|password|passwd|passphrase|wpa_passphrase|secret|pre-shared-key)="
+                               r"([^\s\"'#;=][^\n\"'#;=]{0,62}?[ \t][^\n\"'#;=]{0,62}?[^\s\"'#;=])[ \t]*$", re.I)
+# a keypair as a JSON array of its 64 bytes (Solana's id.json)
+_KEYPAIR_BYTES = re.compile(r"\[[ \t\n]*(?:\d{1,3}[ \t\n]*,[ \t\n]*){63}\d{1,3}[ \t\n]*\]")
 _LOGIN_WITH = re.compile(r"\blog[ \t\-]?(?:in|on)[ \t]+(?:with|as|using)[ \t]+([`'\"]?)[^\s`'\"]{1,64}\1[ \t]+(?:and|with|/|,)[ \t]+"
                          r"(?:password[ \t]+)?"
                          r"([`'\"]?)([^\s`'\"]{3,128}?)\2(?=[\s,.;!?)]|$)", re.I)
@@ -861,6 +873,11 @@ def _handed_over(text: str) -> Iterator[Span]:
         yield ("pin", *m.span(1))
     for m in _SECRET_DIRECTIVE.finditer(text):
         yield ("password-flag", *m.span(2))  # its check (`_field_value`) keeps "password yes", "secret none", "${VAR}"
+    for m in _KEYPAIR_BYTES.finditer(text):
+        if all(int(n) <= 255 for n in re.findall(r"\d+", m.group())):
+            yield ("config-secret", *m.span())
+    for m in _INI_SPACED_VALUE.finditer(text):
+        yield ("password-flag", *m.span(1))
     for m in _LOGIN_WITH.finditer(text):
         yield ("login-pair", *m.span(3))
     for m in _PASSWORD_THEN_VALUE.finditer(text):
@@ -1106,6 +1123,24 @@ def _odd_cards(text: str) -> Iterator[Span]:
         yield ("card-number", *m.span())
 
 
+# A card number sent in two messages ("[14:02] Jo: 4289 8314" / "[14:03] Jo: 3628 4238 — 10/29"): a line of digit
+# groups alone, then digit groups first on the next line, a card's length and checksum together.
+_CHAT_PREFIX = r"[ \t]*(?:\[[^\]\n]{1,24}\][ \t]*)?(?:[^\s:\d][^:\n]{0,30}:[ \t]*)?"
+_GROUPS_ALONE = re.compile(rf"^{_CHAT_PREFIX}(\d{{4}}(?:[ \t.\-]\d{{2,6}}){{0,3}})[ \t]*$", re.M)
+_GROUPS_FIRST = re.compile(rf"{_CHAT_PREFIX}(\d{{2,6}}(?:[ \t.\-]\d{{2,6}}){{0,3}})(?![\d/.,:])")
+
+
+def _split_cards(text: str) -> Iterator[Span]:
+    if "\n" not in text:
+        return
+    for m in _GROUPS_ALONE.finditer(text):
+        after = _GROUPS_FIRST.match(text, m.end() + 1) if text[m.end():m.end() + 1] == "\n" else None
+        digits = re.sub(r"\D", "", m.group(1) + (after.group(1) if after else ""))
+        if after and 13 <= len(digits) <= 19 and digits[0] in "23456" and len(set(digits)) > 2 and luhn(digits):
+            yield ("card-part", *m.span(1))
+            yield ("card-part", *after.span(1))
+
+
 def _spoken_cards(text: str) -> Iterator[Span]:
     for m in _SPOKEN_NUMBER.finditer(text):
         yield ("card-number", *m.span())
@@ -1335,6 +1370,8 @@ def _code_lines(text: str, pos: int) -> Iterator[Span]:
         line = text[pos:end]
         pieces = list(_CODE_PIECE.finditer(line))
         rest = _CHECKBOX.sub(" ", _CODE_PIECE.sub(" ", line))  # "- [ ] HWXU-TMS4": a list to tick off
+        if len(pieces) > 1:
+            rest = _INLINE_NUMBER.sub(" ", rest)  # four to a line, each numbered: "1. 6256 8202   2. 4887 5223"
         if not line.strip():
             blanks += 1
             if blanks > (1 if seen else 2):

@@ -170,7 +170,8 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     ),
     "card-number": re.compile(r"(?<![0-9])[2-6][0-9]{2,18}(?:[ \-][0-9]{3,19}){0,7}(?![0-9])"),  # digit groups; cards are found inside
     "iban": re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,32}"),
-    "token": re.compile(r"(?<![A-Za-z0-9_\-+/])[A-Za-z0-9_\-+/]{32,}={0,2}"),  # generic: long, random-looking
+    # generic: long, random-looking; a checksum after its padding ("...7zd=DC01A969", Atlassian's)
+    "token": re.compile(r"(?<![A-Za-z0-9_\-+/])[A-Za-z0-9_\-+/]{32,}={0,2}(?:(?<==)[0-9A-F]{8}(?![A-Za-z0-9]))?"),
 }
 
 # Words that follow "password is" in plain talk about passwords, not as the password itself.
@@ -542,7 +543,7 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
                     end = words_after(text, start, _value_end(text, start, end))
             found.append((kind, start, end))
     found += _found_by_form(text, found)
-    cards = [(s, e) for kind, s, e in found if kind == "card-number"]
+    cards = [(s, e) for kind, s, e in found if kind in ("card-number", "card-part")]
     if cards:
         inside = _containment(found)
         found += [span for span in codes_after_cards(text, cards) if not inside(span[1], span[2])]
@@ -605,7 +606,7 @@ _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "otp-seed": lambda v: len(re.sub(r"[\s=]", "", v)) >= 16,
     "login-pair": lambda v: _secretish(v) and _made_up_strongly(v),  # no login word before it: the value must say it
 }
-_FORM_KINDS = ("pgpass", "netrc", "password-column", "token-column", "password-made", "config-secret", "otp-seed")  # kinds no pattern above has
+_FORM_KINDS = ("pgpass", "netrc", "password-column", "token-column", "password-made", "config-secret", "otp-seed", "card-part")  # kinds no pattern above has
 _TRIMMED_FORMS = frozenset({"password", "password-made", "password-flag"})  # values that may end a sentence
 
 
