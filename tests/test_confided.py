@@ -235,3 +235,41 @@ def test_a_token_keeps_its_checksum_after_the_padding():
     token = "ATATT3xFfGF0Quk3ew-3JDC0SkUaaGv9XVVstRZ4U_ElkoAlsVeTMR76QyPXkI8gPlBvJqYsedJ1ptdthRADjjRg7Ur9V5UFE2lpYt=DC01A969"
     out = redacted(f"curl -u ops@acme.example:{token} https://acme.atlassian.net/rest/api/3/myself")
     assert "DC01A969" not in out and "ATATT3x" not in out, out
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("ເອື້ອຍ, ລະຫັດຜ່ານ Wi-Fi ໃໝ່ຂອງຮ້ານກາເຟແມ່ນ ricepaddyriver ເດີ້ (ໂຕນ້ອຍໝົດ).", "ricepaddyriver"),  # Lao
+    ("カード番号：４９１６　２３３１　０８３９　２８４８\nセキュリティコード：５０７", "２３３１"),  # full-width digits
+    ("カード番号：４９１６　２３３１　０８３９　２８４８\nセキュリティコード：５０７", "５０７"),
+    ("the card number — forty-five thirty-nine, zero zero twenty-eight, eighteen thirty-eight, thirty-six twelve — and the "
+     "three on the back are two nine six", "thirty-six twelve"),
+    ("the card number — forty-five thirty-nine, zero zero twenty-eight, eighteen thirty-eight, thirty-six twelve — and the "
+     "three on the back are two nine six", "two nine six"),
+    ("<key>SYNC_USER</key>\n<string>mira.k</string>\n<key>SYNC_PASSWORD</key>\n<string>cobblestone weasel</string>", "cobblestone weasel"),
+    ("|===\n|System |Login |Password\n\n|Till |till01 |Gooseneck+Hollow+3\n|Stock |stockroom |ashwell quarry\n|===", "ashwell quarry"),
+    ("||Environment||Account||Secret||Notes||\n|staging|svc|Pinecone-Drift-316|rotated|\n|prod|svc|h7Qm!vR2sK9w|do not touch|",
+     "h7Qm!vR2sK9w"),
+    ("battle.net authenticator: serial EU-2207-4418-9031, restore code 7BUTRYGMJJ", "7BUTRYGMJJ"),
+    ("the 64-digit key:\n1491 7732 9625 8620 4709 8158 6287 7049\n3399 8515 6023 9514 2534 9815 6057 3088", "3399 8515"),
+    ("BIP39 word numbers:\n1131 1333 1577 1125\n0782 0523 0927 0512\n0611 0270 1749 0719", "0611 0270"),
+    (">>> words = ['legal', 'winner', 'thank', 'year', 'wave', 'sausage', 'worth', 'useful', 'legal', 'winner', 'thank', 'yellow']",
+     "sausage"),
+    ("[18:22] ruth: what do I put in on the TV? it logged us out\n[18:23] ola: the family gmail, then tinfoil-parsnip-77, no caps",
+     "tinfoil-parsnip-77"),
+    ("Dad read his bank login out letter by letter: capital T, o, u, c, a, n, hash sign, 1, 9, 4, 8. Got in.", "hash sign, 1, 9"),
+    ("for the gym app you put in my email and then marigold underscore two two five, no capitals", "marigold underscore two two five"),
+])
+def test_secrets_in_more_scripts_layouts_and_said_aloud_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "[security]\nadmin_password = $__file{/run/secrets/grafana_admin_password}\nsecret_key = $__env{GF_SECRET_KEY}",
+    'set imap_pass = "`pass show mail/lindqvist`"',
+    "Webex meeting number 2641 883 0597 — no password on this one, just wait in the lobby",
+    "seasons: 2001 2002 2003 2004 2005 2006 2007 2008 2009 2010 2011 2012",  # years, not word numbers
+    "the password should be rock and roll themed, length equals twelve",
+    "the password policy: at least 12 characters, no caps required",
+])
+def test_references_meeting_numbers_years_and_talk_about_passwords_are_kept(text):
+    assert_kept(text)

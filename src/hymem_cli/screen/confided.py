@@ -31,7 +31,10 @@ _CREDENTIAL = re.compile(
     r"|(?<![^\W\d_])(?:type|typed|enter|entered|paste|pasted|keyed[ \t]+in|put[ \t]+in|tippe|tape[sz]?|escribe|digita|wpisz"
     r"|введи\w*)[ \t]+(?=[`'\"]?[^\s`'\"]{6,64})"
     # a password word at the end of a compound: "Initialkennwort", "Einmalpasswort", "beheerderswachtwoord"
-    r"|[^\W\d_]{2,20}(?:kennw|passw|wachtw)\w*",
+    r"|[^\W\d_]{2,20}(?:kennw|passw|wachtw)\w*"
+    # how a password is typed, or what asked for it: "no caps", "all lower case", "it logged us out", "letter by letter"
+    r"|(?<![^\W\d_])(?:no[ \t]+(?:caps|capitals)|all[ \t]+(?:lower|small)[ \t\-]?(?:case|letters)|case[ \t\-]sensitive"
+    r"|logged[ \t]+(?:\w+[ \t]+)?out|letter[ \t]+by[ \t]+letter|spel(?:led|t)[ \t]+(?:it[ \t]+)?out)(?![^\W\d_])",
     re.I,
 )
 _DIGITS_CUE = re.compile(
@@ -76,8 +79,9 @@ _KEEP_IT_SECRET = re.compile(
 # a line that gives a value: "yep changed it to ...", "it's now ...", "use ...", "pw: ..." (not "Click-here-2" alone)
 _GIVES = re.compile(r"(?<![^\W\d_])(?:to|is|it['’]?s|now|use|try|type|enter|went|set|changed|made)(?![^\W\d_])|[:=→]", re.I)
 _PIECE = re.compile(r"[^\n]+?(?:[.!?;。！？；](?=\s|$)|$)", re.M)  # a sentence; a sign inside a value does not end it
-_TOKEN = re.compile(r"(?<![^\s'\"`«»„“”‚‘’(\[:=])[^\s'\"`«»„“”‚‘’()<>\[\]{},;]{6,64}")
-_DIGITS = re.compile(r"(?<![\w.,/:\-+#€$£])(\d{4,8}|\d(?:[ \-]\d){3,7})(?![\w/:\-€$£%]|[.,]\d)")
+_TOKEN = re.compile(r"(?<![^\s'\"`«»„“”‚‘’(\[:=|])[^\s'\"`«»„“”‚‘’()<>\[\]{},;|]{6,64}")
+# 4 to 8 digits, together or one by one; not a group of a longer number ("meeting number 2641 883 0597")
+_DIGITS = re.compile(r"(?<![\w.,/:\-+#€$£])(?<!\d[ ])(\d{4,8}|\d(?:[ \-]\d){3,7})(?![\w/:\-€$£%]|[.,]\d|[ ]\d)")
 _LABELLED = re.compile(r"(?<![^\W\d_])(?:in|at|on|since|until|by|of|from|before|after|year|years|room|rum|zimmer|chambre|camera|quarto"
                        r"|kamer|order|ticket|invoice|flight|page|no|nr|number|tel|phone|fax|ext|apt|unit|floor|bus|line|version|build"
                        r"|ref|case|account|member|port|ttl|timeout|size|max|min|limit|batch)[ \t.:#=\"']{0,4}$", re.I)
@@ -90,7 +94,8 @@ _SIGNS = frozenset("!@#$%^&*+~=?|")
 _STRONG_SIGNS = frozenset("!#$^&*~")
 _ANY_SIGN = "[" + re.escape("".join(sorted(_SIGNS))) + "]"
 _A_STRONG_SIGN = "[" + re.escape("".join(sorted(_STRONG_SIGNS))) + "]"
-_MAYBE_A_VALUE = re.compile(rf"\d|[^\W\d_]{_ANY_SIGN}[^\W\d_]")  # what every value above holds
+# what every value above holds: a digit, a sign between letters, or a sign or a capital said in words
+_MAYBE_A_VALUE = re.compile(rf"\d|[^\W\d_]{_ANY_SIGN}[^\W\d_]|(?i:underscore|hash|hyphen|dash|exclamation|capital|letter[ \t]+by)")
 _STRONG_SIGN = re.compile(rf"[^\W\d_]{_A_STRONG_SIGN}|{_A_STRONG_SIGN}[^\W_]")  # such a sign beside a letter or digit
 _A_PASSPHRASE = re.compile(r"[^\W\d_]{3}[\-._~=^*+!#][^\W\d_]{3}")  # what a passphrase holds: a word, a joiner, a word
 _NOT_A_VALUE_SIGN = re.compile(r"[=/?:%\\]|&\w{1,30}=|@[\w\-]+\.|@v?\d")
@@ -165,7 +170,7 @@ def _mixed(part: str) -> bool:
 
 
 def confided_values(text: str) -> Iterator[Span]:
-    """("password-made", start, end) and ("pin", start, end) of the values sentences about a credential give away."""
+    """("password-made"|"password-said"|"pin", start, end) of the values sentences about a credential give away."""
     text = _unlabelled(text)  # "[REDACTED:password]" names no password
     before = ""  # the line before, for an answer on the next line
     pos = 0
@@ -179,9 +184,41 @@ def confided_values(text: str) -> Iterator[Span]:
         pos += len(line) + 1
 
 
+# A value read out a character at a time, or as words and signs: "capital T, o, u, c, a, n, hash sign, 1, 9, 4, 8",
+# "marigold underscore two two five".
+_SAID_DIGIT = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_SAID_SIGN = (r"(?:hash|pound|at|dollar|percent|ampersand|and|star|asterisk|plus|equals|exclamation|question|dash|hyphen|minus"
+              r"|underscore|dot|full[ \t]+stop|period|comma|slash|backslash|tilde|caret|colon|semicolon)"
+              r"(?:[ \t]+(?:sign|mark|point|symbol))?")
+_SAID_CHAR = rf"(?:(?:capital|upper[ \t\-]?case|big|small|lower[ \t\-]?case)[ \t]+[A-Za-z]|[A-Za-z0-9]|{_SAID_DIGIT}|{_SAID_SIGN})"
+_SPELLED = re.compile(rf"(?<![^\W_]){_SAID_CHAR}(?:(?:,[ \t]*|[ \t]+){_SAID_CHAR}){{5,40}}(?![^\W_])",
+                      re.I)
+_WORDS_AND_SIGNS = re.compile(rf"(?<![^\W\d_])[a-z]{{3,20}}(?:[ \t]+{_SAID_SIGN}[ \t]+"
+                              rf"(?:{_SAID_DIGIT}(?:[ \t]+{_SAID_DIGIT})*|[a-z]{{3,20}}))+(?![^\W\d_])", re.I)
+
+
+_SIGN_AS_A_WORD = re.compile(r"[a-z]+[ \t]+(?:and|at|dot|dash|star|plus|period|comma|colon|equals|minus|question|pound|percent"
+                             r"|slash|hash|full[ \t]+stop)(?:[ \t]+(?:sign|mark|point|symbol))?[ \t]+[a-z]+", re.I)
+
+
+def _spelled(sentence: str) -> Iterator[tuple[int, int]]:
+    """Spans of values read out: a run of single characters with a letter and a digit or a sign among them, or a word
+    and a named sign followed by a word or digits ("marigold underscore two two five")."""
+    for m in _SPELLED.finditer(sentence):
+        items = re.split(r",[ \t]*|[ \t]+(?=\S)", m.group())
+        if any(len(i) == 1 and i.isalpha() or i.lower().startswith(("capital", "small", "upper", "lower", "big")) for i in items) and \
+                any(i.isdigit() or re.fullmatch(_SAID_DIGIT, i, re.I) or re.fullmatch(_SAID_SIGN, i, re.I) for i in items):
+            yield m.span()
+    for m in _WORDS_AND_SIGNS.finditer(sentence):
+        if not _SIGN_AS_A_WORD.fullmatch(m.group()):
+            yield m.span()  # "rock and roll", "length equals twelve" are words; "x underscore two two five" is a value
+
+
 def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
     secret = _KEEP_IT_SECRET.search(sentence) is not None
     about_one = secret or named_before or _CREDENTIAL.search(sentence) is not None
+    if about_one:
+        yield from (("password-said", at + a, at + b) for a, b in _spelled(sentence))
     for m in _TOKEN.finditer(sentence) if about_one or _STRONG_SIGN.search(sentence) or _A_PASSPHRASE.search(sentence) else ():
         value = m.group()
         if m.end() == len(sentence) or sentence[m.end()].isspace():
@@ -213,11 +250,11 @@ _CODE_VALUE = re.compile(rf"[^\d\n]{{0,40}}?(?<![\d/.\-])(\d{{3,4}})(?![\d/.\-])
                          rf"|[^\d\n]{{0,40}}?(?<![^\W\d_])((?:{_NUMBER_WORD}[ \t,\-]{{1,3}}){{2,3}}{_NUMBER_WORD})(?![^\W\d_])", re.I)
 
 
-# or by where it is printed: "227 on the back", "achterop 409", "au dos : 662"
-_ON_THE_BACK = re.compile(r"(?<![\d/.\-])(\d{3,4})(?![\d/.\-])[ \t]{1,3}(?:on|at)[ \t]+the[ \t]+back"
+# or by where it is printed: "227 on the back", "achterop 409", "au dos : 662", "two nine six on the back"
+_THREE_OR_FOUR = rf"(?<![\d/.\-])(\d{{3,4}})(?![\d/.\-])|(?<![^\W\d_])((?:{_NUMBER_WORD}[ \t,\-]{{1,3}}){{2,3}}{_NUMBER_WORD})(?![^\W\d_])"
+_ON_THE_BACK = re.compile(rf"(?:{_THREE_OR_FOUR})[ \t]{{1,3}}(?:on|at)[ \t]+the[ \t]+back"
                           r"|(?<![^\W\d_])(?:on[ \t]+the[ \t]+back|achterop|au[ \t]+dos|hinten(?:[ \t]+drauf)?|on[ \t]+back|sul[ \t]+retro"
-                          r"|en[ \t]+el[ \t]+reverso|atr(?:á|a)s|no[ \t]+verso)(?![^\W\d_])[^\d\n]{0,16}?"
-                          r"(?<![\d/.\-])(\d{3,4})(?![\d/.\-])", re.I)
+                          rf"|en[ \t]+el[ \t]+reverso|atr(?:á|a)s|no[ \t]+verso)(?![^\W\d_])[^\d\n]{{0,16}}?(?:{_THREE_OR_FOUR})", re.I)
 
 
 def codes_after_cards(text: str, cards: list[tuple[int, int]]) -> Iterator[Span]:
@@ -226,7 +263,7 @@ def codes_after_cards(text: str, cards: list[tuple[int, int]]) -> Iterator[Span]
         window = text[end:end + 200]
         back = _ON_THE_BACK.search(window)
         if back is not None:
-            g = 1 if back.group(1) is not None else 2
+            g = next(i for i in range(1, 5) if back.group(i) is not None)
             yield ("card-cvv", end + back.start(g), end + back.end(g))
         for name in _CODE_NAME.finditer(window):
             value = _CODE_VALUE.match(window, name.end())

@@ -31,10 +31,13 @@ _PASSWORD_WORDS_LATIN = (
     # Icelandic, Basque, Galician, Afrikaans, Esperanto, Irish, Zulu, Kazakh, Mongolian, Georgian, Armenian, Persian, Urdu
     r"parool\w{0,4}|slapta(?:ž|z)od\w{0,4}|parole\w{0,2}|cyfrinair|lozink\w{0,2}|geslo\w{0,2}|парол(?:а|ата|и)|лозинк\w{0,2}|"
     r"fjal(?:ë|e)kalim\w{0,3}|lykilor(?:ð|d)\w{0,4}|pasahitz\w{0,2}|contrasinal|wagwoord|pasvort\w{0,2}|pasfhocal|iphasiwedi|"
-    r"құпия[ \t]+сөз|нууц[ \t]+үг|პაროლ\w{0,3}|գաղտնաբառ\w{0,3}|رمز[ \t]+عبور|گذرواژه|پاس[ \t]+ورڈ"
+    r"құпия[ \t]+сөз|нууц[ \t]+үг|პაროლ\w{0,3}|գաղտնաբառ\w{0,3}|رمز[ \t]+عبور|گذرواژه|پاس[ \t]+ورڈ|"
+    r"şifrə\w{0,3}|maxfiy[ \t]+so['ʻ‘’]z"
 )
 # Scripts written without spaces between words (Chinese, Japanese, Thai): no boundaries around the word.
-_PASSWORD_WORDS_CJK = r"密码|密碼|口令|パスワード|暗証番号|비밀번호|비번|암호|รหัสผ่าน|கடவுச்சொல்|মুরপদ|මුරපද|পাসওয়ার্ড|ពាក្យសម្ងាត់|የይለፍ[ \t]ቃል"
+_PASSWORD_WORDS_CJK = (r"密码|密碼|口令|パスワード|暗証番号|비밀번호|비번|암호|รหัสผ่าน|கடவுச்சொல்|মুরপদ|මුරපද|পাসওয়ার্ড|ពាក្យសម្ងាត់|የይለፍ[ \t]ቃል"
+                       # Lao, Burmese, and "password" written in Gujarati, Punjabi, Malayalam, Kannada and Telugu letters
+                       r"|ລະຫັດຜ່ານ|စကားဝှက်|પાસવર્ડ|ਪਾਸਵਰਡ|പാസ്\u200c?വേഡ്|ಪಾಸ್\u200c?ವರ್ಡ್|పాస్\u200c?వర్డ్")
 # A network's key in any of these languages: "WLAN-Schlüssel", "code wifi", "la clave del wifi", "wifi key".
 _NETWORK = r"(?:wi-?fi|wlan|wpa2?|router|network|réseau|reseau|netzwerk|netwerk|sieci|сети)"
 _KEY = r"(?:clave|clé|cle|chave|schlüssel|schluessel|sleutel|klucz|ключ|code|kod|key)"
@@ -333,6 +336,8 @@ _XML_NAMED_VALUE = re.compile(
 )
 # <password>X</password>, <db.secret>X</db.secret>
 _XML_ELEMENT = re.compile(r"<([\w:.\-]{1,60})>([^<>\n]{1,256})</\1>")
+# a property list: <key>SYNC_PASSWORD</key> <string>X</string>
+_PLIST_PAIR = re.compile(r"<key>([^<>\n]{1,60})</key>[ \t\r\n]{0,40}<(?:string|data)>([^<>]{1,1024})</(?:string|data)>")
 # Terraform: variable "db_password" { ... default = "X" }
 _TF_DEFAULT = re.compile(
     r"\bvariable[ \t]{1,3}\"([\w\-]{1,64})\"[ \t]{0,3}\{[^{}]{0,400}?\bdefault[ \t]{0,3}=[ \t]{0,3}\"([^\"\n]{1,256})\""
@@ -416,6 +421,8 @@ _AMEX_CID = re.compile(r"(?:\bamex\b|american[ \t]+express|\bcard\b)[^\n]{0,80}?
 # A card's digits one by one, each pair apart by the same space, hyphen or dot: "4 0 0 0 0 5 6 6 ...".
 _DIGIT_BY_DIGIT = re.compile(r"(?<![\d.\-])(?<!\d )\d([ .\-])\d(?:\1\d){11,17}(?![ .\-]?\d)")
 _SPOKEN_NUMBER = re.compile(rf"\b{_DIGIT_WORD}(?:[ \t,\-]{{1,3}}{_DIGIT_WORD}\b){{12,18}}", re.I)
+# or read out in pairs: "forty-five thirty-nine, zero zero twenty-eight, ..." (the card's check decides)
+_SPOKEN_PAIRS = re.compile(rf"\b{_NUMBER_WORD}(?:[ \t,\-]{{1,3}}{_NUMBER_WORD}\b){{5,18}}", re.I)
 
 # A table column whose header says secret: every cell under it is one.
 _PASSWORD_HEADERS = frozenset(
@@ -604,6 +611,12 @@ _SECRET_DIRECTIVE = re.compile(r"(?m)^[ \t]{0,8}(requirepass|masterauth|masterpa
 # an ini or keyfile line whose value runs to the line's end, spaces and all ("psk=Pivo s medom 77" in a NetworkManager file)
 _INI_SPACED_VALUE = re.compile(r"(?m)^[ \t]{0,8}(?:psk|password|passwd|passphrase|wpa_passphrase|secret|pre-shared-key)="
                                r"([^\s\"'#;=][^\n\"'#;=]{0,62}?[ \t][^\n\"'#;=]{0,62}?[^\s\"'#;=])[ \t]*$", re.I)
+# a key written as digits in groups of four, twelve groups or more (WhatsApp's 64-digit backup key)
+_DIGIT_KEY = re.compile(r"(?<![\d\-.,/:])\d{4}(?:(?:[ \t]|[ \t]*\n[ \t]*)\d{4}){11,}(?![\d\-/:]|[.,]\d)")
+# one code that restores an account: "restore code 7BUTRYGMJJ", "recovery key: 4F2K-9QXM-..."
+_ONE_RESTORE_CODE = re.compile(r"(?i:\b(?:restore|recovery|backup|rescue|emergency|unlock)[ \t]+(?:code|key))"
+                               r"[ \t]{0,3}(?:is[ \t]+|[:=][ \t]{0,3})?"
+                               r"(?=[A-Z0-9\-]{0,60}\d)(?=[A-Z0-9\-]{0,60}[A-Z])([A-Z0-9]{4,40}(?:-[A-Z0-9]{2,10}){0,9})(?![\w\-])")
 # a keypair as a JSON array of its 64 bytes (Solana's id.json)
 _KEYPAIR_BYTES = re.compile(r"\[[ \t\n]*(?:\d{1,3}[ \t\n]*,[ \t\n]*){63}\d{1,3}[ \t\n]*\]")
 _LOGIN_WITH = re.compile(r"\blog[ \t\-]?(?:in|on)[ \t]+(?:with|as|using)[ \t]+([`'\"]?)[^\s`'\"]{1,64}\1[ \t]+(?:and|with|/|,)[ \t]+"
@@ -673,8 +686,8 @@ _WHAT_IT_OPENS = re.compile(r"(?<![^\W\d_])(?:door|front\s+door|gate|alarm\w*|ga
                             r"|門|门|ドア|玄関|문|도어|금고", re.I)
 # 4 to 8 digits, not a year or a time after "in", "at", "since" ..., not a quantity
 _DIGITS_VALUE = re.compile(r"(?<![\w.,/:\-])(?<!\bin )(?<!\bat )(?<!\bthe )(?<!since )(?<!until )(?<!\bby )(?<!\bof )(?<!from )"
-                           r"(?<!before )(?<!after )(?<!year )(?<!years )"
-                           r"(\d{4,8})(?:[#*])?(?![\w./:\-]|,\d|[ \t]?(?:%|€|\$|kg|km|mb|gb|px|am|pm|h\b|hours?|years?|times))")
+                           r"(?<!before )(?<!after )(?<!year )(?<!years )(?<!\d )"  # not a group of a longer number
+                           r"(\d{4,8})(?:[#*])?(?![\w./:\-]|,\d| \d|[ \t]?(?:%|€|\$|kg|km|mb|gb|px|am|pm|h\b|hours?|years?|times))")
 # a number that something else labels: "error code 5012", "flight code BA 2490", "room 4412", "order #55210"
 _LABELLED_NUMBER = re.compile(r"(?<![^\W\d_])(?:error|status|exit|return|flight|room|order|ticket|invoice|case|ref|reference|tracking"
                               r"|zip|postal"
@@ -873,6 +886,12 @@ def _handed_over(text: str) -> Iterator[Span]:
         yield ("pin", *m.span(1))
     for m in _SECRET_DIRECTIVE.finditer(text):
         yield ("password-flag", *m.span(2))  # its check (`_field_value`) keeps "password yes", "secret none", "${VAR}"
+    for m in _DIGIT_KEY.finditer(text):
+        if min(int(n) for n in m.group().split()) < 1900:  # not a run of years
+            yield ("backup-code", *m.span())
+    for m in _ONE_RESTORE_CODE.finditer(text):
+        if len(m.group(1).replace("-", "")) >= 8:
+            yield ("config-secret", *m.span(1))
     for m in _KEYPAIR_BYTES.finditer(text):
         if all(int(n) <= 255 for n in re.findall(r"\d+", m.group())):
             yield ("config-secret", *m.span())
@@ -1036,6 +1055,10 @@ def _config_values(text: str) -> Iterator[Span]:
             for m in _XML_ELEMENT.finditer(text):
                 if _names_a_secret(m.group(1)):
                     yield ("config-secret", *m.span(2))
+        if "<key>" in text:
+            for m in _PLIST_PAIR.finditer(text):
+                if _names_a_secret(m.group(1)):
+                    yield ("config-secret", *m.span(2))
     if "variable" in text:
         for m in _TF_DEFAULT.finditer(text):
             if _names_a_secret(m.group(1)):
@@ -1144,6 +1167,9 @@ def _split_cards(text: str) -> Iterator[Span]:
 def _spoken_cards(text: str) -> Iterator[Span]:
     for m in _SPOKEN_NUMBER.finditer(text):
         yield ("card-number", *m.span())
+    for m in _SPOKEN_PAIRS.finditer(text):
+        if any(w in m.group().lower() for w in _TENS) or any(w in m.group().lower() for w in _TEENS):
+            yield ("card-number", *m.span())
 
 
 def card_digits(value: str) -> str:
@@ -1187,6 +1213,10 @@ def _lines(text: str) -> list[tuple[int, str]]:
 def _markdown_cells(line: str) -> list[tuple[int, int]]:
     """Spans of the cells of a Markdown table row, their padding left out."""
     bars = [i for i, c in enumerate(line) if c == "|" and (i == 0 or line[i - 1] != "\\")]
+    if line.lstrip().startswith("||"):  # a Jira header: "||Environment||Secret||"
+        bars = [b for n, b in enumerate(bars) if n == 0 or bars[n - 1] != b - 1]
+    if bars and line[bars[-1] + 1:].strip():  # the last cell with no bar after it (AsciiDoc, loose Markdown)
+        bars.append(len(line.rstrip()))
     cells = []
     for a, b in pairwise(bars):
         start, end = a + 1, b
@@ -1280,6 +1310,14 @@ def _table_columns(text: str) -> Iterator[Span]:
 def _table_block(lines: list[tuple[int, str]], i: int) -> tuple[list[tuple[int, str]], Cells] | None:
     """The table that starts at line `i` (its rows, and the function that splits a row into cells), or None."""
     line = lines[i][1]
+    if line.strip() == "|===":  # AsciiDoc: the rows up to the closing "|===", blank lines between them
+        rows = []
+        for offset, row in lines[i + 1:]:
+            if row.strip() == "|===":
+                break
+            if row.strip():
+                rows.append((offset, row))
+        return (rows, _markdown_cells) if len(rows) >= 2 else None
     if line.lstrip().startswith("|"):
         rows = [lines[i]]
         for offset, row in lines[i + 1:]:

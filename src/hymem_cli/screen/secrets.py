@@ -308,7 +308,10 @@ _PLACEHOLDER = re.compile(r"(?:replace|change|fill)[_\-]?(?:me|this|it)(?![a-z])
 # "var.db_password", "secrets.DB_PASS", "op://vault/item/password", "process.env.DB_PASS", "os.environ['PW']".
 _REFERENCE = re.compile(r"(?:\$\{|\$\(|\{\{|%\()[^\n]*[}\)]|(?:var|local|locals|data|module|vars|secrets|env|inputs)\.[A-Za-z_][\w.]*"
                         r"|(?:op|vault|secret|env|ssm|arn:aws:secretsmanager)://?\S+(?: [^\s/]{1,40}/\S+)?|process\.env\.\w+|os\.(?:environ(?:\.get)?|getenv)[\[(]\S*"
-                        r"|ENV\[\S+")
+                        r"|ENV\[\S+"
+                        # Grafana's "$__file{...}" and "$__env{...}"; a command that reads the secret from a store ("`pass show x`")
+                        r"|\$__\w{1,20}\{[^}\n]{1,200}\}|`(?:pass|gopass|op|bw|lpass|security|secret-tool|keyring|vault|kubectl|aws|gcloud"
+                        r"|az|sops|cat|age|gpg)[ \t][^`\n]{1,200}`")
 
 
 def _reference(word: str) -> bool:
@@ -385,7 +388,7 @@ def _field_value(value: str) -> bool:
         return False
     if re.fullmatch(r"\s*\([^()]*\)\s*", value):
         return False  # a note in brackets: "(siehe KeePass)", "(in the vault)"
-    if _reference(word) or _reference(value.strip("\"'“”`")):
+    if _reference(word) or _reference(value.strip("\"'“”`")) or _reference(value.strip().strip("\"'“”")):
         return False
     if _a_name(word):
         return False
@@ -491,8 +494,20 @@ def _in_public_block(text: str, at: int) -> bool:
     return "-----BEGIN" in text and any(m.start() <= at < m.end() for m in _PUBLIC_BLOCK.finditer(text))
 
 
+# Digits of other scripts and full-width forms, read as ASCII one character for one, so every span found stays in place:
+# "４９１６　２３３１" is a card, "٤٥٣٩" a PIN.
+_DIGIT_ZEROS = (0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6, 0x0D66, 0x0DE6, 0x0E50, 0x0ED0,
+                0x0F20, 0x1040, 0x17E0, 0x1810, 0xFF10)
+_AS_ASCII = {**{zero + i: str(i) for zero in _DIGIT_ZEROS for i in range(10)}, **{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)},
+             0x3000: " "}
+
+
 def find_secrets(text: str) -> list[tuple[str, int, int]]:
     """(kind, start, end) of every secret-looking span in `text`."""
+    return _find_secrets(text if text.isascii() else text.translate(_AS_ASCII))
+
+
+def _find_secrets(text: str) -> list[tuple[str, int, int]]:
     found: list[tuple[str, int, int]] = []
     lower = text.lower()
     runs = [m.span() for m in _TOKEN_RUN.finditer(text)]
@@ -606,7 +621,8 @@ _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "otp-seed": lambda v: len(re.sub(r"[\s=]", "", v)) >= 16,
     "login-pair": lambda v: _secretish(v) and _made_up_strongly(v),  # no login word before it: the value must say it
 }
-_FORM_KINDS = ("pgpass", "netrc", "password-column", "token-column", "password-made", "config-secret", "otp-seed", "card-part")  # kinds no pattern above has
+# kinds no pattern above has
+_FORM_KINDS = ("pgpass", "netrc", "password-column", "token-column", "password-made", "password-said", "config-secret", "otp-seed", "card-part")
 _TRIMMED_FORMS = frozenset({"password", "password-made", "password-flag"})  # values that may end a sentence
 
 

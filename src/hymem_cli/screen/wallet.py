@@ -23,7 +23,8 @@ LANGUAGES = ("english", "spanish", "french", "italian", "portuguese", "czech", "
 # A run of at least twelve words, however separated; the words are then checked one by one, list by list.
 # a word's letters, with the combining marks of decomposed text ("さ" and U+3099 for "ざ", as a list copied raw is written)
 _LETTERS = r"(?:[^\W\d_][\u0300-\u036f\u3099\u309a]?)"
-_WORD = rf"(?:\(?\d{{1,2}}(?:[.):\-][ \t]{{0,3}}|[ \t]{{1,3}}))?{_LETTERS}{{1,12}}(?![^\W\d_])"
+_QUOTE = "[\"'‘’“”`]?"  # a list in code: ['beyond', 'special', ...]
+_WORD = rf"(?:\(?\d{{1,2}}(?:[.):\-][ \t]{{0,3}}|[ \t]{{1,3}}))?{_QUOTE}{_LETTERS}{{1,12}}{_QUOTE}(?![^\W\d_])"
 # "gravity-machine-...", "legal|winner|...", "legal.winner...", "letter/advice/..." too; Japanese lists use U+3000; two
 # columns ("1. legal      13. winner", " 1 legal    9 winner", "1-legal   13-winner") are up to 24 spaces apart ("..., act and bind")
 _SEP = r"(?:[ \t\u3000]{0,3}[,;|/、，][ \t\u3000]{0,3}(?:\r?\n[ \t]{0,3})?|[ \t]{0,24}\r?\n[ \t]{0,3}|[ \t\u3000]{1,24}|[-_.])"
@@ -114,11 +115,19 @@ def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
 _SEEDQR = re.compile(r"(?<!\d)(?:\d{96}|\d{48})(?!\d)")
 
 
+# or the words' numbers in groups of four, as stamped on a steel plate: "1131 1333 1577 1125 / 0782 ..." (1-based or not)
+_WORD_NUMBERS = re.compile(r"(?<![\d\-.,/:])\d{4}(?:(?:[ \t]{1,3}|[ \t]*\n[ \t]*)\d{4}){11,23}(?![\d\-/:]|[.,]\d)")
+
+
 def find_seedqr_digits(text: str) -> Iterator[tuple[str, int, int]]:
-    """("seed-phrase", start, end) of every SeedQR digit string in `text`."""
+    """("seed-phrase", start, end) of every SeedQR digit string in `text`, and of a seed's word numbers in groups."""
     for m in _SEEDQR.finditer(text):
         digits = m.group()
         if all(int(digits[i:i + 4]) < 2048 for i in range(0, len(digits), 4)):
+            yield ("seed-phrase", m.start(), m.end())
+    for m in _WORD_NUMBERS.finditer(text):
+        numbers = [int(n) for n in m.group().split()]
+        if len(numbers) in SEED_LENGTHS and max(numbers) <= 2048 and min(numbers) < 1900:  # not a run of years
             yield ("seed-phrase", m.start(), m.end())
 
 
