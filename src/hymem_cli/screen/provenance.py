@@ -265,6 +265,29 @@ def _spoken_to_agent(find: Callable[[str, bool], tuple[str, str] | None]) -> Cal
     return lambda text: (hit := find(text, False)) is not None and hit[0] == "ai-vocative"
 
 
+_ADDRESS = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}|(?<![\w.@-])[\w-]{1,63}(?:\.[\w-]{1,63}){0,4}\.[a-z]{2,6}\b")
+_LONGEST_READ = 20_000  # characters of a message read whole for the address it pushes
+
+
+def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tuple[str, str] | None], user: str | None) -> str | None:
+    """Why a fact that names an address (a domain, an e-mail) is refused when the text it comes from tells the agent
+    what to do and names that address too: someone else's message, or foreign text in the user's own (a quoted mail, a
+    tool's output). Read whole, so a fact the writer derives from the order ("Alex's fares are paid at X") is refused
+    with it, however the order was split into sentences or disguised; or None. The user's own words push nothing."""
+    addresses = {a.casefold() for a in _ADDRESS.findall(fact[:2000])}
+    if not addresses or len(message.text) > _LONGEST_READ:
+        return None
+    from hymem_cli.screen.normalize import normalize
+
+    own = own_voice(message, user)
+    stretches = [message.text[a:b] for a, b, _ in regions(message)] if own else [message.text]
+    for stretch in stretches:
+        named = [a for a in addresses if a in normalize(stretch).casefold()]
+        if named and (hit := find(stretch, False)):
+            return f'its source tells the agent what to do about {named[0]} ({hit[0]}: "{hit[1]}")'
+    return None
+
+
 def trace(evidence: str, fact: str, sources: list[Message],
           find: Callable[[str, bool], tuple[str, str] | None], user: str | None = None,
           context: list[Message] | None = None) -> tuple[str | None, str | None, tuple[str, ...]]:
@@ -291,6 +314,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
     voices: list[bool] = []
     reads: list[str] = []
     for message in sources:
+        if pushed := _pushed_address(fact, message, find, user):
+            return pushed, None, ()
         text = message.text
         span = locate(evidence, text) if evidence else None
         spans = [span] if span else (_sentences_sharing(text, fact, loose=True) if not evidence else [])

@@ -498,8 +498,8 @@ def _in_public_block(text: str, at: int) -> bool:
 # "４９１６　２３３１" is a card, "٤٥٣٩" a PIN.
 _DIGIT_ZEROS = (0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6, 0x0D66, 0x0DE6, 0x0E50, 0x0ED0,
                 0x0F20, 0x1040, 0x17E0, 0x1810, 0xFF10)
-_AS_ASCII = {**{zero + i: str(i) for zero in _DIGIT_ZEROS for i in range(10)}, **{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)},
-             0x3000: " "}
+_AS_ASCII: dict[int, str] = {**{zero + i: str(i) for zero in _DIGIT_ZEROS for i in range(10)},
+                             **{c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)}, 0x3000: " "}
 
 
 def find_secrets(text: str) -> list[tuple[str, int, int]]:
