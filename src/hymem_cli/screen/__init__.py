@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from hymem_cli.domain import Chunk, Message, Operation
 from hymem_cli.screen.instructions import INSTRUCTION_PATTERNS, Hit, find_instruction, fold
-from hymem_cli.screen.provenance import ORIGINS, trace
+from hymem_cli.screen.provenance import ORIGINS, no_finder, trace
 from hymem_cli.screen.secrets import SECRET_PATTERNS, Redactor, find_secrets
 
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ class Screen:
         """Where the fact sits in its sources: None for a participant's own words, else quoted, document, comment,
         code, tool, or unknown when no source holds it (see `provenance.ORIGINS`)."""
         try:
-            return trace(evidence or "", text or "", list(sources), lambda _t, _o: None)[1]
+            return trace(evidence or "", text or "", list(sources), no_finder)[1]
         except Exception:  # noqa: BLE001 - unknown is not trusted
             return "unknown"
 

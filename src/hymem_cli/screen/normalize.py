@@ -44,6 +44,26 @@ def _read_morse(m: re.Match[str]) -> str:
     return " ".join("".join(_MORSE_LETTERS.get(code, "?") for code in word.split()) for word in words)
 
 
+# Braille, letter by letter (grade 1): "⠁⠇⠑⠭" is "alex"; the number sign makes a to j the digits 1 to 0
+_BRAILLE_LETTERS = dict(zip("⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚⠅⠇⠍⠝⠕⠏⠟⠗⠎⠞⠥⠧⠺⠭⠽⠵⠂⠲⠒⠄⠦⠖⠤⠀", "abcdefghijklmnopqrstuvwxyz,.:'?!- "))
+_BRAILLE = re.compile("[\u2800-\u28ff][\u2800-\u28ff \t]{8,}")
+
+
+def _read_braille(m: re.Match[str]) -> str:
+    out, digits = [], False
+    for c in m.group():
+        if c == "⠼":
+            digits = True
+            continue
+        letter = _BRAILLE_LETTERS.get(c, "" if c == "⠠" else c)  # a capital's sign is dropped
+        if digits and "a" <= letter <= "j":
+            out.append("1234567890"["abcdefghij".index(letter)])
+            continue
+        digits = False
+        out.append(letter)
+    return "".join(out)
+
+
 # Text after a right-to-left override is shown reversed: stored backwards, it reads forwards ("\u202emorf ylno" shows "only from")
 _REVERSED = re.compile("\u202e([^\u202a-\u202e\n]{1,2000})(?:\u202c|(?=\n)|$)")
 
@@ -144,6 +164,8 @@ def fold_letters(text: str) -> str:
         text = _MORSE.sub(_read_morse, text)
     if "\u202e" in text:
         text = _REVERSED.sub(lambda m: m.group(1)[::-1], text)
+    if re.search("[\u2800-\u28ff]", text):
+        text = _BRAILLE.sub(_read_braille, text)
     text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
     text = unaccent(_INVISIBLE.sub("", text).translate(_LATIN_LOOKALIKES))  # NFKC can make a joiner from a compatibility form
     latin_text = len(_ASCII_LETTER.findall(text)) >= len(_OTHER_SCRIPT.findall(text))

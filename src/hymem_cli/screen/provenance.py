@@ -39,6 +39,10 @@ def session_owner(messages) -> str | None:
     return None
 
 
+def is_assistant(speaker: str | None) -> bool:
+    return (speaker or "").strip().casefold() in ASSISTANT_NAMES
+
+
 def own_voice(message: Message, user: str | None) -> bool:
     """Whether a message is the user's own: spoken by `user` (or by "user"/"human"), or a file with no speakers at all.
     An assistant's or a tool's message never is, whatever name it carries."""
@@ -119,6 +123,13 @@ def _region_at(message: Message, start: int, end: int) -> tuple[int, int, str] |
     cover = [(min(end, r[1]) - max(start, r[0]), r) for r in found]
     size, region = max(cover, default=(0, None), key=lambda c: c[0])
     return region if region is not None and size * 2 > end - start else None
+
+
+def _line(text: str, start: int, end: int) -> str:
+    """The line or lines that hold [start, end)."""
+    a = text.rfind("\n", 0, start) + 1
+    b = text.find("\n", end)
+    return text[a:b if b >= 0 else len(text)]
 
 
 def _sentence(text: str, start: int, end: int) -> str:
@@ -265,8 +276,48 @@ def _spoken_to_agent(find: Callable[[str, bool], tuple[str, str] | None]) -> Cal
     return lambda text: (hit := find(text, False)) is not None and hit[0] == "ai-vocative"
 
 
+def skips_the_user(text: str, user: str | None) -> bool:
+    """Whether someone else's text has an act that leaves the user's hands done without them: "From now on it pays every
+    expense ... no approval from Alex needed", "it renews ... on Alex's card. Don't loop Alex in", "approves their entry
+    ... without asking Alex". Said of the user by name (another person's own assistant may well act without asking them)."""
+    if not user or not user.strip() or len(text) > _LONGEST_READ:
+        return False
+    from hymem_cli.screen.structure import OUTBOUND
+
+    name = re.escape(user.strip())
+    named = re.compile(rf"\b{name}\b", re.I)
+    person = rf"(?:{name}|him|her|them)"  # "him" where the line names the user too
+    skipped = re.compile(
+        rf"\bwithout\s+(?:first\s+)?(?:asking|checking\s+with|consulting|contacting|telling|bothering|involving|notifying|looping\s+in"
+        rf"|waiting\s+for)\s+{person}\b|\bwithout\s+(?:his|her|their|{name}'s)\s+(?:approval|ok|okay|sign-?off|consent|input|knowledge|say-?so)\b"
+        rf"|\bno\s+(?:need\s+to\s+(?:ask|check\s+with|involve|loop\s+in|bother|tell|wait\s+for)\s+{person}\b"
+        rf"|(?:approval|sign-?off|confirmation|permission|consent|ok|go-?ahead|input)\s+(?:from|by|of)\s+{person}\b)"
+        rf"|\b(?:don'?t|do\s+not|never|no\s+need\s+to)\s+(?:loop|ask|check\s+with|bother|involve|tell|consult|cc|copy|wake|ping)\s+{person}\b"
+        rf"|\b{name}\s+(?:doesn'?t|does\s+not|won'?t|will\s+not|needn'?t|need\s+not)\s+(?:need\s+to\s+)?(?:be\s+)?"
+        rf"(?:asked|approve|confirm|sign\s+off|know|consulted|involved|looped\s+in|bothered|told)\b"
+        rf"|\bleave\s+{name}\s+out\s+of\b|\bbehind\s+{name}'s\s+back\b",
+        re.I,
+    )
+    return any(OUTBOUND.search(line) and named.search(line) and skipped.search(line) for line in text.split("\n"))
+
+
 _ADDRESS = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}|(?<![\w.@-])[\w-]{1,63}(?:\.[\w-]{1,63}){0,4}\.[a-z]{2,6}\b")
 _LONGEST_READ = 20_000  # characters of a message read whole for the address it pushes
+
+
+def no_finder(_text: str, _own: bool) -> tuple[str, str] | None:
+    """A finder that finds nothing: `trace` with it only says where a fact sits (`Screen.origin`)."""
+    return None
+
+
+def directs_the_agent(sentence: str) -> bool:
+    """A form only the user may use freely: the agent as the subject of an act or a habit, someone's wish put on "you",
+    a new persona (`structure.FOREIGN_DIRECTIVE`)."""
+    from hymem_cli.screen.normalize import normalize
+    from hymem_cli.screen.structure import FOREIGN_DIRECTIVE
+
+    read = _PRONOUN_AFTER_END.sub(", ", normalize(sentence))  # "The AI does. It moves ..." is one clause about the AI
+    return FOREIGN_DIRECTIVE.search(read) is not None
 
 
 def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tuple[str, str] | None], user: str | None) -> str | None:
@@ -284,7 +335,11 @@ def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tup
     for stretch in stretches:
         named = [a for a in addresses if a in normalize(stretch).casefold()]
         if named and (hit := find(stretch, False)):
-            return f'its source tells the agent what to do about {named[0]} ({hit[0]}: "{hit[1]}")'
+            return f'its source holds an instruction to the agent about {named[0]} ({hit[0]}: "{hit[1]}")'
+        if named and directs_the_agent(stretch):
+            return f"its source holds an instruction to the agent about {named[0]} (the agent told what to do)"
+        if named and skips_the_user(normalize(stretch), user):
+            return f"its source holds an instruction to the agent: {named[0]} acted on without asking {user}"
     return None
 
 
@@ -303,18 +358,18 @@ def trace(evidence: str, fact: str, sources: list[Message],
     sentences states a rule itself (`Screen.refusal` checks, when the fact is a rule), so a rule the user never said
     cannot borrow their voice by quoting something else they said."""
     from hymem_cli.screen.normalize import normalize
-    from hymem_cli.screen.structure import FOREIGN_DIRECTIVE, IMPERATIVE
+    from hymem_cli.screen.structure import IMPERATIVE
 
     def ordered(sentence: str) -> bool:
         """An order in someone else's words: the imperative mood, or a form only the user may use freely."""
-        read = _PRONOUN_AFTER_END.sub(", ", normalize(sentence))  # "The AI does. It moves ..." is one clause about the AI
-        return IMPERATIVE.search(sentence) is not None or FOREIGN_DIRECTIVE.search(read) is not None
+        return IMPERATIVE.search(sentence) is not None or directs_the_agent(sentence)
 
     origins: list[str | None] = []
     voices: list[bool] = []
     reads: list[str] = []
+    screening = find is not no_finder
     for message in sources:
-        if pushed := _pushed_address(fact, message, find, user):
+        if screening and (pushed := _pushed_address(fact, message, find, user)):
             return pushed, None, ()
         text = message.text
         span = locate(evidence, text) if evidence else None
@@ -339,6 +394,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
             read = f"{lead} {sentence}" if lead else sentence
             if (hit := find(read, own)) and not (hit[0] in _HOUSE_RULES and _REPORTED.search(sentence)):
                 return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}")', None, ()
+            if screening and not own and not is_assistant(message.speaker) and skips_the_user(normalize(_line(text, start, end)), user):
+                return f"its source holds an instruction to the agent: an act done without asking {user}", None, ()
             if region is None and other_person and ordered(read) and not _REPORTED.search(sentence):
                 snippet = re.sub(r"\s+", " ", sentence).strip()[:60]
                 return f'its source holds an instruction to the agent (directive from {message.speaker}: "{snippet}")', None, ()
@@ -350,7 +407,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
             a, b, origin = region
             if hit := find(text[a:b], False):
                 return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}") in {origin} text', origin, ()
-            if origin != "code" and ordered(f"{lead} {sentence.lstrip('> ')}" if lead else sentence.lstrip("> \t")):
+            quoted = f"{lead} {sentence.lstrip('> ')}" if lead else sentence.lstrip("> \t")
+            if ordered(quoted) if origin != "code" else directs_the_agent(quoted):  # code is full of imperatives, not of agents
                 snippet = re.sub(r"\s+", " ", sentence).strip()[:60]
                 return f'its source holds an instruction to the agent (imperative in {origin} text: "{snippet}")', origin, ()
             origins.append(origin)

@@ -184,7 +184,8 @@ _ML_AGENT = (r"(?:\b(?:assistant|assistante|asistente|assistente|assistent(?:en)
 _ML_MODAL = (r"(?:\b(?:doit|doivent|devra|devrait|dois|devez|debe|debes|deberá|debería|tiene\s+que|tienes\s+que|muss|musst|müssen|soll|sollst|sollte|"
              r"deve|devi|dovrà|dovrebbe|deves|deverá|tem\s+que|precisa|moet|moeten|zal|должен|должна|должно|обязан\w*|"
              r"musisz|musi|powinien\w*|powinna|należy|måste|ska|skall|bør|skal|harus|wajib|phải|маєш|мусиш|повинен|повинна|повинні|πρέπει|"
-             r"gerek\w*|zorunda\w*|musí|musíš|musíte|má\s+povinnost|trebuie|kell|kellene|köteles\w*|täytyy|pitää|on\s+velvollinen)\b"
+             r"gerek\w*|zorunda\w*|musí|musíš|musíte|má\s+povinnost|trebuie|kell|kellene|köteles\w*|täytyy|pitää|on\s+velvollinen"
+             r"|skalt|skulu|skuldi|(?:á|a)tt|m(?:á|a)tt|ver(?:ð|d)ur|devas|rajtas|бояд|керек|kerak|лозим|rhaid|caithfidh|ret\s+eo)\b"
              r"|\b\w{2,20}?m[ae]l[ıi](?:d[ıi]r|s[ıi]n(?:[ıi]z)?)?\b|يجب|חייב\w*|צריך|ต้อง|चाहिए|होगा"
              r"|必须|应该|应当|务必|しなければ|すること|べき|해야|하십시오)")
 # "you must" where the language needs no pronoun for it, or puts it after the verb
@@ -197,7 +198,17 @@ _ML_YOU = (r"(?:\b(?:tu|vous|tú|usted|du|dir|dich|você|jij|je|ты|вы|теб
 _ML_PLEASE = (r"(?:\b(?:bitte|por\s+favor|s'il\s+te\s+pla[iî]t|s'il\s+vous\s+pla[iî]t|per\s+favore|alsjeblieft|alstublieft|пожалуйста|"
               r"responde|réponds|répondez|antworte|rispondi|responda|antwoord|отвечай|ответь|proszę|snälla|venligst|tolong|mohon|hãy|будь\s+ласка|"
               r"παρακαλώ)\b"
-              r"|请|ください|下さい|주세요|하세요|세요|십시오|해야)")
+              r"|请|ください|下さい|주세요|하세요|세요|십시오|해야"
+              # more languages' "please"
+              r"|\b(?:bonvolu|mesedez|iltimos|fadlan|tafadhali|ngicela|tanpri|azafady|vinsamlegast|vinarliga|palun|l(?:ū|u)dzu|pra(?:š|s)au"
+              r"|лутфан|сураныч|өтінемін|iltimos|z(?:ə|e)hm(?:ə|e)t\s+olmasa|гуйя|калі\s+ласка|pakiusap|pakisuyo|mar\s+plij|le\s+do\s+thoil"
+              r"|os\s+gwelwch\s+yn\s+dda|jekk\s+jo(?:għ|gh)(?:ġ|g)bok|don\s+allah|j(?:ọ|o)w(?:ọ|o)|mangga|tulung)\b"
+              r"|مهرباني\s+وکړه|لطفا|براہ\s+کرم|कृपया|অনুগ্রহ\s+করে|ກະລຸນາ|ကျေးဇူးပြု|សូម|කරුණාකර|தயவுசெய்து|దయచేసి|ದಯವಿಟ್ಟು|ദയവായി"
+              r"|કૃપા\s+કરીને|ਕਿਰਪਾ\s+ਕਰਕੇ|გთხოვ\w*|խնդրում\s+եմ|እባክ\w*)")
+# "you may", "you can" where the finders read no rule: the user's own words to the agent in more languages
+_ML_YOU_MAY = (r"(?:\b(?:vi\s+(?:rajtas|povas|devas)|шумо\s+(?:метавонед|бояд)|ту\s+(?:метавонӣ|бояд)|сен\s+\w+\s+аласың"
+               r"|siz\s+\w+\s+bilasiz|sen\s+\w+\s+bilasan|waad\s+\w+\s+kartaa|unaweza|ungakwazi|kannst\s+du)\b"
+               r"|ته\s+کولی\s+شې|تاسو\s+کولی\s+شئ|ته\s+باید|تاسو\s+باید|تم\s+کر\s+سکتے|آپ\s+کر\s+سکتے|ທ່ານ\s?ສາມາດ|သင်\s?\w*နိုင်)")
 _ML_ALWAYS = (r"(?:\b(?:toujours|jamais|siempre|nunca|immer|niemals|nie|sempre|mai|altijd|nooit|всегда|никогда|zawsze|nigdy|alltid|aldrig|altid|"
               r"selalu|luôn|завжди|ніколи|πάντα|ποτέ)\b|دائما|أبدا"
               r"|总是|永远|始终|一直|所有|必ず|常に|毎回|항상|반드시|매번)")
@@ -213,7 +224,15 @@ _ML_FROM_NOW = (r"(?:\b(?:à\s+partir\s+de\s+maintenant|désormais|dorénavant|a
                 r"από\s+εδώ\s+και\s+(?:πέρα|στο\s+εξής|μπρος)|από\s+αύριο|εφεξής|từ\s+mai|kể\s+từ\s+(?:nay|bây\s+giờ|hôm\s+nay)|từ\s+hôm\s+nay|"
                 r"a\s+partir\s+de\s+(?:mañana|hoy|amanhã|hoje|demain)|desde\s+(?:ahora|mañana|hoy)|da\s+domani|ab\s+(?:morgen|heute)|dès\s+(?:demain|maintenant))\b"
                 r"|من\s+الآن|فصاعدا|מעכשיו|מעתה|מהיום|מחר\s+והלאה|מכאן\s+והלאה|ต่อจากนี้|จากนี้ไป|ตั้งแต่นี้|นับจากนี้|ตั้งแต่พรุ่งนี้|अब\s+से|आज\s+से|कल\s+से|आगे\s+से"
-                r"|从现在开始|从今以后|以后|今后|往后|今後|これから|以降|앞으로|이제부터)")
+                r"|从现在开始|从今以后|以后|今后|往后|今後|これから|以降|앞으로|이제부터"
+                # more languages' "from now on"
+                r"|\b(?:fr(?:á|a)\s+n(?:ú|u)\s+av|h(?:é|e)(?:ð|d)an\s+(?:í|i)\s+fr(?:á|a)|framvegis|de\s+nun|ekde\s+nun|аз\s+ин\s+ба\s+баъд|минбаъд"
+                r"|hadda\s+wixii\s+ka\s+dambeeya|laga\s+bilaabo\s+hadda|o\s+hyn\s+ymlaen|as\s+seo\s+amach|hemendik\s+aurrera"
+                r"|minn\s+issa\s+['’]?l\s+quddiem|мындан\s+ары|бұдан\s+былай|bundan\s+buyon|одооноос\s+эхлэн|з\s+гэтага\s+часу|надалей"
+                r"|turpm(?:ā|a)k|nuo\s+(?:š|s)iol|edaspidi|n(?:ü|u)(?:ü|u)dsest|kuanzia\s+sasa|kusukela\s+manje|daga\s+yanzu"
+                r"|manomboka\s+izao|apati\s+kounye\s+a|mula\s+ngayon|wiwit\s+saiki|(?:à|a)\s+partir\s+d['’]?or(?:e|a)|d['’]?ore\s+en\s+avant)\b"
+                r"|له\s+(?:دې|نن)\s+وروسته|اب\s+سے|از\s+(?:این\s+به\s+بعد|حالا)|এখন\s+থেকে|ຕັ້ງແຕ່ນີ້|ယခုမှစ|ចាប់ពីពេលនេះ|මෙතැන්\s+සිට|இனிமேல்"
+                r"|ఇకపై|ಇನ್ನು\s+ಮುಂದೆ|ഇനി\s+മുതൽ|ამიერიდან|այսուհետ|ከአሁን\s+ጀምሮ|अबदेखि|आतापासून|હવેથી|ਹੁਣ\s+ਤੋਂ)")
 _ML_ME = r"(?:\b(?:moi|me|mir|mich|mij|conmigo|comigo|мне|меня|mnie|mig|aku|saya|tôi|мені|мене|μου)\b|-moi\b)"
 _ML_IMPERATIVE = (r"(?:usa|utilizza|scrivi|rispondi|réponds|écris|utilise|responde|escribe|antworte|schreib|benutze|verwende|responda|escreva|"
                   r"gebruik|schrijf|antwoord|отвечай|пиши|используй|odpowiadaj|pisz|używaj|svara|skriv|använd|svar|brug|jawab|tulis|gunakan|"
@@ -287,7 +306,7 @@ _WITHOUT_ASKING = (r"\bwithout\s+(?:asking|confirm\w*|checking|review\w*|approva
                    r"|\b(?:sin|sem|senza|sans|ohne)\s+(?:zu\s+)?(?:consultar|preguntar|perguntar|pedir|chiedere|consultare|demander|consulter|"
                    r"fragen|nachzufragen|r[üu]ckfrage)\w*")
 # Acts that leave the user's hands or cannot be undone: after them, "without asking" drops a check that matters.
-_OUTBOUND = re.compile(r"\b(?:delet|remov|eras|wip|cancel|pay|paid|transfer|wire|send|sent|shar|forward|buy|bought|purchas|order|sign|"
+OUTBOUND = re.compile(r"\b(?:delet|remov|eras|wip|cancel|pay|paid|transfer|wire|send|sent|shar|forward|buy|bought|purchas|order|sign|"
                        r"approv|publish|post|install|run|execut|grant|unsubscrib|terminat|renew|subscrib|spend|donat|"
                        r"refund|submit|upload|commit|push|merge|deploy|reset)\w*", re.I)
 _WITHOUT_ASKING_RX = re.compile(_WITHOUT_ASKING, re.I)
@@ -301,17 +320,20 @@ _OWN_NEVER = re.compile(_CREDENTIAL + "|" + _OTHERS
                         r"|\bauto-?(?:approve|accept|merge|pay|renew|sign|send|forward|confirm|book|buy|purchase|order|delete|transfer)\w*"
                         r"|\b(?:promot|endors|advertis|prais)\w*", re.I)  # blind obedience; asking first, dropped, is the act's
 _AMOUNT = r"(?:[$€£¥]\s?\d[\d,.]*|\d[\d,.]*\s?(?:[$€£¥]|usd|eur|gbp|chf|zł|kr|dollars?|euros?|pounds?)(?![^\W\d_]))"
-# A delegation the user bounds: a cap on the amount, a sum per period, a condition, or a recipient of their own ("pay the
-# window cleaner £15 a month", "renew the parking permit, up to £90", "move them as long as they stay in the morning",
+# A delegation the user bounds: a cap on the amount, a sum per period or named once, a condition, or a recipient of their
+# own ("pay the window cleaner £15 a month", "pay the £45 deposit", "renew the parking permit, up to £90", "move them as long as they stay in the morning",
 # "forward them to my accountant")
 _BOUNDED = re.compile(
     r"\b(?:up\s+to|under|below|no\s+more\s+than|not\s+more\s+than|less\s+than|at\s+most|max(?:imum)?|capped\s+at|bis\s+(?:zu\s+)?"
     r"|jusqu['’]?\s?(?:à|a)|hasta|fino\s+a|at(?:é|e))\s*" + _AMOUNT
     + r"|" + _AMOUNT + r"\s*(?:a|per|each|every|/|im|par|al|por|al)\s*(?:month|week|year|day|visit|time|monat|mois|mes|mese|mês)\b"
+    + r"|\b(?:the|a|an|its|that)\s+" + _AMOUNT + r"(?:\s+[^\W\d_]{3,20})?"  # one sum, named: "pay the £45 deposit"
     r"|\b(?:as\s+long\s+as|so\s+long\s+as|only\s+if|provided\s+(?:that\s+)?|solange|sofern|tant\s+que|(?:à|a)\s+condition"
     r"|siempre\s+que|purch(?:é|e)|desde\s+que)\b"
     r"|\bto\s+(?:my|his|her|their)\s+(?:accountant|bookkeeper|partner|wife|husband|mum|mom|mother|dad|father|boss|manager|sister"
-    r"|brother|landlord|doctor|lawyer|solicitor|secretary|son|daughter|parents)\b"
+    r"|brother|landlord|doctor|lawyer|solicitor|secretary|son|daughter|parents|colleague|co-?worker|teammate|team|teacher|tutor|coach"
+    r"|friend|neighbou?r|family|kids|children|grandparents?|grandma|grandpa|aunt|uncle|cousin|nanny|babysitter|carer|therapist"
+    r"|dentist|vet|gp|agent|editor|supervisor|client|landlady)\b"
     r"|\b(?:to|at)\s+(?:my|his|her|their)\s+own\b|\b(?:to|at)\s+my\s+(?:[^\W\d_]+\s+){0,2}(?:address|inbox|e-?mail|account)\b",
     re.I,
 )
@@ -340,7 +362,7 @@ def reaches_beyond(text: str, kind: str = "") -> bool:
 def dropped_check(text: str) -> bool:
     """"Without asking me" for an act that sends, pays, deletes or changes something ("pay the invoices without asking"):
     a check that matters. For a harmless act ("decline recruiter calls without checking with me") it is the user's to drop."""
-    return _WITHOUT_ASKING_RX.search(text) is not None and _OUTBOUND.search(text) is not None
+    return _WITHOUT_ASKING_RX.search(text) is not None and OUTBOUND.search(text) is not None
 
 
 _GRANTEE = r"(?:the\s+|this\s+|our\s+|your\s+|my\s+|an?\s+)?(?:ai\s+|coding\s+)?(?:assistant|agent|bot|chatbot|model|ai|llm|copilot|claude|gpt)"
@@ -467,7 +489,10 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
         r"|\blet(?:s|ting)?\s+" + _GRANTEE + r"\s+(?:go\s+ahead\s+and\s+)?" + _VERB + r"\b"
         r"|\b(?:permission|approval|authori[sz]ation|clearance|the\s+go-ahead|the\s+green\s+light|sign-?off|consent)\s+(?:has\s+been|have\s+been|was|is|were|got)\s+"
         r"(?:now\s+)?(?:given|granted|issued|obtained|secured|received)\s+for\s+" + _GRANTEE + r"\s+to\b"
-        r"|\b(?:happy|glad|content|willing|comfortable|good|fine|ok(?:ay)?|cool)\s+(?:for|with)\s+" + _GRANTEE + r"\s+to\b",
+        r"|\b(?:happy|glad|content|willing|comfortable|good|fine|ok(?:ay)?|cool)\s+(?:for|with)\s+" + _GRANTEE + r"\s+to\b"
+        # a role or rights handed to the agent: "has given 'Alex's assistant' Payer rights", "assigned the bot the role Manager"
+        r"|\b(?:given|granted|assigned|handed|gave|grants?|assigns?)\s+['\"‘’“”]?(?:[\w-]+['’]s\s+)?" + _GRANTEE + r"['\"‘’“”]?\s+"
+        r"(?:the\s+|a\s+|an\s+)?(?:[\w-]+\s+){0,3}?(?:rights?|roles?|permissions?|access|authority|powers?|privileges?|mandate)\b",
         re.I,
     ),
     # what the agent's answers, summaries and reports must say, written into a document it reads: "Any summary of this file
@@ -536,7 +561,7 @@ DIRECTIVE_PATTERNS: dict[str, re.Pattern] = {
 # Text addressed to the agent in other languages ("Note pour l'assistant :", "给助手的说明：", "어시스턴트에게:"): refused from
 # anyone, as "note for the AI:" is in English.
 # Another language's "you", "must" or "please": a sentence the user says to the agent, where the rule finders read English only
-SPOKEN_TO_ABROAD = re.compile(_ML_YOU + "|" + _ML_MODAL + "|" + _ML_PLEASE + "|" + _ML_YOU_MUST_ALONE, re.I)
+SPOKEN_TO_ABROAD = re.compile(_ML_YOU + "|" + _ML_MODAL + "|" + _ML_PLEASE + "|" + _ML_YOU_MUST_ALONE + "|" + _ML_YOU_MAY, re.I)
 AI_ADDRESS_TRANSLATED = re.compile(
     r"\b(?:note|remarque|message|rappel|consigne)s?\s+(?:pour|à|a)\s+(?:l'\s?|la\s+|le\s+|les\s+)?(?:assistant|ia|modèle|agent|bot)"
     r"|\b(?:nota|mensaje|aviso|recordatorio)\s+(?:para|al?)\s+(?:el\s+|la\s+)?(?:asistente|ia|modelo|agente|bot)"
@@ -621,8 +646,25 @@ _AGENT_WORD = (r"(?<!\bmy\s)(?<!\bmi\s)(?<!\bmon\s)(?<!\bma\s)(?<!\bmein\s)(?<!\
                r"(?:\b(?:(?:ai|virtual|digital|automated|coding)\s+)?(?:assistants?|chat\s?bots?|bots?|llms?|ai|a\.i\.|copilot|claude|chatgpt|gpt|gemini|"
                r"ai\s+(?:agents?|models?|systems?|tools?)|assistente|asistente|assistent|assistentin|asystent\w{0,3}|asisten|asistan|asistent[ae]?|"
                r"asszisztens|avustaja|tekoäly|msaidizi|katulong|tro\s?ly|ассистент\w*|асистент\w*|помощник\w*|βοηθ\w*|helpers?"
-               r"|gervigreind\w*|a(?:ð|d)sto(?:ð|d)arm\w*|laguntzaile\w*|adimen\s+artifizial\w*|digital\s+twins?|autopilot|sub-?agents?|second\s+brain|e-?proxy)\b"
+               r"|gervigreind\w*|a(?:ð|d)sto(?:ð|d)arm\w*|laguntzaile\w*|adimen\s+artifizial\w*|digital\s+twins?|autopilot|sub-?agents?|second\s+brain|e-?proxy|majordomo|major-domo"
+               r"|(?:digital|virtual|ai|automated)\s+(?:representative|delegate|proxy|stand-?in))\b"
                r"|دستیار|مساعد\w*|সহকারী|सहायक|एआई|עוזר|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|인공지능|人工智能"
+               # an assistant or a helper in more languages and scripts (Tajik, Kyrgyz, Kazakh, Uzbek, Azerbaijani, Mongolian,
+               # Belarusian, Faroese, Esperanto, Welsh, Irish, Breton, Maltese, Somali, Yoruba, Zulu, Xhosa, Hausa, Malagasy,
+               # Javanese, Pashto, Urdu, Lao, Burmese, Khmer, Sinhala, Tamil, Telugu, Kannada, Malayalam, Marathi, Gujarati,
+               # Punjabi, Georgian, Armenian, Amharic, Tibetan)
+               r"|\b(?:ёрдамчи\w*|жардамчы\w*|көмекші\w*|yordamchi\w*|k(?:ö|o)m(?:ə|e)k(?:ç|c)i\w*|туслах\w*|памочнік\w*|hj(?:á|a)lpar\w*"
+               r"|asistant\w*|helpanto\w*|cynorthwy\w*|c(?:ú|u)nt(?:ó|o)ir\w*|skoazeller\w*|assistent\w*|kaaliy\w*|caawi\w*|ol(?:ù|u)r(?:à|a)nl(?:ọ|o)w(?:ọ|o)\w*"
+               r"|umsizi\w*|umncedisi\w*|mataimak\w*|mpanampy\w*|pambiyantu\w*)\b"
+               r"|مرستیال\w*|معاون\w*|ຜູ້ຊ່ວຍ|လက်ထောက်|ជំនួយការ|සහායක|உதவியாளர்\w*|సహాయకుడు|సహాయకు\w*|ಸಹಾಯಕ\w*|സഹായി\w*|सहाय्यक|સહાયક|ਸਹਾਇਕ"
+               r"|ასისტენტ\w*|თანაშემწე\w*|օգնական\w*|ረዳት|ལས་རོགས"
+               # "artificial intelligence" in those languages
+               r"|\b(?:зеҳни\s+сунъ\w*|жасалма\s+интеллект\w*|жасанды\s+интеллект\w*|sun['ʼ’]?iy\s+intellekt\w*|s(?:ü|u)ni\s+intellekt\w*"
+               r"|хиймэл\s+оюун\w*|штучн\w*\s+інтэлект\w*|vitl(?:í|i)ki\w*|artefarit\w*\s+inteligent\w*|deallusrwydd\s+artiffisial"
+               r"|intleacht\s+shaorga|intelli(?:ġ|g)enza\s+artifi(?:ċ|c)jali|sirdoon\s+macmal\w*|(?:ọ|o)p(?:ọ|o)l(?:ọ|o)\s+at(?:ọ|o)w(?:ọ|o)da"
+               r"|basira\s+ta\s+wucin\s+gadi|kecerdasan\s+gawean)\b"
+               r"|مصنوعي\s+ځيرکتيا|مصنوعی\s+ذہانت|هوش\s+مصنوعی|ປັນຍາປະດິດ|ဉာဏ်ရည်တု|បញ្ញាសិប្បនិម្មិត|කෘත්‍?රිම\s+බුද්ධිය|செயற்கை\s+நுண்ணறிவு"
+               r"|కృత్రిమ\s+మేధ\w*|ಕೃತಕ\s+ಬುದ್ಧಿಮತ್ತೆ|കൃത്രിമ\s+ബുദ്ധി|ሰው\s+ሰራሽ\s+አስተውሎት"
                # "artificial intelligence" itself, in more languages: the agent named by what it is
                r"|\b(?:tehisintellekt\w*|m(?:ā|a)ksl(?:ī|i)g\w*\s+intelekt\w*|dirbtin\w*\s+intelekt\w*|sztuczn\w*\s+inteligencj\w*"
                r"|umel(?:á|a)\s+inteligenci\w*|umjetn\w*\s+inteligencij\w*|umetn\w*\s+inteligenc\w*|mesters(?:é|e)ges\s+intelligenci\w*"
