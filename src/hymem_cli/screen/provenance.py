@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 
 from hymem_cli.domain import Message
+from hymem_cli.screen.meaning import reads_as_directive
 
 # Origins a version may carry; None (shown as "said") is what a participant said in their own words; "unknown" a
 # fact whose source messages cannot be told (the Hy-Memory protocol gives no quote, and no message shares its words).
@@ -340,6 +341,8 @@ def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tup
             return f"its source holds an instruction to the agent about {named[0]} (the agent told what to do)"
         if named and skips_the_user(normalize(stretch), user):
             return f"its source holds an instruction to the agent: {named[0]} acted on without asking {user}"
+        if named and any(reads_as_directive(line, user) for line in stretch.split("\n") if any(a in normalize(line).casefold() for a in named)):
+            return f"its source holds an instruction to the agent about {named[0]} (it reads as one, by meaning)"
     return None
 
 
@@ -394,11 +397,17 @@ def trace(evidence: str, fact: str, sources: list[Message],
             read = f"{lead} {sentence}" if lead else sentence
             if (hit := find(read, own)) and not (hit[0] in _HOUSE_RULES and _REPORTED.search(sentence)):
                 return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}")', None, ()
-            if screening and not own and not is_assistant(message.speaker) and skips_the_user(normalize(_line(text, start, end)), user):
-                return f"its source holds an instruction to the agent: an act done without asking {user}", None, ()
+            if screening and not own and not is_assistant(message.speaker):
+                if skips_the_user(normalize(_line(text, start, end)), user):
+                    return f"its source holds an instruction to the agent: an act done without asking {user}", None, ()
             if region is None and other_person and ordered(read) and not _REPORTED.search(sentence):
                 snippet = re.sub(r"\s+", " ", sentence).strip()[:60]
                 return f'its source holds an instruction to the agent (directive from {message.speaker}: "{snippet}")', None, ()
+            # what no rule found, by meaning (after the rules, whose reasons say more), sentence by sentence: one order does
+            # not take the rest of its message down with it
+            by_meaning = screening and not own and not is_assistant(message.speaker) and reads_as_directive(read, user)
+            if by_meaning and region is None:
+                return "its source holds an instruction to the agent (it reads as one, by meaning)", None, ()
             voices.append(own)
             reads.append(read)
             if region is None:
@@ -411,6 +420,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
             if ordered(quoted) if origin != "code" else directs_the_agent(quoted):  # code is full of imperatives, not of agents
                 snippet = re.sub(r"\s+", " ", sentence).strip()[:60]
                 return f'its source holds an instruction to the agent (imperative in {origin} text: "{snippet}")', origin, ()
+            if by_meaning:
+                return f"its source holds an instruction to the agent (in {origin} text, by meaning)", origin, ()
             origins.append(origin)
     rests_on_own = tuple(reads) if voices and all(voices) else ()
     if not origins:
