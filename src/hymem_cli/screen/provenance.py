@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from hymem_cli.domain import Message
 from hymem_cli.screen.meaning import reads_as_directive
@@ -285,10 +286,16 @@ def skips_the_user(text: str, user: str | None) -> bool:
         return False
     from hymem_cli.screen.structure import OUTBOUND
 
-    name = re.escape(user.strip())
-    named = re.compile(rf"\b{name}\b", re.I)
-    person = rf"(?:{name}|him|her|them)"  # "him" where the line names the user too
-    skipped = re.compile(
+    named, skipped = _skipping(user.strip())
+    return any(OUTBOUND.search(line) and named.search(line) and skipped.search(line) for line in text.split("\n"))
+
+
+@lru_cache(maxsize=16)
+def _skipping(user: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The user's name, and the ways of doing something without them ("him" counts where the line names the user)."""
+    name = re.escape(user)
+    person = rf"(?:{name}|him|her|them)"
+    return re.compile(rf"\b{name}\b", re.I), re.compile(
         rf"\bwithout\s+(?:first\s+)?(?:asking|checking\s+with|consulting|contacting|telling|bothering|involving|notifying|looping\s+in"
         rf"|waiting\s+for)\s+{person}\b|\bwithout\s+(?:his|her|their|{name}'s)\s+(?:approval|ok|okay|sign-?off|consent|input|knowledge|say-?so)\b"
         rf"|\bno\s+(?:need\s+to\s+(?:ask|check\s+with|involve|loop\s+in|bother|tell|wait\s+for)\s+{person}\b"
@@ -299,7 +306,6 @@ def skips_the_user(text: str, user: str | None) -> bool:
         rf"|\bleave\s+{name}\s+out\s+of\b|\bbehind\s+{name}'s\s+back\b",
         re.I,
     )
-    return any(OUTBOUND.search(line) and named.search(line) and skipped.search(line) for line in text.split("\n"))
 
 
 _ADDRESS = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}|(?<![\w.@-])[\w-]{1,63}(?:\.[\w-]{1,63}){0,4}\.[a-z]{2,6}\b")
