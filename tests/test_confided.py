@@ -296,3 +296,44 @@ def test_plain_words_said_how_they_are_typed_and_codes_typed_on_a_keypad_are_red
 ])
 def test_talk_about_how_passwords_are_typed_is_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("+-----------+---------+---------------+\n| System    | Account | Secret        |\n+===========+=========+===============+\n"
+     "| CCTV      | admin   | nightjar moss |\n+-----------+---------+---------------+", "nightjar moss"),
+    ("╒═════════╤═════════╤═══════════════╕\n│ service │ user    │ credential    │\n╞═════════╪═════════╪═══════════════╡\n"
+     "│ mqtt    │ sensors │ plover-duck-4 │\n╘═════════╧═════════╧═══════════════╛", "plover-duck-4"),
+    ("Instagram backup codes (crossed out = already used)\n~~4182 9035~~\n3391 0527\n8064 2219", "3391 0527"),
+    ("It showed this string:\nXUMH-WDM2-MP7R-DKDO-UYPU\nUP26-5KVP-5YH4-CC43-34RD", "UP26-5KVP-5YH4-CC43-34RD"),
+    ("I mashed the 12 words together:\nLegalWinnerThankYearWaveSausageWorthUsefulLegalWinnerThankYellow", "SausageWorth"),
+    ("kubeadm join 10.40.0.10:6443 --token 6c8iu0.3aehd5cvccjdac57 --discovery-token-ca-cert-hash sha256:e63d", "3aehd5cvccjdac57"),
+    ('api = Api("patbAtH3TlFwyZWuH.077d5f0824f25a668f2a4468428f21af3259b6f3f8899769993ca003c94a9794")', "077d5f0824f25a66"),
+    ("ಹೊಸ ಡೆಬಿಟ್ ಕಾರ್ಡ್ ಬಂತು. ಅದರ ಪಿನ್ ೬೪೦೮ — ಯಾರಿಗೂ ಹೇಳಬೇಡಿ.", "೬೪೦೮"),  # Kannada digits
+    ("To open it, type Thimbleweed Estuary (capital T and E, one space between).", "Thimbleweed Estuary"),
+    ("she read it out as 'bittern, one seven, exclamation mark', i.e. bittern17!, and it let her straight in", "bittern17!"),
+    ("she read it out as 'bittern, one seven, exclamation mark', i.e. bittern17!, and it let her straight in", "one seven"),
+    ("the security question is his first car, and the answer they have on file is Hillman Imp 1968 — fussy about the year",
+     "Hillman Imp"),
+])
+def test_secrets_in_grid_and_box_tables_struck_codes_group_keys_run_together_seeds_and_answers_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+def test_a_seed_punched_as_11_bit_rows_is_redacted_when_its_checksum_holds():
+    from hymem_cli.screen.wallet import bip39_words
+
+    words = "legal winner thank year wave sausage worth useful legal winner thank yellow".split()
+    index = bip39_words()
+    rows = "\n".join(f"{n:02d}  {index[w]:011b}" for n, w in enumerate(words, 1))
+    assert_caught(f"Punched the steel plate:\n{rows}\n", rows.split("\n")[5][4:])
+    broken = rows.replace(f"{index['yellow']:011b}", f"{index['yellow'] ^ 1:011b}")
+    assert_kept(f"Punched the steel plate:\n{broken}\n")  # the checksum fails: twelve rows of bits, no seed
+
+
+@pytest.mark.parametrize("text", [
+    "aws_access_key_id = AKIAIOSFODNN7EXAMPLE  # the documented example key",
+    "send the refund to bc1qkufkftdz73hd8zpcx2td7tyzhhq2quwtrfagz2, that's my public address",
+    "| Item | Qty |\n+------+-----+\n| bolts | 40 |",
+])
+def test_documented_example_keys_bitcoin_addresses_and_plain_grid_tables_are_kept(text):
+    assert_kept(text)

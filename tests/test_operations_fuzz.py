@@ -417,6 +417,12 @@ GENERATED = {
         lambda p: f"{p[0]}:AA{p[1]}")),
     "jwt": _one("jwt", "", st.tuples(st.dictionaries(words, words, min_size=1, max_size=3), _run(ALNUM, 16, 43)).map(
         lambda p: _b64(json.dumps({"alg": "HS256"}).encode(), True) + "." + _b64(json.dumps(p[0]).encode(), True) + "." + p[1])),
+    "signed-session": _one("signed-session", "session=", st.tuples(_run(ALNUM + "_-", 20, 40), _run(ALNUM + "_-", 6),
+                                                              _run(ALNUM + "_-", 27)).map(lambda p: f"{p[0]}.{p[1]}.{p[2]}")),
+    "kubeadm-token": _one("kubeadm-token", "--token ", st.tuples(_run(string.ascii_lowercase, 3), _run(string.digits, 3),
+                                                                 _run(string.ascii_lowercase, 8), _run(string.digits, 8)).map(
+        lambda p: f"{p[0]}{p[1]}.{p[2]}{p[3]}")),
+    "airtable-token": _one("airtable-token", "", st.tuples(_run(ALNUM, 14), _run(HEX, 64)).map(lambda p: f"pat{p[0]}.{p[1]}")),
     "bearer": _one("bearer", "Authorization: Bearer ", st.tuples(_run(ALNUM + "._-", 15, 40), _run(string.digits, 1, 3)).map("".join)),
     "basic-auth": _one("basic-auth", "Authorization: Basic ", st.tuples(_run(ALNUM, 3, 12), _run(ALNUM + "!#$%&*", 4, 20)).map(
         lambda p: _b64(f"{p[0]}:{p[1]}".encode()))),
@@ -482,7 +488,7 @@ KIND_SAMPLES = {
     "openai-key": "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zB9cD1fG",
     "stripe-key": "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
     "api-key": "rk-Ab3dE5gH7jK9mN1pQ3sT",
-    "aws-access-key": "AKIAIOSFODNN7EXAMPLE",
+    "aws-access-key": "AKIAJ7Q2XK4LMB9TRW3P",
     "aws-secret-key": "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "github-token": "ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zB9cD1fG3hJ5",
     "gitlab-token": "glpat-Ab3dE5gH7jK9mN1pQ3sT",
@@ -524,6 +530,9 @@ KIND_SAMPLES = {
     "url-secret": "https://nas.example.com/login?user=alex&sig=Kx9mq22Zeta",
     "secret-token": "secret Zq8vR2pLx7eTb4Nw",
     "backup-code": "backup codes: 8f3k-2jd9, 7hq1-0pz4",
+    "signed-session": "eyJ1c2VyIjoicm9zYSJ9aGVsbG8.aF5x4A.bEGZtEtH9nlE1HRFVyqujFadl74",
+    "kubeadm-token": "6c8iu0.3aehd5cvccjdac57",
+    "airtable-token": "patbAtH3TlFwyZWuH.077d5f0824f25a668f2a4468428f21af3259b6f3f8899769993ca003c94a9794",
 }
 
 

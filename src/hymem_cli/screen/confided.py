@@ -34,13 +34,14 @@ _CREDENTIAL = re.compile(
     r"|[^\W\d_]{2,20}(?:kennw|passw|wachtw)\w*"
     # how a password is typed, or what asked for it: "no caps", "all lower case", "it logged us out", "letter by letter"
     r"|(?<![^\W\d_])(?:no[ \t]+(?:caps|capitals)|all[ \t]+(?:lower|small)[ \t\-]?(?:case|letters)|case[ \t\-]sensitive"
-    r"|logged[ \t]+(?:\w+[ \t]+)?out|letter[ \t]+by[ \t]+letter|spel(?:led|t)[ \t]+(?:it[ \t]+)?out)(?![^\W\d_])",
+    r"|logged[ \t]+(?:\w+[ \t]+)?out|letter[ \t]+by[ \t]+letter|spel(?:led|t)[ \t]+(?:it[ \t]+)?out"
+    r"|let[ \t]+(?:me|her|him|them|us)[ \t]+(?:straight[ \t]+|right[ \t]+)?in|read[ \t]+it[ \t]+out)(?![^\W\d_])",
     re.I,
 )
 _DIGITS_CUE = re.compile(
     rf"{_PIN_FOR_DIGITS.pattern}|(?<![^\W\d_])(?:codes?|c(?:ó|o)digo|codice|kod\w{{0,3}}|k(?:ó|o)d\w{{0,3}}|код\w{{0,3}}|κωδικ\w*"
     r"|tunnuslu\w*|zahlencode|combination|combo|passcode|unlock\w*|lockbox|keybox|key[ \t]?safe|padlock|dials?|keypad)"
-    r"(?![^\W\d_])|பின்|暗証|番号|رمز|कोड|पिन",
+    r"(?![^\W\d_])|பின்|暗証|番号|رمز|कोड|पिन|ಪಿನ್|పిన్|പിൻ|ਪਿੰਨ|પિન",
     re.I,
 )
 # codes anyone may know: "zip code 10115", "le code postal", "promo code 2024", "error code 5012"
@@ -96,7 +97,7 @@ _ANY_SIGN = "[" + re.escape("".join(sorted(_SIGNS))) + "]"
 _A_STRONG_SIGN = "[" + re.escape("".join(sorted(_STRONG_SIGNS))) + "]"
 # what every value above holds: a digit, a sign between letters, or a sign or a capital said in words
 _MAYBE_A_VALUE = re.compile(rf"\d|[^\W\d_]{_ANY_SIGN}[^\W\d_]|(?i:underscore|hash|hyphen|dash|exclamation|capital|letter[ \t]+by"
-                            r"|lower|caps|spaces|minuscul|klein|kecil|lahat|hit|press)")
+                            r"|lower|caps|spaces|minuscul|klein|kecil|lahat|hit|press|answer)")
 _STRONG_SIGN = re.compile(rf"[^\W\d_]{_A_STRONG_SIGN}|{_A_STRONG_SIGN}[^\W_]")  # such a sign beside a letter or digit
 _A_PASSPHRASE = re.compile(r"[^\W\d_]{3}[\-._~=^*+!#][^\W\d_]{3}")  # what a passphrase holds: a word, a joiner, a word
 _NOT_A_VALUE_SIGN = re.compile(r"[=/?:%\\]|&\w{1,30}=|@[\w\-]+\.|@v?\d")
@@ -158,6 +159,8 @@ def invented(token: str) -> bool:
         return False  # "wombat77" or "Windows11": the forms decide those by what stands around them
     parts = [p for p in re.split(r"[^\w]|_", token) if p]
     if any(c.isdigit() for c in token):
+        if len(parts) == 1 and re.fullmatch(r"[^\W\d_]{3,}\d{1,4}[!#$%&*?]{1,3}", token):
+            return True  # a word, digits and a sign after them: "bittern17!"
         if len(parts) < 2 or not any(p.isalpha() and len(p) >= 3 for p in parts):
             return False
         # one joiner: "pogácsa-77", "stroopwafel-Delft9", not a page or a place ("Seite-12", "Milano-2")
@@ -198,6 +201,11 @@ _WORDS_AND_SIGNS = re.compile(rf"(?<![^\W\d_])[a-z]{{3,20}}(?:[ \t]+{_SAID_SIGN}
                               rf"(?:{_SAID_DIGIT}(?:[ \t]+{_SAID_DIGIT})*|[a-z]{{3,20}}))+(?![^\W\d_])", re.I)
 
 
+# a word, its digits said, then its sign: "bittern, one seven, exclamation mark"
+_WORD_DIGITS_SIGN = re.compile(rf"(?<![^\W\d_])[a-z]{{3,20}}(?:,?[ \t]+{_SAID_DIGIT}){{1,6}},?[ \t]+{_SAID_SIGN}(?![^\W\d_])", re.I)
+# the answer to a security question: "the security question is his first car, and the answer ... is Hillman Imp 1968"
+_ANSWER = re.compile(r"(?:security|secret|memorable)[ \t]+(?:question|word|answer)[^.\n]{0,80}?\banswer\b[^.\n]{0,40}?"
+                     r"(?<![^\W\d_])(?:is|was)[ \t]+([^\n,.;:—–()]{3,40}?)(?=[ \t]*(?:[,.;:—–(]|$))", re.I)
 _SIGN_AS_A_WORD = re.compile(r"[a-z]+[ \t]+(?:and|at|dot|dash|star|plus|period|comma|colon|equals|minus|question|pound|percent"
                              r"|slash|hash|full[ \t]+stop)(?:[ \t]+(?:sign|mark|point|symbol))?[ \t]+[a-z]+", re.I)
 
@@ -210,6 +218,8 @@ def _spelled(sentence: str) -> Iterator[tuple[int, int]]:
         if any(len(i) == 1 and i.isalpha() or i.lower().startswith(("capital", "small", "upper", "lower", "big")) for i in items) and \
                 any(i.isdigit() or re.fullmatch(_SAID_DIGIT, i, re.I) or re.fullmatch(_SAID_SIGN, i, re.I) for i in items):
             yield m.span()
+    for m in _WORD_DIGITS_SIGN.finditer(sentence):
+        yield m.span()
     for m in _WORDS_AND_SIGNS.finditer(sentence):
         if not _SIGN_AS_A_WORD.fullmatch(m.group()):
             yield m.span()  # "rock and roll", "length equals twelve" are words; "x underscore two two five" is a value
@@ -217,12 +227,13 @@ def _spelled(sentence: str) -> Iterator[tuple[int, int]]:
 
 # How a plain word is typed, said of it: "harriet (all lowercase)", "martabak, huruf kecil semua", "with the spaces"
 _TYPING_HINT = (r"(?:all[ \t]+)?(?:lower[ \t\-]?case|small[ \t]+letters|no[ \t]+(?:caps|capitals)|with[ \t]+the[ \t]+spaces?"
+                r"|capitals?[ \t]+[A-Z](?:[ \t]+and[ \t]+[A-Z])?|(?:one|a|single)[ \t]+space[ \t]+between"
                 r"|spaces?[ \t]+included|en[ \t]+minuscules?|en[ \t]+min(?:ú|u)sculas|(?:in[ \t]+)?kleinbuchstaben|kleingeschrieben"
                 r"|huruf[ \t]+kecil|lowercase[ \t]+lahat|tutto[ \t]+minuscolo|kleine[ \t]+letters|caps[ \t]+lock[ \t]+(?:is[ \t]+)?off)"
                 r"(?![^\W\d_])")
 # the plain word or words such a hint is said of, after "is", "it's", "ay", "sekarang" or at the sentence's start
 _PLAIN_BEFORE_HINT = re.compile(
-    r"(?:(?<![^\W\d_])(?:is|it['’]s|to|c['’]est|ay|sekarang|adalah|ist|es|just)|^|[:=(])[ \t]*"
+    r"(?:(?<![^\W\d_])(?:is|it['’]s|to|c['’]est|ay|sekarang|adalah|ist|es|just|type|enter)|^|[:=(])[ \t]*"
     r"((?:[^\W\d_]{3,20}[ \t]){0,2}[^\W\d_]{3,20}(?:[ \t]\d{2,4})?)"
     r"(?:[ \t]+(?:lang|btw|only|lol))?[ \t]*[,(]?[ \t]*(?:btw,?[ \t]*)?(?:with[ \t]+the[ \t]+spaces,?[ \t]*)?" + _TYPING_HINT, re.I)
 _NOT_PLAIN = frozenset("now just all the in it set still also always only then and but not no new old my your his her our their "
@@ -250,6 +261,8 @@ def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
     if about_one:
         yield from (("password-said", at + a, at + b) for a, b in _spelled(sentence))
         yield from (("password-said", at + a, at + b) for a, b in _plain_values(sentence))
+    for m in _ANSWER.finditer(sentence):  # the security question names it
+        yield ("password-said", at + m.start(1), at + m.end(1))
     for m in _TYPED_THEN_KEY.finditer(sentence):  # a code typed on a keypad needs no credential's name
         if m.group(1).lower() not in _NOT_PLAIN and (about_one or m.group(1).isdigit()):
             yield ("password-said", at + m.start(1), at + m.end(1))

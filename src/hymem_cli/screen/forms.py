@@ -496,7 +496,7 @@ _ANY_CODES_WORD = re.compile(
     r"c(?:o|ó)d|kod|kód|kood|код|коди|κωδικ|码|碼|コード|キー|코드|키|key|chave|clave|cl[ée]|chiav|schl(?:ü|ue)ssel|sleutel|ключ|anahtar"
     r"|m[ãa] |קוד|رموز|أكواد|कोड|รหัส|misimbo|nambari", re.I
 )
-_BULLETS = r"\s|#*•>+\-.):▸▹►▻▪▫◦‣⁃·∙●○■□◆◇→–—"
+_BULLETS = r"\s|#*•>+\-.):▸▹►▻▪▫◦‣⁃·∙●○■□◆◇→–—~"  # "~~4182 9035~~": a code crossed out is a code
 # A line that introduces one-time codes without naming them: "each works once", "if you lose your phone", "single-use".
 _CODES_INTRO = re.compile(
     r"(?:\b(?:each|every)[ \t]+(?:one[ \t]+|code[ \t]+)?(?:works|can[ \t]+be[ \t]+used|is[ \t]+(?:valid|good))"
@@ -613,6 +613,8 @@ _INI_SPACED_VALUE = re.compile(r"(?m)^[ \t]{0,8}(?:psk|password|passwd|passphras
                                r"([^\s\"'#;=][^\n\"'#;=]{0,62}?[ \t][^\n\"'#;=]{0,62}?[^\s\"'#;=])[ \t]*$", re.I)
 # a key written as digits in groups of four, twelve groups or more (WhatsApp's 64-digit backup key)
 _DIGIT_KEY = re.compile(r"(?<![\d\-.,/:])\d{4}(?:(?:[ \t]|[ \t]*\n[ \t]*)\d{4}){11,}(?![\d\-/:]|[.,]\d)")
+# keys written as dash-joined groups, a line each, two lines or more ("XUMH-WDM2-MP7R-DKDO-UYPU"): a backup's key, not an id
+_GROUP_KEY_LINE = re.compile(r"(?m)^[ \t]*((?=[A-Z0-9\-]{0,40}\d)[A-Z0-9]{4,5}(?:-[A-Z0-9]{4,5}){3,7})[ \t]*$")
 # one code that restores an account: "restore code 7BUTRYGMJJ", "recovery key: 4F2K-9QXM-..."
 _ONE_RESTORE_CODE = re.compile(r"(?i:\b(?:restore|recovery|backup|rescue|emergency|unlock)[ \t]+(?:code|key))"
                                r"[ \t]{0,3}(?:is[ \t]+|[:=][ \t]{0,3})?"
@@ -666,7 +668,8 @@ _CARD_LABEL_LINES = re.compile(_CARD_WORD + r"[^\n\d]{0,20}\n?((?:[ \t]*\d{4,6}(
 # line after a question for it ("what's the password for the family gmail?\nhazelnut").
 _CODE_WORD = (r"(?:(?<![^\W\d_])(?:pin|pins|puk|pin-?k(?:ó|o)d\w*|\w{2,12}kod(?:en|u|a)?|\w{2,12}koden|kod\w{0,3}|k(?:ó|o)d\w{0,3}|"
               r"code|codes|c(?:ó|o)digo|codice|clave|parol\w*|şifre\w*|sifre\w*|namba[ \t]+ya[ \t]+siri|nambari[ \t]+ya[ \t]+siri|mdp|"
-              r"пін\w*|пин\w*|код\w*)(?![^\W\d_])|密碼|密码|暗証番号|비밀번호|비번|پین|رمز|পিন|পাসওয়ার্ড|पिन|รหัส)")
+              r"пін\w*|пин\w*|код\w*)(?![^\W\d_])|密碼|密码|暗証番号|비밀번호|비번|پین|رمز|পিন|পাসওয়ার্ড|पिन|รหัส"
+              r"|ಪಿನ್|పిన్|പിൻ|ਪਿੰਨ|પિન)")
 _PASSWORD_OR_CODE = re.compile(rf"{_PASSWORD_WORD}|{_CODE_WORD}", re.I)
 # what a bare number beside it is the value of: a PIN, a door's or an alarm's code, a password (not "code" alone, "κωδικός
 # της παραγγελίας" or "código" of an order)
@@ -886,6 +889,11 @@ def _handed_over(text: str) -> Iterator[Span]:
         yield ("pin", *m.span(1))
     for m in _SECRET_DIRECTIVE.finditer(text):
         yield ("password-flag", *m.span(2))  # its check (`_field_value`) keeps "password yes", "secret none", "${VAR}"
+    keys = list(_GROUP_KEY_LINE.finditer(text)) if "-" in text else []
+    for a, b in zip(keys, keys[1:]):
+        if text.count("\n", a.end(), b.start()) == 1:  # two such lines in a row
+            yield ("backup-code", *a.span(1))
+            yield ("backup-code", *b.span(1))
     for m in _DIGIT_KEY.finditer(text):
         if min(int(n) for n in m.group().split()) < 1900:  # not a run of years
             yield ("backup-code", *m.span())
@@ -1307,6 +1315,9 @@ def _table_columns(text: str) -> Iterator[Span]:
         i += len(rows)
 
 
+_GRID_BORDER = re.compile(r"[ \t]*\+[-=+:]{3,}\+[ \t]*")
+
+
 def _table_block(lines: list[tuple[int, str]], i: int) -> tuple[list[tuple[int, str]], Cells] | None:
     """The table that starts at line `i` (its rows, and the function that splits a row into cells), or None."""
     line = lines[i][1]
@@ -1318,9 +1329,11 @@ def _table_block(lines: list[tuple[int, str]], i: int) -> tuple[list[tuple[int, 
             if row.strip():
                 rows.append((offset, row))
         return (rows, _markdown_cells) if len(rows) >= 2 else None
-    if line.lstrip().startswith("|"):
-        rows = [lines[i]]
-        for offset, row in lines[i + 1:]:
+    if line.lstrip().startswith("|") or (_GRID_BORDER.fullmatch(line) and i + 1 < len(lines) and lines[i + 1][1].lstrip().startswith("|")):
+        rows = []
+        for offset, row in lines[i:]:
+            if _GRID_BORDER.fullmatch(row):
+                continue  # a grid table's border between its rows ("+-----+=====+")
             if not row.lstrip().startswith("|"):
                 break
             rows.append((offset, row))

@@ -60,6 +60,11 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     "discord-token": re.compile(_B + r"[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,}"),
     "telegram-token": re.compile(r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}" + _E),
     "jwt": re.compile(_B + r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    # a signed session (Flask's itsdangerous: payload, timestamp, signature), Kubernetes' bootstrap token, Airtable's
+    # personal access token
+    "signed-session": re.compile(_B + r"\.?[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27}" + _E),
+    "kubeadm-token": re.compile(_B + r"[a-z0-9]{6}\.[a-z0-9]{16}" + _E),
+    "airtable-token": re.compile(_B + r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _E),
     "bearer": re.compile(r"\bbearer\s{1,4}([A-Za-z0-9._~+/\-]{16,}=*)", re.I),
     "basic-auth": re.compile(r"\bbasic\s{1,4}([A-Za-z0-9+/]{8,}={0,2})", re.I),
     # the password ends at the last '@' before the host: "ftp://backup:b@ckup2024@files.example.com/"; the user may be empty
@@ -311,7 +316,8 @@ _REFERENCE = re.compile(r"(?:\$\{|\$\(|\{\{|%\()[^\n]*[}\)]|(?:var|local|locals|
                         r"|ENV\[\S+"
                         # Grafana's "$__file{...}" and "$__env{...}"; a command that reads the secret from a store ("`pass show x`")
                         r"|\$__\w{1,20}\{[^}\n]{1,200}\}|`(?:pass|gopass|op|bw|lpass|security|secret-tool|keyring|vault|kubectl|aws|gcloud"
-                        r"|az|sops|cat|age|gpg)[ \t][^`\n]{1,200}`")
+                        r"|az|sops|cat|age|gpg)[ \t][^`\n]{1,200}`"
+                        r"|[A-Za-z0-9/+]{0,60}EXAMPLE(?:KEY)?")  # AWS's documented example keys: "AKIAIOSFODNN7EXAMPLE"
 
 
 def _reference(word: str) -> bool:
@@ -429,6 +435,10 @@ def _card_digits(value: str) -> bool:
     return 13 <= len(digits) <= 19 and len(set(digits)) > 2
 
 
+# a Bitcoin address (bech32): public, as a bank's account number printed on an invoice is
+_BECH32_ADDRESS = re.compile(r"(?:bc|tb)1[02-9ac-hj-np-z]{25,87}")
+
+
 _CHECKS: dict[str, Callable[[str], bool]] = {
     "password-field": _field_value,
     "secret-field": _secret_field,
@@ -445,7 +455,9 @@ _CHECKS: dict[str, Callable[[str], bool]] = {
     "passphrase": _passphrase,
     "basic-auth": _basic_auth,
     "bearer": _bearer,
-    "token": _looks_random,
+    "token": lambda v: _looks_random(v) and not _BECH32_ADDRESS.fullmatch(v),
+    "aws-access-key": lambda v: not v.endswith("EXAMPLE"),  # AWS's documented example key, AKIAIOSFODNN7EXAMPLE
+    "kubeadm-token": lambda v: re.search(r"\d", v) is not None and re.search(r"[a-z]", v.split(".")[1]) is not None,
     "url-credentials": lambda v: not v.startswith("[REDACTED") and not _reference(v) and not re.fullmatch(r"<[^<>]{1,40}>|\*+|x{3,}", v, re.I),
 }
 
@@ -484,7 +496,8 @@ _NEEDS_WORD = {
 _TOKEN_KINDS = frozenset({
     "anthropic-key", "openai-key", "stripe-key", "api-key", "aws-access-key", "github-token", "gitlab-token", "slack-token",
     "google-api-key", "google-oauth-token", "huggingface-token", "npm-token", "pypi-token", "sendgrid-key", "twilio-key",
-    "mailgun-key", "digitalocean-token", "shopify-token", "discord-token", "telegram-token", "jwt", "token",
+    "mailgun-key", "digitalocean-token", "shopify-token", "discord-token", "telegram-token", "jwt", "token", "signed-session",
+    "kubeadm-token", "airtable-token",
 })
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-.+/=:]{12,}")
 _CODE_PIECE = re.compile(r"(?<![A-Za-z0-9\-])[A-Za-z0-9]{3,8}(?:-[A-Za-z0-9]{3,8})?(?![A-Za-z0-9\-])")
@@ -494,12 +507,15 @@ def _in_public_block(text: str, at: int) -> bool:
     return "-----BEGIN" in text and any(m.start() <= at < m.end() for m in _PUBLIC_BLOCK.finditer(text))
 
 
-# Digits of other scripts and full-width forms, read as ASCII one character for one, so every span found stays in place:
-# "４９１６　２３３１" is a card, "٤٥٣٩" a PIN.
+# Digits of other scripts, full-width forms and box-drawing lines, read as ASCII one character for one, so every span
+# found stays in place: "４９１６　２３３１" is a card, "٤٥٣٩" a PIN, "│ mqtt │ sensors │" a table's row.
 _DIGIT_ZEROS = (0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6, 0x0D66, 0x0DE6, 0x0E50, 0x0ED0,
                 0x0F20, 0x1040, 0x17E0, 0x1810, 0xFF10)
 _AS_ASCII: dict[int, str] = {**{zero + i: str(i) for zero in _DIGIT_ZEROS for i in range(10)},
-                             **{c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)}, 0x3000: " "}
+                             **{c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)}, 0x3000: " ",
+                             # a table drawn with box characters reads as one drawn with "|", "-" and "+"
+                             **{ord(c): "|" for c in "│┃║"}, **{ord(c): "-" for c in "─━═"},
+                             **{ord(c): "+" for c in "┌┐└┘├┤┬┴┼╒╕╘╛╞╡╤╧╪╔╗╚╝╠╣╦╩╬┏┓┗┛┣┫┳┻╋╓╖╙╜╟╢╥╨╫"}}
 
 
 def find_secrets(text: str) -> list[tuple[str, int, int]]:

@@ -96,6 +96,8 @@ def checksum_holds(indexes: list[int]) -> bool:
 def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
     """("seed-phrase", start, end) of every seed phrase in `text`, first word to last, and of every SeedQR's digits."""
     yield from find_seedqr_digits(text)
+    yield from _run_together(text)
+    yield from _bit_rows(text)
     for run in _RUN.finditer(text):
         words = [(m.start(), m.end(), _key(m.group())) for m in re.finditer(rf"{_LETTERS}+", run.group())]
         if len(words) > 2 and words[-2][2] == "and":  # "..., act and bind": the last word follows "and"
@@ -129,6 +131,33 @@ def find_seedqr_digits(text: str) -> Iterator[tuple[str, int, int]]:
         numbers = [int(n) for n in m.group().split()]
         if len(numbers) in SEED_LENGTHS and max(numbers) <= 2048 and min(numbers) < 1900:  # not a run of years
             yield ("seed-phrase", m.start(), m.end())
+
+
+# The words run together, each capitalised, to look like junk: "BitterRippleShoulderPermit..."
+_CAMEL_RUN = re.compile(r"(?<![A-Za-z])(?:[A-Z][a-z]{2,7}){12,24}(?![A-Za-z])")
+
+
+def _run_together(text: str) -> Iterator[tuple[str, int, int]]:
+    english = bip39_words() or {}
+    for m in _CAMEL_RUN.finditer(text) if english else ():
+        words = [w.lower() for w in re.findall(r"[A-Z][a-z]+", m.group())]
+        if len(words) in SEED_LENGTHS and all(w in english for w in words):
+            yield ("seed-phrase", m.start(), m.end())
+
+
+# Each word as its 11 bits, a row a word, as punched on a steel plate ("01  10100011111"); the checksum decides.
+_BIT_ROW = re.compile(r"(?m)^[ \t]*(?:\d{1,2}[.):]?[ \t]+)?([01]{11})[ \t]*$")
+
+
+def _bit_rows(text: str) -> Iterator[tuple[str, int, int]]:
+    rows: list[re.Match[str]] = []
+    for m in [*_BIT_ROW.finditer(text), None]:
+        if m is not None and (not rows or text.count("\n", rows[-1].end(), m.start()) <= 1):
+            rows.append(m)
+            continue
+        if len(rows) in SEED_LENGTHS and checksum_holds([int(r.group(1), 2) for r in rows]):
+            yield ("seed-phrase", rows[0].start(1), rows[-1].end(1))
+        rows = [m] if m is not None else []
 
 
 def _numbered_in_order(run: str) -> bool:
