@@ -207,7 +207,8 @@ _ML_PLEASE = (r"(?:\b(?:bitte|por\s+favor|s'il\s+te\s+pla[iî]t|s'il\s+vous\s+pl
               r"|કૃપા\s+કરીને|ਕਿਰਪਾ\s+ਕਰਕੇ|გთხოვ\w*|խնդրում\s+եմ|እባክ\w*)")
 # "you may", "you can" where the finders read no rule: the user's own words to the agent in more languages
 _ML_YOU_MAY = (r"(?:\b(?:vi\s+(?:rajtas|povas|devas)|шумо\s+(?:метавонед|бояд)|ту\s+(?:метавонӣ|бояд)|сен\s+\w+\s+аласың"
-               r"|siz\s+\w+\s+bilasiz|sen\s+\w+\s+bilasan|waad\s+\w+\s+kartaa|unaweza|ungakwazi|kannst\s+du)\b"
+               r"|siz\s+\w+\s+bilasiz|sen\s+\w+\s+bilasan|waad\s+\w+\s+kartaa|unaweza|ungakwazi|kannst\s+du"
+               r"|do\s+(?:meist|kinst|moatst)|jo\s+(?:meie|kinne)|poi|pudete|(?:tu\s+)?pots|podes|puedes|peux)\b"
                r"|ته\s+کولی\s+شې|تاسو\s+کولی\s+شئ|ته\s+باید|تاسو\s+باید|تم\s+کر\s+سکتے|آپ\s+کر\s+سکتے|ທ່ານ\s?ສາມາດ|သင်\s?\w*နိုင်)")
 _ML_ALWAYS = (r"(?:\b(?:toujours|jamais|siempre|nunca|immer|niemals|nie|sempre|mai|altijd|nooit|всегда|никогда|zawsze|nigdy|alltid|aldrig|altid|"
               r"selalu|luôn|завжди|ніколи|πάντα|ποτέ)\b|دائما|أبدا"
@@ -334,7 +335,10 @@ _BOUNDED = re.compile(
     r"|brother|landlord|doctor|lawyer|solicitor|secretary|son|daughter|parents|colleague|co-?worker|teammate|team|teacher|tutor|coach"
     r"|friend|neighbou?r|family|kids|children|grandparents?|grandma|grandpa|aunt|uncle|cousin|nanny|babysitter|carer|therapist"
     r"|dentist|vet|gp|agent|editor|supervisor|client|landlady)\b"
-    r"|\b(?:to|at)\s+(?:my|his|her|their)\s+own\b|\b(?:to|at)\s+my\s+(?:[^\W\d_]+\s+){0,2}(?:address|inbox|e-?mail|account)\b",
+    r"|\b(?:to|at)\s+(?:my|his|her|their)\s+own\b|\b(?:to|at)\s+my\s+(?:[^\W\d_]+\s+){0,2}(?:address|inbox|e-?mail|account)\b"
+    # shared with one of their own, or with an exception: "with his wife Lisandra", "... but not new apps"
+    r"|\bwith\s+(?:my|his|her|their)\s+(?:wife|husband|partner|mum|mom|mother|dad|father|sister|brother|son|daughter|parents|family"
+    r"|accountant|doctor|colleague)\b|\bbut\s+not\b|\bexcept\s+(?:for\s+)?\w",
     re.I,
 )
 _PROMOTES_RX = re.compile(_PROMOTES, re.I)
@@ -656,14 +660,14 @@ _AGENT_WORD = (r"(?<!\bmy\s)(?<!\bmi\s)(?<!\bmon\s)(?<!\bma\s)(?<!\bmein\s)(?<!\
                r"|\b(?:ёрдамчи\w*|жардамчы\w*|көмекші\w*|yordamchi\w*|k(?:ö|o)m(?:ə|e)k(?:ç|c)i\w*|туслах\w*|памочнік\w*|hj(?:á|a)lpar\w*"
                r"|asistant\w*|helpanto\w*|cynorthwy\w*|c(?:ú|u)nt(?:ó|o)ir\w*|skoazeller\w*|assistent\w*|kaaliy\w*|caawi\w*|ol(?:ù|u)r(?:à|a)nl(?:ọ|o)w(?:ọ|o)\w*"
                r"|umsizi\w*|umncedisi\w*|mataimak\w*|mpanampy\w*|pambiyantu\w*)\b"
-               r"|مرستیال\w*|معاون\w*|ຜູ້ຊ່ວຍ|လက်ထောက်|ជំនួយការ|සහායක|உதவியாளர்\w*|సహాయకుడు|సహాయకు\w*|ಸಹಾಯಕ\w*|സഹായി\w*|सहाय्यक|સહાયક|ਸਹਾਇਕ"
+               r"|مرستیال\w*|معاون\w*|ياردەمچى\w*|ຜູ້ຊ່ວຍ|လက်ထောက်|ជំនួយការ|සහායක|உதவியாளர்\w*|సహాయకుడు|సహాయకు\w*|ಸಹಾಯಕ\w*|സഹായി\w*|सहाय्यक|સહાયક|ਸਹਾਇਕ"
                r"|ასისტენტ\w*|თანაშემწე\w*|օգնական\w*|ረዳት|ལས་རོགས"
                # "artificial intelligence" in those languages
                r"|\b(?:зеҳни\s+сунъ\w*|жасалма\s+интеллект\w*|жасанды\s+интеллект\w*|sun['ʼ’]?iy\s+intellekt\w*|s(?:ü|u)ni\s+intellekt\w*"
                r"|хиймэл\s+оюун\w*|штучн\w*\s+інтэлект\w*|vitl(?:í|i)ki\w*|artefarit\w*\s+inteligent\w*|deallusrwydd\s+artiffisial"
                r"|intleacht\s+shaorga|intelli(?:ġ|g)enza\s+artifi(?:ċ|c)jali|sirdoon\s+macmal\w*|(?:ọ|o)p(?:ọ|o)l(?:ọ|o)\s+at(?:ọ|o)w(?:ọ|o)da"
                r"|basira\s+ta\s+wucin\s+gadi|kecerdasan\s+gawean)\b"
-               r"|مصنوعي\s+ځيرکتيا|مصنوعی\s+ذہانت|هوش\s+مصنوعی|ປັນຍາປະດິດ|ဉာဏ်ရည်တု|បញ្ញាសិប្បនិម្មិត|කෘත්‍?රිම\s+බුද්ධිය|செயற்கை\s+நுண்ணறிவு"
+               r"|مصنوعي\s+ځيرکتيا|سۈنئىي\s+ئەقىل|مصنوعی\s+ذہانت|هوش\s+مصنوعی|ປັນຍາປະດິດ|ဉာဏ်ရည်တု|បញ្ញាសិប្បនិម្មិត|කෘත්‍?රිම\s+බුද්ධිය|செயற்கை\s+நுண்ணறிவு"
                r"|కృత్రిమ\s+మేధ\w*|ಕೃತಕ\s+ಬುದ್ಧಿಮತ್ತೆ|കൃത്രിമ\s+ബുദ്ധി|ሰው\s+ሰራሽ\s+አስተውሎት"
                # "artificial intelligence" itself, in more languages: the agent named by what it is
                r"|\b(?:tehisintellekt\w*|m(?:ā|a)ksl(?:ī|i)g\w*\s+intelekt\w*|dirbtin\w*\s+intelekt\w*|sztuczn\w*\s+inteligencj\w*"
