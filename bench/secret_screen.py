@@ -148,7 +148,8 @@ SPLITS = (
     "after-7-tune", "after-7-held", "after-8-tune", "after-8-held", "after-9-tune", "after-9-held",
     "after-10-tune", "after-10-held", "after-11-tune", "after-11-held",
     "after-12-tune", "after-12-held", "after-13-tune", "after-13-held",
-    "after-14-tune", "after-14-held", "after-15-tune", "after-15-held", "after-16-tune", "after-16-held", "after-17-tune", "after-17-held", "after-18-tune", "after-18-held",
+    "after-14-tune", "after-14-held", "after-15-tune", "after-15-held", "after-16-tune", "after-16-held",
+    "after-17-tune", "after-17-held", "after-18-tune", "after-18-held",
 )
 
 
