@@ -340,14 +340,17 @@ def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tup
     own = own_voice(message, user)
     stretches = [message.text[a:b] for a, b, _ in regions(message)] if own else [message.text]
     for stretch in stretches:
-        named = [a for a in addresses if a in normalize(stretch).casefold()]
-        if named and (hit := find(stretch, False)):
+        read = normalize(stretch)
+        named = [a for a in addresses if a in read.casefold()]
+        if not named:
+            continue
+        if hit := find(stretch, False):
             return f'its source holds an instruction to the agent about {named[0]} ({hit[0]}: "{hit[1]}")'
-        if named and directs_the_agent(stretch):
+        if directs_the_agent(stretch):
             return f"its source holds an instruction to the agent about {named[0]} (the agent told what to do)"
-        if named and skips_the_user(normalize(stretch), user):
+        if skips_the_user(read, user):
             return f"its source holds an instruction to the agent: {named[0]} acted on without asking {user}"
-        if named and any(reads_as_directive(line, user) for line in stretch.split("\n") if any(a in normalize(line).casefold() for a in named)):
+        if any(reads_as_directive(line, user) for line in stretch.split("\n") if any(a in normalize(line).casefold() for a in named)):
             return f"its source holds an instruction to the agent about {named[0]} (it reads as one, by meaning)"
     return None
 
