@@ -21,13 +21,13 @@ Python (Luhn, mod 97, how random a token looks) instead of by look-ahead.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from hymem_cli.domain import Chunk, Message, Operation
 from hymem_cli.screen.instructions import INSTRUCTION_PATTERNS, Hit, find_instruction, fold
-from hymem_cli.screen.provenance import ORIGINS, no_finder, trace
+from hymem_cli.screen.provenance import ORIGINS, no_finder, someone_elses_agent, trace
 from hymem_cli.screen.secrets import SECRET_PATTERNS, Redactor, find_secrets
 
 if TYPE_CHECKING:
@@ -117,9 +117,9 @@ class Screen:
             why: str | None = None
             own: tuple[str, ...] = ()
             if self.instructions and sources:
-                why, _, own = trace(fields.get("evidence") or "", fields.get("text") or "", list(sources), self._find, user, context)
+                why, _, own = trace(fields.get("evidence") or "", fields.get("text") or "", list(sources), self._finder(user), user, context)
             for name, value in fields.items():
-                if value and (hit := self.instruction(value)) and not (own and self._users_rule(value, own)):
+                if value and (hit := self.instruction(value)) and not (own and (self._users_rule(value, own) or someone_elses_agent(value, user))):
                     return f"would store an instruction to the agent ({hit.kind}: \"{hit.snippet}\") in its {name}"
             return why
         except Exception as exc:  # noqa: BLE001 - whatever broke, nothing unscreened is stored
@@ -143,10 +143,16 @@ class Screen:
         words = fold(value).strip(" .!?").casefold()
         if words and any(words in fold(sentence).casefold() and self._find(sentence, True) is None for sentence in own):
             return True  # a piece of a sentence the user may say whole ("Sam told me to always cc legal when I send contracts out")
+        from hymem_cli.screen.meaning import states_a_rule
         from hymem_cli.screen.structure import SPOKEN_TO_ABROAD
 
         return self.instruction(value, True) is None and any(self._find(sentence, False) or SPOKEN_TO_ABROAD.search(fold(sentence))
-                                                             for sentence in own)
+                                                             or states_a_rule(sentence) for sentence in own)
+
+    def _finder(self, user: str | None) -> Callable[[str, bool], tuple[str, str] | None]:
+        """`_find`, except that the user's own words about another person's own agent ("my colleague Bogumiła's AI
+        assistant books her trains") set no rule for theirs."""
+        return lambda text, own=False: None if own and someone_elses_agent(text, user) else self._find(text, own)
 
     def _find(self, text: str, own: bool = False) -> tuple[str, str] | None:
         hit = find_instruction(text, own)

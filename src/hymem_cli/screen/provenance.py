@@ -312,6 +312,27 @@ _ADDRESS = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1
 _LONGEST_READ = 20_000  # characters of a message read whole for the address it pushes
 
 
+# An agent that belongs to someone named, or to a person of the user's ("Bogumiła's AI assistant", "my colleague's bot")
+_AGENT_WORD = re.compile(r"(?<![^\W\d_])(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot)(?![^\W\d_])", re.I)
+_THEIR_AGENT = re.compile(r"(?:(?<![^\W\d_])([^\W\d_][^\W\d_'’.-]{1,30})|(?<![^\W\d_])(?:my|our)\s+(?:[^\W\d_]+\s+){0,2}?([^\W\d_]{2,30}))"
+                          r"['’]s\s+(?:own\s+|personal\s+|new\s+)?(?:(?:ai|a\.i\.)\s+)?(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot)"
+                          r"(?![^\W\d_])", re.I)
+
+
+def someone_elses_agent(text: str, user: str | None) -> bool:
+    """Whether every agent `text` names is another person's own ("Bogumiła's AI assistant books her trains"): a fact about
+    their arrangements, not a rule for the user's agent. Never when `user` is unknown or one of them is the user's."""
+    if not user or not user.strip():
+        return False
+    theirs: list[tuple[int, int]] = []
+    for m in _THEIR_AGENT.finditer(text):
+        owner = (m.group(1) or m.group(2) or "").casefold()
+        if m.group(1) is not None and not m.group(1)[0].isupper() or owner == user.strip().casefold():
+            return False
+        theirs.append(m.span())
+    return bool(theirs) and all(any(a <= w.start() < b for a, b in theirs) for w in _AGENT_WORD.finditer(text))
+
+
 def no_finder(_text: str, _own: bool) -> tuple[str, str] | None:
     """A finder that finds nothing: `trace` with it only says where a fact sits (`Screen.origin`)."""
     return None
@@ -432,7 +453,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
             if by_meaning:
                 return f"its source holds an instruction to the agent (in {origin} text, by meaning)", origin, ()
             origins.append(origin)
-    rests_on_own = tuple(reads) if voices and all(voices) else ()
+    # the user's own sentences a rule may rest on; another's beside them passed every check above, so holds no order
+    rests_on_own = tuple(read for read, own in zip(reads, voices) if own)
     if not origins:
         return None, "unknown", ()
     if None in origins:

@@ -311,7 +311,9 @@ OUTBOUND = re.compile(r"\b(?:delet|remov|eras|wip|cancel|pay|paid|transfer|wire|
                        r"approv|publish|post|install|run|execut|grant|unsubscrib|terminat|renew|subscrib|spend|donat|"
                        r"refund|submit|upload|commit|push|merge|deploy|reset)\w*", re.I)
 _WITHOUT_ASKING_RX = re.compile(_WITHOUT_ASKING, re.I)
-_NEGATED_RULE = re.compile(r"(?:^|[.!?;:\n,]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:never|don'?t|do\s+not|no\s+longer)\b", re.I)
+_NEGATED_RULE = re.compile(r"(?:^|[.!?;:\n,]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:never|don'?t|do\s+not|no\s+longer)\b"
+                           # said of the user: "Alex never wants invites accepted without checking with him"
+                           r"|\b(?:never|doesn'?t|does\s+not|don'?t|do\s+not)\s+wants?\b[^.!?\n]{0,120}?\bwithout\b", re.I)
 OWN_RISKY = re.compile(_ADDRESS + "|" + _CREDENTIAL + "|" + _MONEY + "|" + _CHECKS_OFF + "|" + _OTHERS + "|" + _RISKY_ABROAD, re.I)
 _ADDRESS_RX = re.compile(_ADDRESS, re.I)
 # What no bound makes the user's own: credentials, a rule for how other people are treated, obedience without question
@@ -320,7 +322,9 @@ _OWN_NEVER = re.compile(_CREDENTIAL + "|" + _OTHERS
                         r"|challenge|warn)\w*|\b(?:ignore|bypass|disable|override|obey|disregard|circumvent)\b|\btrust\s+(?!me\b)\w+"
                         r"|\bauto-?(?:approve|accept|merge|pay|renew|sign|send|forward|confirm|book|buy|purchase|order|delete|transfer)\w*"
                         r"|\b(?:promot|endors|advertis|prais)\w*", re.I)  # blind obedience; asking first, dropped, is the act's
-_AMOUNT = r"(?:[$€£¥]\s?\d[\d,.]*|\d[\d,.]*\s?(?:[$€£¥]|usd|eur|gbp|chf|zł|kr|dollars?|euros?|pounds?)(?![^\W\d_]))"
+_AMOUNT = (r"(?:[$€£¥₹₽₦₩₺₱₴₪৳₫]\s?\d[\d,.]*|\d[\d,.]*\s?(?:[$€£¥₹₽₦₩₺₱₴₪৳₫]|usd|eur|gbp|chf|zł|kr|dollars?|euros?|pounds?|r[uo]ubles?|rupees?"
+           r"|naira|yen|yuan|pesos?|lira|rand|won|shillings?|dirhams?|riyals?|francs?|kwacha|cedis?|birr|taka|rupiah|ringgit|baht|dong"
+           r"|hryvnias?|lari|tenge|som|soum|manat|leva?|lei|forint|koruna|crowns?)(?![^\W\d_]))")
 # A delegation the user bounds: a cap on the amount, a sum per period or named once, a condition, or a recipient of their
 # own ("pay the window cleaner £15 a month", "pay the £45 deposit", "renew the parking permit, up to £90", "move them as long as they stay in the morning",
 # "forward them to my accountant")
@@ -359,8 +363,16 @@ def reaches_beyond(text: str, kind: str = "") -> bool:
         text = _ADDRESS_RX.sub(" ", text)
     if _OWN_NEVER.search(text) is not None or (not forbids(text) and _PROMOTES_RX.search(text) is not None):
         return True
+    if _FORBIDS_AN_ACT.search(text):
+        return False  # "never approve a payment request that arrives by text": a rule that only holds the agent back
     risky = OWN_RISKY.search(text) is not None or (not forbids(text) and dropped_check(text))
     return risky and _BOUNDED.search(text) is None  # money, an address, an act without asking: the user's when bounded
+
+
+# a prohibition of an act that leaves the user's hands (not of asking first: "never ask before paying" drops a check)
+_FORBIDS_AN_ACT = re.compile(r"(?:^|[.!?;:\n,]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:never|don'?t|do\s+not)\s+(?:ever\s+)?"
+                             r"(?:approve|pay|send|share|sign|transfer|wire|buy|accept|install|book|forward|give\s+out|delete|click|open"
+                             r"|order|purchase|subscribe|renew|grant)\b(?![^.!?\n]{0,80}\bwithout\b)", re.I)
 
 
 def dropped_check(text: str) -> bool:
