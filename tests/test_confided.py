@@ -337,3 +337,36 @@ def test_a_seed_punched_as_11_bit_rows_is_redacted_when_its_checksum_holds():
 ])
 def test_documented_example_keys_bitcoin_addresses_and_plain_grid_tables_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    # a table whose columns are set apart by spaces, a cell of several words
+    ("Shop logins\n\nSite            User         Password\nEtsy            marta.b      plum and copper\nWix             admin        "
+     "Rq8#tY2vLm", "plum and copper"),
+    ("Shop logins\n\nSite            User         Password\nEtsy            marta.b      plum and copper\nWix             admin        "
+     "Rq8#tY2vLm", "Rq8#tY2vLm"),
+    ("$ mc alias set backup https://s3.lab.example:9000 labadmin 'Wq4LmZ8rTk2x'\nAdded `backup` successfully.", "Wq4LmZ8rTk2x"),
+    ("아빠, 카드 번호는 사 오 삼 이, 공 일 일 칠, 칠 팔 육 오, 일 일 일 삼 이고, 만료일은 내년 오월이야.", "사 오 삼 이"),  # Korean digits
+    ("wallet.csv\nn,word\n1,legal\n2,winner\n3,thank\n4,year\n5,wave\n6,sausage\n7,worth\n8,useful\n9,legal\n10,winner\n11,thank"
+     "\n12,yellow", "sausage"),
+    ("Das WLAN-Passwort hab ich geändert. Das neue: \n\n    kiefer_und_moos\n", "kiefer_und_moos"),
+    ("I changed the router password to velvet harbour after the neighbours got in — two words, all lowercase, one space",
+     "velvet harbour"),
+    ("the office mailbox login is desk@example.org with tern4lantern. Call me if it fails.", "tern4lantern"),
+    ("the bike lock is set to 4-0-7, the shed key is under the pot", "4-0-7"),
+    ("the gate takes the word MOSS on the keypad, then the bell", "MOSS"),
+    ("Laptop: it's Fenwick9, capital F, the 9 for the house number.", "Fenwick9"),
+    ("Min şîfreya malê guhert. Ya nû ev e: kevok gulên sor 77 — hemû tîpên biçûk.", "kevok gulên sor 77"),
+])
+def test_nineteenth_round_forms_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "नवीन पत्ता: फ्लॅट ४, गणेश नगर, नाशिक — पिन कोड ४२२००५.",  # India's postal code, called a PIN code
+    "the dataset is pinned at bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi on any gateway",
+    "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db",
+    "the lock screen times out after 120 seconds; the padlock is set to 5 minutes of grace",
+])
+def test_nineteenth_round_look_alikes_are_kept(text):
+    assert_kept(text)

@@ -97,7 +97,7 @@ _ANY_SIGN = "[" + re.escape("".join(sorted(_SIGNS))) + "]"
 _A_STRONG_SIGN = "[" + re.escape("".join(sorted(_STRONG_SIGNS))) + "]"
 # what every value above holds: a digit, a sign between letters, or a sign or a capital said in words
 _MAYBE_A_VALUE = re.compile(rf"\d|[^\W\d_]{_ANY_SIGN}[^\W\d_]|(?i:underscore|hash|hyphen|dash|exclamation|capital|letter[ \t]+by"
-                            r"|lower|caps|spaces|minuscul|klein|kecil|lahat|hit|press|answer)")
+                            r"|lower|caps|spaces|minuscul|klein|kecil|lahat|hit|press|answer|keypad)")
 _STRONG_SIGN = re.compile(rf"[^\W\d_]{_A_STRONG_SIGN}|{_A_STRONG_SIGN}[^\W_]")  # such a sign beside a letter or digit
 _A_PASSPHRASE = re.compile(r"[^\W\d_]{3}[\-._~=^*+!#][^\W\d_]{3}")  # what a passphrase holds: a word, a joiner, a word
 _NOT_A_VALUE_SIGN = re.compile(r"[=/?:%\\]|&\w{1,30}=|@[\w\-]+\.|@v?\d")
@@ -181,11 +181,22 @@ def confided_values(text: str) -> Iterator[Span]:
     for line in text.split("\n"):
         if _MAYBE_A_VALUE.search(line):  # most lines hold no digit and no sign between letters: no value to give away
             named_before = len(before) <= 400 and _CREDENTIAL.search(before) is not None and _GIVES.search(line[:400]) is not None
+            named = False  # a sentence before, on this line, named one: "I changed the password. The new one: ..."
             for piece in _PIECE.finditer(line):
-                if len(piece.group()) <= 400 and _MAYBE_A_VALUE.search(piece.group()):
-                    yield from _in_sentence(piece.group(), pos + piece.start(), named_before)
+                sentence = piece.group()
+                if len(sentence) <= 400 and _MAYBE_A_VALUE.search(sentence):
+                    yield from _in_sentence(sentence, pos + piece.start(), named_before or named and _GIVES.search(sentence) is not None)
+                named = named or _CREDENTIAL.search(sentence) is not None
         before = line if line.strip() else before
         pos += len(line) + 1
+    for m in _LONE_VALUE.finditer(text):  # "Here is the new one:\n\n    ravitoto_sy_henakisoa", a credential named just before
+        if _CREDENTIAL.search(text, max(0, m.start() - 200), m.end(1)) and not _NOT_A_LONE_VALUE.search(m.group(2)):
+            yield ("password", *m.span(2))
+
+
+# a value alone on its line after a line that ends in a colon; not an address, a path or a command
+_LONE_VALUE = re.compile(r"(?m)^([^\n]{0,300})[:：][ \t]*\n(?:[ \t]*\n)?[ \t]{0,8}`?([^\s`]{4,128})`?[ \t]*$")
+_NOT_A_LONE_VALUE = re.compile(r"://|^www\.|@|^[/~.$]|\.(?:com|org|net|io)\b|^\[REDACTED|[:=]$", re.I)  # "secretKeyRef:" is a key
 
 
 # A value read out a character at a time, or as words and signs: "capital T, o, u, c, a, n, hash sign, 1, 9, 4, 8",
@@ -229,13 +240,22 @@ def _spelled(sentence: str) -> Iterator[tuple[int, int]]:
 _TYPING_HINT = (r"(?:all[ \t]+)?(?:lower[ \t\-]?case|small[ \t]+letters|no[ \t]+(?:caps|capitals)|with[ \t]+the[ \t]+spaces?"
                 r"|capitals?[ \t]+[A-Z](?:[ \t]+and[ \t]+[A-Z])?|(?:one|a|single)[ \t]+space[ \t]+between"
                 r"|spaces?[ \t]+included|en[ \t]+minuscules?|en[ \t]+min(?:ú|u)sculas|(?:in[ \t]+)?kleinbuchstaben|kleingeschrieben"
-                r"|huruf[ \t]+kecil|lowercase[ \t]+lahat|tutto[ \t]+minuscolo|kleine[ \t]+letters|caps[ \t]+lock[ \t]+(?:is[ \t]+)?off)"
+                r"|huruf[ \t]+kecil|lowercase[ \t]+lahat|tutto[ \t]+minuscolo|kleine[ \t]+letters|caps[ \t]+lock[ \t]+(?:is[ \t]+)?off"
+                r"|(?:one|a|single)[ \t]+space|hem(?:û|u)[ \t]+t(?:î|i)p(?:ê|e)n[ \t]+bi(?:ç|c)(?:û|u)k|bi[ \t]+valahiyan)"
                 r"(?![^\W\d_])")
 # the plain word or words such a hint is said of, after "is", "it's", "ay", "sekarang" or at the sentence's start
 _PLAIN_BEFORE_HINT = re.compile(
     r"(?:(?<![^\W\d_])(?:is|it['’]s|to|c['’]est|ay|sekarang|adalah|ist|es|just|type|enter)|^|[:=(])[ \t]*"
-    r"((?:[^\W\d_]{3,20}[ \t]){0,2}[^\W\d_]{3,20}(?:[ \t]\d{2,4})?)"
-    r"(?:[ \t]+(?:lang|btw|only|lol))?[ \t]*[,(]?[ \t]*(?:btw,?[ \t]*)?(?:with[ \t]+the[ \t]+spaces,?[ \t]*)?" + _TYPING_HINT, re.I)
+    r"((?:[^\W\d_]{3,20}[ \t]){0,2}[^\W\d_]{3,20}(?:[ \t]?\d{1,4})?)"
+    r"(?:[ \t]+(?:lang|btw|only|lol))?[ \t]*[,(\u2014\u2013\-]?[ \t]*(?:btw,?[ \t]*)?(?:with[ \t]+the[ \t]+spaces,?[ \t]*)?"
+    + _TYPING_HINT, re.I)
+# the words a password is set to, when the sentence says how they are typed somewhere after them: "changed the Hulu
+# password to paprika lighthouse after ... - two words, lowercase, one space"
+_SET_TO_WORDS = re.compile(
+    r"(?<![^\W\d_])(?:password|passcode|passphrase|pin|login|wi-?fi)(?![^\W\d_])[^.;:\n]{0,30}?(?<![^\W\d_])(?:is|to|as|:)[ \t]+"
+    r"((?:[^\W\d_]{3,20}[ \t]){0,3}[^\W\d_]{3,20})"
+    r"(?=[ \t]*(?:[,.;(\u2014\u2013]|[ \t](?:after|because|since|so|but|for|until|now)(?![^\W\d_])))", re.I)
+_A_TYPING_HINT = re.compile(_TYPING_HINT, re.I)
 _NOT_PLAIN = frozenset("now just all the in it set still also always only then and but not no new old my your his her our their "
                        "password passwords wifi login code pin same different case letters".split())
 # a value, then a key to press: "type pineapple and hit enter", "punch in 8064 and hit OFF"
@@ -247,11 +267,23 @@ _OPENS = re.compile(r"(?<![\w.,/:\-])(\d{4,8})[ \t]+(?:opens|unlocks|disarms)[ \
                     r"|\b(?:opens|unlocks|disarms)[ \t]+with[ \t]+(\d{4,8})(?![\w.,/:\-])", re.I)
 
 
+# a login given with its password: "the login is invoices@kestrel-supply.example with halyard7bloom"
+_LOGIN_WITH = re.compile(r"(?<![^\W\d_])(?:login|log-?in|sign-?in|user(?:name)?)[ \t]+(?:is|:)[ \t]+\S{2,80}[ \t]+(?:with|and|pw|password)"
+                         r"[ \t]+([^\s,;]{4,64}?)(?=[.!?]?(?:\s|$)|[,;])", re.I)
+# three digits a lock is set to ("the padlock on it is set to 2-7-9"); a word typed on a keypad ("the word BEAR on the keypad")
+_LOCK_DIGITS = re.compile(r"(?<![^\W\d_])(?:padlock|combination|combo|lock)(?![^\W\d_])[^.\n]{0,40}?(?<![^\W\d_])(?:is|set[ \t]+to|to|:|=)"
+                          r"[ \t]+(\d(?:[ \-]\d){2}|\d{3})(?![\d\-])(?![ \t]*(?:min|sec|s\b|%|days?|hours?|degrees?|°))", re.I)
+_KEYPAD_WORD = re.compile(r"(?<![^\W\d_])(?:word|letters)[ \t]+([A-Z]{3,12})[ \t]+(?:on|into|in)[ \t]+(?:the[ \t]+)?(?:keypad|keys|dial)")
+
+
 def _plain_values(sentence: str) -> Iterator[tuple[int, int]]:
     """Plain words given as a credential, said how they are typed."""
-    for m in _PLAIN_BEFORE_HINT.finditer(sentence):
+    matches = list(_PLAIN_BEFORE_HINT.finditer(sentence))
+    if _A_TYPING_HINT.search(sentence):
+        matches += _SET_TO_WORDS.finditer(sentence)
+    for m in matches:
         words = m.group(1).lower().split()
-        if not any(w in _NOT_PLAIN for w in words):
+        if not any(w.rstrip("0123456789") in _NOT_PLAIN for w in words):
             yield m.span(1)
 
 
@@ -261,11 +293,16 @@ def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
     if about_one:
         yield from (("password-said", at + a, at + b) for a, b in _spelled(sentence))
         yield from (("password-said", at + a, at + b) for a, b in _plain_values(sentence))
+    else:  # no credential named, but said how it is typed, and a digit in it: "it's Saoirse2, capital S"
+        yield from (("password-said", at + a, at + b) for a, b in _plain_values(sentence) if any(c.isdigit() for c in sentence[a:b]))
     for m in _ANSWER.finditer(sentence):  # the security question names it
         yield ("password-said", at + m.start(1), at + m.end(1))
     for m in _TYPED_THEN_KEY.finditer(sentence):  # a code typed on a keypad needs no credential's name
         if m.group(1).lower() not in _NOT_PLAIN and (about_one or m.group(1).isdigit()):
             yield ("password-said", at + m.start(1), at + m.end(1))
+    for rx, kind in ((_LOGIN_WITH, "password-said"), (_LOCK_DIGITS, "password-said"), (_KEYPAD_WORD, "password-said")):
+        for m in rx.finditer(sentence):
+            yield (kind, at + m.start(1), at + m.end(1))
     for m in _OPENS.finditer(sentence):
         g = 1 if m.group(1) is not None else 2
         yield ("pin", at + m.start(g), at + m.end(g))

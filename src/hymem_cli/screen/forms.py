@@ -32,7 +32,7 @@ _PASSWORD_WORDS_LATIN = (
     r"parool\w{0,4}|slapta(?:ž|z)od\w{0,4}|parole\w{0,2}|cyfrinair|lozink\w{0,2}|geslo\w{0,2}|парол(?:а|ата|и)|лозинк\w{0,2}|"
     r"fjal(?:ë|e)kalim\w{0,3}|lykilor(?:ð|d)\w{0,4}|pasahitz\w{0,2}|contrasinal|wagwoord|pasvort\w{0,2}|pasfhocal|iphasiwedi|"
     r"құпия[ \t]+сөз|нууц[ \t]+үг|პაროლ\w{0,3}|գաղտնաբառ\w{0,3}|رمز[ \t]+عبور|گذرواژه|پاس[ \t]+ورڈ|"
-    r"şifrə\w{0,3}|maxfiy[ \t]+so['ʻ‘’]z"
+    r"şifrə\w{0,3}|maxfiy[ \t]+so['ʻ‘’]z|teny[ \t]+miafina"  # Malagasy
 )
 # Scripts written without spaces between words (Chinese, Japanese, Thai): no boundaries around the word.
 _PASSWORD_WORDS_CJK = (r"密码|密碼|口令|パスワード|暗証番号|비밀번호|비번|암호|รหัสผ่าน|கடவுச்சொல்|মুরপদ|මුරපද|পাসওয়ার্ড|ពាក្យសម្ងាត់|የይለፍ[ \t]ቃል"
@@ -189,6 +189,9 @@ for _digit, _words in enumerate(("cero zéro zero null nul nulis noll nula sıf�
                                  "nueve neuf neun nove negen devyni nio ni dziewięć devět dokuz sembilan")):
     for _word in _words.split():
         _DIGIT_WORDS.setdefault(_word, str(_digit))
+# Korean, the Sino-Korean digits a card or a PIN is read out in ("육 공 일 일, 공 공 칠 사, ...")
+for _word, _digit in zip("영 공 일 이 삼 사 오 육 륙 칠 팔 구".split(), "001234566789"):
+    _DIGIT_WORDS.setdefault(_word, _digit)
 _DIGIT_WORD = "(?:" + "|".join(sorted(_DIGIT_WORDS, key=len, reverse=True)) + ")"
 # English numbers said in pairs, as a PIN often is: "nineteen seventy-three", "twenty twenty", "double four", "oh seven"
 _TEENS = {w: str(10 + i) for i, w in enumerate("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split())}
@@ -312,10 +315,13 @@ _TOOL_FLAGS: tuple[tuple[re.Pattern, re.Pattern], ...] = tuple(
         # net use Z: \\server\share PASSWORD /user:DOMAIN\name
         (r"net[ \t]{1,3}use", r"\\\\[^\s]{1,160}[ \t]{1,3}(?![/*])" + _FLAG_VALUE),
         (r"wpa_passphrase", r"(?<=wpa_passphrase)[ \t]{1,3}[^\s\"']{1,64}[ \t]{1,3}" + _QUOTED_OR_WORD),  # wpa_passphrase SSID PASSPHRASE
+        # MinIO's client: mc alias set NAME URL ACCESS_KEY SECRET_KEY (mc config host add, of old)
+        (r"mc[ \t]{1,3}(?:alias[ \t]{1,3}set|config[ \t]{1,3}host[ \t]{1,3}add)",
+         r"(?<=[ \t])(?:https?://)\S{1,200}[ \t]{1,3}[^\s\-][^\s]{0,127}[ \t]{1,3}" + _QUOTED_OR_WORD),
     )
 )
 _ANY_TOOL = re.compile(r"smb|rpcclient|net|ldap|lftp|ssh-keygen|openssl|zip|7z|keytool|jarsigner|apksigner|gpg|sqlcmd|bcp|osql"
-                       r"|isql|ipmitool|rdp|rdesktop|snmp|wpa_passphrase")
+                       r"|isql|ipmitool|rdp|rdesktop|snmp|wpa_passphrase|mc[ \t]")
 
 # A name that says secret, in a config file: db.password, ApiSecret, api-token, DB_PASS (not password_policy, token_ttl)
 _NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -1301,7 +1307,7 @@ _HEADER_WORD = re.compile(
 
 
 def _table_columns(text: str) -> Iterator[Span]:
-    if ("|" not in text and "," not in text and "\t" not in text and ";" not in text) or not _HEADER_WORD.search(text):
+    if ("|" not in text and "," not in text and "\t" not in text and ";" not in text and "  " not in text) or not _HEADER_WORD.search(text):
         return
     lines = _lines(text)
     i = 0
@@ -1352,7 +1358,32 @@ def _table_block(lines: list[tuple[int, str]], i: int) -> tuple[list[tuple[int, 
                 break  # "----+------" under a psql header is part of its table
             rows.append((offset, row))
         return (rows, split) if len(rows) >= 2 else None
+    if _SPACED_GAP.search(line.strip()):  # columns lined up with spaces, as a table copied out of a document
+        header = _spaced_cells(line)
+        if len(header) < 2 or not all(_HEADER_NAME.fullmatch(line[start:end]) for start, end in header):
+            return None
+        rows = [lines[i]]
+        for offset, row in lines[i + 1:]:
+            if len(_spaced_cells(row)) != len(header):
+                break
+            rows.append((offset, row))
+        return (rows, _spaced_cells) if len(rows) >= 2 else None
     return None
+
+
+_SPACED_GAP = re.compile(r"[ \t]{2,}|\t")
+
+
+def _spaced_cells(line: str) -> list[tuple[int, int]]:
+    """Spans of the cells of a row whose columns are set apart by two spaces or more (one space joins words of a cell)."""
+    cells, start = [], len(line) - len(line.lstrip())
+    for gap in _SPACED_GAP.finditer(line, start):
+        if gap.start() > start:
+            cells.append((start, gap.start()))
+        start = gap.end()
+    if line[start:].strip():
+        cells.append((start, len(line.rstrip())))
+    return cells
 
 
 def _column_values(rows: list[tuple[int, str]], split: Cells) -> Iterator[Span]:

@@ -295,6 +295,7 @@ def _a_name(word: str) -> bool:
 _DATA_OR_DIGEST = re.compile(r"(?:;base64,|(?<![A-Za-z0-9])(?:sha1|sha224|sha256|sha384|sha512|md5)[:\-]"
                              r"|\$2[abxy]?\$\d\d\$|\$[156y]\$(?:rounds=\d{1,7}\$)?[./A-Za-z0-9]{1,16}\$)\Z",  # bcrypt, crypt(3) hashes
                              re.I)
+_CONTENT_ID = re.compile(r"(?:baf[ykz][a-z2-7]{50,70}|Qm[1-9A-HJ-NP-Za-km-z]{44})\Z")  # an IPFS content id: public by design
 _SRI_HASH = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,88}={0,2}\Z")
 # A transaction's or a block's hash is public ("tx 0x5c50...", "txid: ..."); so is a public key or a certificate.
 _PUBLIC_HASH_BEFORE = re.compile(r"(?:\btx(?:id|\s+hash)?|\btransaction(?:\s+(?:id|hash))?|\bblock(?:\s+hash)?|\bcommit)\s{0,3}[:#=]?\s{0,3}\Z", re.I)
@@ -562,7 +563,7 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
                 continue
             if kind == "password" and _compared(text, value, end):
                 continue
-            if kind == "token" and (_DATA_OR_DIGEST.search(text, max(0, start - 36), start) or _SRI_HASH.match(value)
+            if kind == "token" and (_DATA_OR_DIGEST.search(text, max(0, start - 36), start) or _SRI_HASH.match(value) or _CONTENT_ID.match(value)
                                     or _PUBLIC_HASH_BEFORE.search(text, max(0, start - 20), start) or _in_public_block(text, start)):
                 continue
             if kind == "passphrase":
@@ -642,6 +643,11 @@ _FORM_KINDS = ("pgpass", "netrc", "password-column", "token-column", "password-m
 _TRIMMED_FORMS = frozenset({"password", "password-made", "password-flag"})  # values that may end a sentence
 
 
+_POSTAL_PIN = re.compile(r"(?:पिन|pin)[ \t]?(?:कोड|code)[ \t:\-]{0,3}\Z", re.I)
+_ADDRESS_CUE = re.compile(r"(?<![^\W\d_])(?:address|road|street|nagar|marg|lane|flat|apartment|colony|sector|district|city)(?![^\W\d_])"
+                          r"|पत्ता|पता|पत्त्या|पत्ते|ठिकाण", re.I)
+
+
 def _found_by_form(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
     """Secrets found by the form around them (forms.py) and seed phrases (wallet.py), less what a pattern found already."""
     more: list[tuple[str, int, int]] = []
@@ -656,6 +662,8 @@ def _found_by_form(text: str, found: list[tuple[str, int, int]]) -> list[tuple[s
         check = _FORM_CHECKS.get(kind)
         if check is not None and not check(value):
             continue
+        if kind == "pin" and len(value) == 6 and _POSTAL_PIN.search(text, max(0, start - 16), start) and _ADDRESS_CUE.search(text):
+            continue  # India's postal code, called a PIN code: "पत्ता: ... पुणे — पिन कोड ४११०३८"
         if kind in _TRIMMED_FORMS and _compared(text, value, end):
             continue
         if inside(start, end) or (start, end) in placed:

@@ -24,7 +24,7 @@ LANGUAGES = ("english", "spanish", "french", "italian", "portuguese", "czech", "
 # a word's letters, with the combining marks of decomposed text ("さ" and U+3099 for "ざ", as a list copied raw is written)
 _LETTERS = r"(?:[^\W\d_][\u0300-\u036f\u3099\u309a]?)"
 _QUOTE = "[\"'‘’“”`]?"  # a list in code: ['beyond', 'special', ...]
-_WORD = rf"(?:\(?\d{{1,2}}(?:[.):\-][ \t]{{0,3}}|[ \t]{{1,3}}))?{_QUOTE}{_LETTERS}{{1,12}}{_QUOTE}(?![^\W\d_])"
+_WORD = rf"(?:\(?\d{{1,2}}(?:[.):\-,;][ \t]{{0,3}}|[ \t]{{1,3}}))?{_QUOTE}{_LETTERS}{{1,12}}{_QUOTE}(?![^\W\d_])"  # "1,illness" in a CSV
 # "gravity-machine-...", "legal|winner|...", "legal.winner...", "letter/advice/..." too; Japanese lists use U+3000; two
 # columns ("1. legal      13. winner", " 1 legal    9 winner", "1-legal   13-winner") are up to 24 spaces apart ("..., act and bind")
 _SEP = r"(?:[ \t\u3000]{0,3}[,;|/、，][ \t\u3000]{0,3}(?:\r?\n[ \t]{0,3})?|[ \t]{0,24}\r?\n[ \t]{0,3}|[ \t\u3000]{1,24}|[-_.])"
@@ -163,7 +163,7 @@ def _bit_rows(text: str) -> Iterator[tuple[str, int, int]]:
 def _numbered_in_order(run: str) -> bool:
     """Listed words numbered 1, 2, 3 ... up to a seed's length ("1.abandon 2.ability ...", "(1) abandon", or in two
     columns, 1 beside 13): how a seed is written down."""
-    numbers = [int(n) for n in re.findall(r"(?<![\w.])\(?(\d{1,2})(?:[.):\-]|[ \t](?=[ \t]{0,2}[^\W\d_]))", run)]
+    numbers = [int(n) for n in re.findall(r"(?<![\w.])\(?(\d{1,2})(?:[.):\-,;]|[ \t](?=[ \t]{0,2}[^\W\d_]))", run)]
     return len(numbers) in SEED_LENGTHS and sorted(numbers) == list(range(1, len(numbers) + 1))
 
 
