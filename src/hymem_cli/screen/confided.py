@@ -269,7 +269,7 @@ _OPENS = re.compile(r"(?<![\w.,/:\-])(\d{4,8})[ \t]+(?:opens|unlocks|disarms)[ \
 
 # a login given with its password: "the login is invoices@kestrel-supply.example with halyard7bloom"
 _LOGIN_WITH = re.compile(r"(?<![^\W\d_])(?:login|log-?in|sign-?in|user(?:name)?)[ \t]+(?:is|:)[ \t]+\S{2,80}[ \t]+(?:with|and|pw|password)"
-                         r"[ \t]+([^\s,;]{4,64}?)(?=[.!?]?(?:\s|$)|[,;])", re.I)
+                         r"[ \t]+([^\s,;=:]{4,64}?)(?=[.!?]?(?:\s|$)|[,;])", re.I)  # not "with aws_secret_access_key=..."
 # three digits a lock is set to ("the padlock on it is set to 2-7-9"); a word typed on a keypad ("the word BEAR on the keypad")
 _LOCK_DIGITS = re.compile(r"(?<![^\W\d_])(?:padlock|combination|combo|lock)(?![^\W\d_])[^.\n]{0,40}?(?<![^\W\d_])(?:is|set[ \t]+to|to|:|=)"
                           r"[ \t]+(\d(?:[ \-]\d){2}|\d{3})(?![\d\-])(?![ \t]*(?:min|sec|s\b|%|days?|hours?|degrees?|°))", re.I)
