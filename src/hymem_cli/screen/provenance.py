@@ -348,6 +348,29 @@ def directs_the_agent(sentence: str) -> bool:
     return FOREIGN_DIRECTIVE.search(read) is not None
 
 
+# Abbreviations a message or one before it defines ("AH = Alex's helper", "NQ means no questions"), and lines whose first
+# words spell something out (a poem whose first words, top to bottom, give an order)
+_DEFINED = re.compile(r"(?<![\w'’])([A-Z][A-Z0-9]{1,5})\s{0,2}(?:=|:=|→|->|means|stands\s+for|is\s+short\s+for)\s{0,2}([^.;,\n=]{3,80})")
+_LINE_START = re.compile(r"(?m)^[ \t]*([^\W\d_][\w'’.-]*)")
+
+
+def _hidden_readings(message: Message, context: list[Message] | None) -> list[str]:
+    """Readings of `message` its plain text hides: its sentences that use an abbreviation defined in it or in the chunk
+    before it, with the abbreviation spelt out; and, for six lines or more, the first words of its lines in order."""
+    readings: list[str] = []
+    before = [m.text for m in (context or []) if m is not message and m.id != message.id]
+    glossary = {m.group(1): m.group(2).strip() for text in (*before, message.text) for m in _DEFINED.finditer(text)}
+    if glossary:
+        used = re.compile(r"(?<![\w'’])(" + "|".join(map(re.escape, glossary)) + r")(?![\w'’])")
+        for sentence in re.split(r"(?<=[.!?])\s+|\n", _DEFINED.sub(" ", message.text)):
+            if used.search(sentence):
+                readings.append(used.sub(lambda m: glossary[m.group(1)], sentence))
+    lines = [m.group(1) for m in _LINE_START.finditer(message.text)]
+    if len(lines) >= 6:
+        readings += [" ".join(lines), " ".join(lines[1:])]  # the first line often introduces the rest
+    return readings
+
+
 def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tuple[str, str] | None], user: str | None) -> str | None:
     """Why a fact that names an address (a domain, an e-mail) is refused when the text it comes from tells the agent
     what to do and names that address too: someone else's message, or foreign text in the user's own (a quoted mail, a
@@ -414,6 +437,11 @@ def trace(evidence: str, fact: str, sources: list[Message],
         speaker_own = own_voice(message, user)
         # another person (not the user, not an assistant, not a tool): whatever tells the agent what to do is refused
         other_person = not speaker_own and not is_tool(message.speaker) and (message.speaker or "").strip().casefold() not in ASSISTANT_NAMES
+        if screening and not speaker_own and not is_assistant(message.speaker):
+            for reading in _hidden_readings(message, context):
+                if (hit := find(reading, False)) or reads_as_directive(reading, user):
+                    why = f"{hit[0]}: \"{hit[1]}\"" if hit else "by meaning"
+                    return f"its source hides an instruction to the agent ({why}, in an abbreviation it defines or its lines' first words)", None, ()
         lead = _lead_in(message, context, _spoken_to_agent(find) if other_person else None)
         addressed = _spoken_to_agent(find)
         for start, end in spans:
