@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from hymem_cli.domain import Chunk, Message, Operation
 from hymem_cli.screen.instructions import INSTRUCTION_PATTERNS, Hit, find_instruction, fold
-from hymem_cli.screen.provenance import ORIGINS, no_finder, someone_elses_agent, trace
+from hymem_cli.screen.provenance import ORIGINS, no_finder, own_agent_addressed, someone_elses_agent, trace
 from hymem_cli.screen.secrets import SECRET_PATTERNS, Redactor, find_secrets
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ class Screen:
             if self.instructions and sources:
                 why, _, own = trace(fields.get("evidence") or "", fields.get("text") or "", list(sources), self._finder(user), user, context)
             for name, value in fields.items():
-                if value and (hit := self.instruction(value)) and not (own and (self._users_rule(value, own) or someone_elses_agent(value, user))):
+                if value and (hit := self.instruction(value)) and not (own and self._users_rule(value, own, user)):
                     return f"would store an instruction to the agent ({hit.kind}: \"{hit.snippet}\") in its {name}"
             return why
         except Exception as exc:  # noqa: BLE001 - whatever broke, nothing unscreened is stored
@@ -134,25 +134,37 @@ class Screen:
         except Exception:  # noqa: BLE001 - unknown is not trusted
             return "unknown"
 
-    def _users_rule(self, value: str, own: tuple[str, ...]) -> bool:
+    def _users_rule(self, value: str, own: tuple[str, ...], user: str | None = None) -> bool:
         """Whether the rule in `value` may stand as the user's: allowed in their own words, and stated by one of the
         user's sentences it rests on (`own`), not borrowed from something else they said: one of those sentences holds
         `value` word for word and is allowed whole ("Could you always cc my work address ...?", quoted from "always cc"),
         or the rule is allowed in the user's words and one of those sentences states a rule itself, or speaks to the agent
         in another language ("Du darfst meine Zahnarzttermine verschieben": the English finders read no rule there)."""
+        find = self._finder(user)
+        if someone_elses_agent(value, user):
+            return True  # another person's own agent, in the user's words: no rule for theirs
         words = fold(value).strip(" .!?").casefold()
-        if words and any(words in fold(sentence).casefold() and self._find(sentence, True) is None for sentence in own):
+        if words and any(words in fold(sentence).casefold() and find(sentence, True) is None for sentence in own):
             return True  # a piece of a sentence the user may say whole ("Sam told me to always cc legal when I send contracts out")
         from hymem_cli.screen.meaning import states_a_rule
         from hymem_cli.screen.structure import SPOKEN_TO_ABROAD
 
-        return self.instruction(value, True) is None and any(self._find(sentence, False) or SPOKEN_TO_ABROAD.search(fold(sentence))
-                                                             or states_a_rule(sentence) for sentence in own)
+        return find(value, True) is None and any(self._find(sentence, False) or SPOKEN_TO_ABROAD.search(fold(sentence))
+                                                 or states_a_rule(sentence) for sentence in own)
 
     def _finder(self, user: str | None) -> Callable[[str, bool], tuple[str, str] | None]:
         """`_find`, except that the user's own words about another person's own agent ("my colleague Bogumiła's AI
-        assistant books her trains") set no rule for theirs."""
-        return lambda text, own=False: None if own and someone_elses_agent(text, user) else self._find(text, own)
+        assistant books her trains") set no rule for theirs, and a note the user addresses to their own agent is read as
+        the rule it carries."""
+        def find(text: str, own: bool = False) -> tuple[str, str] | None:
+            if own and someone_elses_agent(text, user):
+                return None
+            hit = self._find(text, own)
+            if own and hit and hit[0] == "ai-address" and (rest := own_agent_addressed(text, user)) is not None:
+                return self._find(rest, True)  # "Note to my AI, from me: never accept ...": the user's rule, read as one
+            return hit
+
+        return find
 
     def _find(self, text: str, own: bool = False) -> tuple[str, str] | None:
         hit = find_instruction(text, own)

@@ -333,6 +333,16 @@ def someone_elses_agent(text: str, user: str | None) -> bool:
     return bool(theirs) and all(any(a <= w.start() < b for a, b in theirs) for w in _AGENT_WORD.finditer(text))
 
 
+def own_agent_addressed(text: str, user: str | None) -> str | None:
+    """`text` without its address to the user's own agent ("Note to Alex's assistant, from Alex himself:", "Note for my
+    AI:"), or None when it has no such address."""
+    owner = rf"|{re.escape(user.strip())}['’]s" if user and user.strip() else ""
+    address = re.compile(rf"(?:note|message|memo|reminder)s?\s+(?:to|for)\s+(?:my{owner})\s+(?:own\s+)?(?:ai|a\.i\.|assistant|agent|bot)"
+                         r"(?:[^:\n]{0,60}?)?\s*[:,\-\u2014]", re.I)
+    m = address.search(text)
+    return None if m is None else text[:m.start()] + text[m.end():]
+
+
 def no_finder(_text: str, _own: bool) -> tuple[str, str] | None:
     """A finder that finds nothing: `trace` with it only says where a fact sits (`Screen.origin`)."""
     return None
