@@ -370,3 +370,29 @@ def test_nineteenth_round_forms_are_redacted(text, secret):
 ])
 def test_nineteenth_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("For the family: the old desktop opens with copper kettle morning 1987 — all lowercase, single spaces.", "copper kettle morning"),
+    ("Lockbox by the back gate: 5062 — push the lever up, the key hangs inside.", "5062"),
+    ("the bank's phone line asks for digits of my security number — it's 741803, they want two of them", "741803"),
+    ("Please book the train on my card: 4532–0117–7865–1113, exp 11/28.", "4532–0117–7865–1113"),
+    ("卡号是四五三二，零一一七，七八六五，一一一三，背面三位是八二七。", "四五三二"),
+    ("卡号是四五三二，零一一七，七八六五，一一一三，背面三位是八二七。", "八二七"),
+    ("Figma backup codes (each works once)\n\n8wqz 4kmd\nt5rn 2pxa\n", "8wqz 4kmd"),
+    ("Electrum wants these written down: legal winner thank year wave sausage worth useful legal winner thank yellow", "sausage"),
+    ("^ Gerät ^ Benutzer ^ Passwort ^\n| Drucker | admin | Kiesel!Strand44 |\n| Router | root | Moos-Weg-17 |", "Moos-Weg-17"),
+])
+def test_twentieth_round_forms_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    'SENTRY_DSN = "https://0f1e2d3c4b5a69788796a5b4c3d2e1f0@o1234.ingest.sentry.io/55"  # public key, safe in the browser',
+    "the server must answer /.well-known/acme-challenge/Qx7LmT0aZ9vB3nR5kW2yH8uE1cF4dG6jS_pO-iU with "
+    "Qx7LmT0aZ9vB3nR5kW2yH8uE1cF4dG6jS_pO-iU.Zt4kP9",
+    "[pgbouncer]\nauth_type = scram-sha-256\nauth_file = /etc/pgbouncer/userlist.txt",
+    'password_pbkdf2 root grub.pbkdf2.sha512.10000.AB12CD34EF56AB12CD34EF56AB12CD34.99FF88EE77DD66CC',
+])
+def test_twentieth_round_look_alikes_are_kept(text):
+    assert_kept(text)

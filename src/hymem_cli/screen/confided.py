@@ -40,7 +40,8 @@ _CREDENTIAL = re.compile(
 )
 _DIGITS_CUE = re.compile(
     rf"{_PIN_FOR_DIGITS.pattern}|(?<![^\W\d_])(?:codes?|c(?:ó|o)digo|codice|kod\w{{0,3}}|k(?:ó|o)d\w{{0,3}}|код\w{{0,3}}|κωδικ\w*"
-    r"|tunnuslu\w*|zahlencode|combination|combo|passcode|unlock\w*|lockbox|keybox|key[ \t]?safe|padlock|dials?|keypad)"
+    r"|tunnuslu\w*|zahlencode|combination|combo|passcode|unlock\w*|lockbox|keybox|key[ \t]?safe|padlock|dials?|keypad"
+    r"|security[ \t]+(?:number|code))"
     r"(?![^\W\d_])|பின்|暗証|番号|رمز|कोड|पिन|ಪಿನ್|పిన్|പിൻ|ਪਿੰਨ|પિન",
     re.I,
 )
@@ -241,11 +242,11 @@ _TYPING_HINT = (r"(?:all[ \t]+)?(?:lower[ \t\-]?case|small[ \t]+letters|no[ \t]+
                 r"|capitals?[ \t]+[A-Z](?:[ \t]+and[ \t]+[A-Z])?|(?:one|a|single)[ \t]+space[ \t]+between"
                 r"|spaces?[ \t]+included|en[ \t]+minuscules?|en[ \t]+min(?:ú|u)sculas|(?:in[ \t]+)?kleinbuchstaben|kleingeschrieben"
                 r"|huruf[ \t]+kecil|lowercase[ \t]+lahat|tutto[ \t]+minuscolo|kleine[ \t]+letters|caps[ \t]+lock[ \t]+(?:is[ \t]+)?off"
-                r"|(?:one|a|single)[ \t]+space|hem(?:û|u)[ \t]+t(?:î|i)p(?:ê|e)n[ \t]+bi(?:ç|c)(?:û|u)k|bi[ \t]+valahiyan)"
+                r"|(?:one|a|single)[ \t]+spaces?|hem(?:û|u)[ \t]+t(?:î|i)p(?:ê|e)n[ \t]+bi(?:ç|c)(?:û|u)k|bi[ \t]+valahiyan)"
                 r"(?![^\W\d_])")
 # the plain word or words such a hint is said of, after "is", "it's", "ay", "sekarang" or at the sentence's start
 _PLAIN_BEFORE_HINT = re.compile(
-    r"(?:(?<![^\W\d_])(?:is|it['’]s|to|c['’]est|ay|sekarang|adalah|ist|es|just|type|enter)|^|[:=(])[ \t]*"
+    r"(?:(?<![^\W\d_])(?:is|it['’]s|to|c['’]est|ay|sekarang|adalah|ist|es|just|type|enter|with)|^|[:=(])[ \t]*"
     r"((?:[^\W\d_]{3,20}[ \t]){0,2}[^\W\d_]{3,20}(?:[ \t]?\d{1,4})?)"
     r"(?:[ \t]+(?:lang|btw|only|lol))?[ \t]*[,(\u2014\u2013\-]?[ \t]*(?:btw,?[ \t]*)?(?:with[ \t]+the[ \t]+spaces,?[ \t]*)?"
     + _TYPING_HINT, re.I)
@@ -319,7 +320,7 @@ def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
                 continue  # a code's digits follow its name: "rum 4312 ..., koden till dörren" is a room
             before = sentence[max(0, m.start() - 44):m.start()]
             keyed = _KEYED.search(before)
-            if _LABELLED.search(before) or (keyed and not _DIGITS_CUE.search(keyed.group(1))) or _a_year(m.group()):
+            if _LABELLED.search(before) or (keyed and not _DIGITS_CUE.search(before)) or _a_year(m.group()):
                 continue
             yield ("pin", at + m.start(), at + m.end())
 
@@ -341,7 +342,9 @@ _CODE_VALUE = re.compile(rf"[^\d\n]{{0,40}}?(?<![\d/.\-])(\d{{3,4}})(?![\d/.\-])
 _THREE_OR_FOUR = rf"(?<![\d/.\-])(\d{{3,4}})(?![\d/.\-])|(?<![^\W\d_])((?:{_NUMBER_WORD}[ \t,\-]{{1,3}}){{2,3}}{_NUMBER_WORD})(?![^\W\d_])"
 _ON_THE_BACK = re.compile(rf"(?:{_THREE_OR_FOUR})[ \t]{{1,3}}(?:on|at)[ \t]+the[ \t]+back"
                           r"|(?<![^\W\d_])(?:on[ \t]+the[ \t]+back|achterop|au[ \t]+dos|hinten(?:[ \t]+drauf)?|on[ \t]+back|sul[ \t]+retro"
-                          rf"|en[ \t]+el[ \t]+reverso|atr(?:á|a)s|no[ \t]+verso)(?![^\W\d_])[^\d\n]{{0,16}}?(?:{_THREE_OR_FOUR})", re.I)
+                          rf"|en[ \t]+el[ \t]+reverso|atr(?:á|a)s|no[ \t]+verso)(?![^\W\d_])[^\d\n]{{0,16}}?(?:{_THREE_OR_FOUR})"
+                          # Chinese and Japanese: "背面三位是五零三" (read as digits: "背面3位是503"), "裏面の3桁は 503"
+                          rf"|(?:背面|背后|背後|裏面|卡背)[^\n]{{0,3}}?(?:\d[位桁])?[^\d\n]{{0,6}}?(?:{_THREE_OR_FOUR})", re.I)
 
 
 def codes_after_cards(text: str, cards: list[tuple[int, int]]) -> Iterator[Span]:
@@ -350,7 +353,7 @@ def codes_after_cards(text: str, cards: list[tuple[int, int]]) -> Iterator[Span]
         window = text[end:end + 200]
         back = _ON_THE_BACK.search(window)
         if back is not None:
-            g = next(i for i in range(1, 5) if back.group(i) is not None)
+            g = next(i for i in range(1, back.re.groups + 1) if back.group(i) is not None)
             yield ("card-cvv", end + back.start(g), end + back.end(g))
         for name in _CODE_NAME.finditer(window):
             value = _CODE_VALUE.match(window, name.end())

@@ -413,7 +413,7 @@ _CARD_EXPIRY_CODE = re.compile(
 
 # Cards with separators the digit-group rule does not take: dots, slashes, underscores, no-break and thin spaces, and any
 # mix of these with spaces and hyphens ("6011-1111.1111 1117"); the checksum decides (`_is_card` in secrets.py).
-_ODD = r"[ \-.\/_\u00a0\u2002-\u200a\u202f\u00b7\u2022\u2219\u22c5]"
+_ODD = r"[ \-.\/_,\u00a0\u2002-\u200a\u202f\u00b7\u2022\u2219\u22c5\u2010-\u2014]"  # dashes and commas too
 _ODD_CARD = re.compile(
     rf"(?<![\d.,/_])(?:\d{{4}}{_ODD}\d{{4}}{_ODD}\d{{4}}{_ODD}\d{{4}}(?:{_ODD}\d{{3}})?|3\d{{3}}{_ODD}\d{{6}}{_ODD}\d{{5}})(?![\d])"
 )
@@ -1226,7 +1226,8 @@ def _lines(text: str) -> list[tuple[int, str]]:
 
 def _markdown_cells(line: str) -> list[tuple[int, int]]:
     """Spans of the cells of a Markdown table row, their padding left out."""
-    bars = [i for i, c in enumerate(line) if c == "|" and (i == 0 or line[i - 1] != "\\")]
+    bar = "^" if line.lstrip().startswith("^") else "|"  # DokuWiki writes a header row's bars as "^"
+    bars = [i for i, c in enumerate(line) if c == bar and (i == 0 or line[i - 1] != "\\")]
     if line.lstrip().startswith("||"):  # a Jira header: "||Environment||Secret||"
         bars = [b for n, b in enumerate(bars) if n == 0 or bars[n - 1] != b - 1]
     if bars and line[bars[-1] + 1:].strip():  # the last cell with no bar after it (AsciiDoc, loose Markdown)
@@ -1335,12 +1336,13 @@ def _table_block(lines: list[tuple[int, str]], i: int) -> tuple[list[tuple[int, 
             if row.strip():
                 rows.append((offset, row))
         return (rows, _markdown_cells) if len(rows) >= 2 else None
-    if line.lstrip().startswith("|") or (_GRID_BORDER.fullmatch(line) and i + 1 < len(lines) and lines[i + 1][1].lstrip().startswith("|")):
+    grid = _GRID_BORDER.fullmatch(line) and i + 1 < len(lines) and lines[i + 1][1].lstrip().startswith("|")
+    if line.lstrip().startswith(("|", "^")) or grid:
         rows = []
         for offset, row in lines[i:]:
             if _GRID_BORDER.fullmatch(row):
                 continue  # a grid table's border between its rows ("+-----+=====+")
-            if not row.lstrip().startswith("|"):
+            if not row.lstrip().startswith("|") and not (not rows and row.lstrip().startswith("^")):
                 break
             rows.append((offset, row))
         return (rows, _markdown_cells) if len(rows) >= 2 else None
@@ -1444,6 +1446,17 @@ def _codes_under_heading(text: str) -> Iterator[Span]:
             yield from _code_lines(text, intro.end() + 1)
 
 
+def _joined(line: str, pieces: list[re.Match[str]]) -> list[tuple[int, int]]:
+    """The pieces' spans, those one space apart as one ("7kqp 3zmt": a code printed in two groups)."""
+    spans: list[tuple[int, int]] = []
+    for p in pieces:
+        if spans and line[spans[-1][1]:p.start()] == " ":
+            spans[-1] = (spans[-1][0], p.end())
+        else:
+            spans.append(p.span())
+    return spans
+
+
 def _code_lines(text: str, pos: int) -> Iterator[Span]:
     blanks, seen, notes = 0, 0, 0
     while pos < len(text) and seen < 64:
@@ -1460,7 +1473,7 @@ def _code_lines(text: str, pos: int) -> Iterator[Span]:
                 return
         elif pieces and _CODE_LINE_REST.fullmatch(rest):
             seen += 1
-            yield from (("backup-code", pos + p.start(), pos + p.end()) for p in pieces)
+            yield from (("backup-code", pos + a, pos + b) for a, b in _joined(line, pieces))
         elif line.lstrip().startswith("|") and not re.search(r"\d", line):
             pass  # a table's header or rule above its codes
         elif not seen and notes < 1 and len(line) <= 100 and not re.search(r"\d", line):

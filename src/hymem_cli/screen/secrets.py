@@ -295,6 +295,8 @@ def _a_name(word: str) -> bool:
 _DATA_OR_DIGEST = re.compile(r"(?:;base64,|(?<![A-Za-z0-9])(?:sha1|sha224|sha256|sha384|sha512|md5)[:\-]"
                              r"|\$2[abxy]?\$\d\d\$|\$[156y]\$(?:rounds=\d{1,7}\$)?[./A-Za-z0-9]{1,16}\$)\Z",  # bcrypt, crypt(3) hashes
                              re.I)
+# tokens that are public by design: an ACME challenge's token and key authorisation, a Sentry DSN with its public key only
+_PUBLIC_BY_DESIGN = re.compile(r"acme-challenge|//[0-9a-f]{32}@[\w.\-]*sentry\.io\b")
 _CONTENT_ID = re.compile(r"(?:baf[ykz][a-z2-7]{50,70}|Qm[1-9A-HJ-NP-Za-km-z]{44})\Z")  # an IPFS content id: public by design
 _SRI_HASH = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,88}={0,2}\Z")
 # A transaction's or a block's hash is public ("tx 0x5c50...", "txid: ..."); so is a public key or a certificate.
@@ -373,6 +375,8 @@ def _secretish(value: str) -> bool:
     word = _value_word(value)
     if len(word) < 4 or word.lower() in _NOT_A_VALUE or word.startswith(("[REDACTED", "$", "http", "/", "<", "{", "%")):
         return False
+    if _SCHEME_OR_HASH.fullmatch(word):
+        return False
     if word.isdigit():
         return 4 <= len(word) <= 12
     letters, digits = any(c.isalpha() for c in word), any(c.isdigit() for c in word)
@@ -388,10 +392,18 @@ def _made_up_strongly(value: str) -> bool:
     return len(word) >= 8 and any(c.isdigit() for c in word) and (cases or any(c in "!@#$%^&*+=?~" for c in word))
 
 
+# What a password setting names instead of a password: a hashing scheme ("auth_type = scram-sha-256") or a password's hash
+# ("grub.pbkdf2.sha512.10000.7CC0...", "$2b$12$...", "pbkdf2_sha256$...", "$argon2id$...")
+_SCHEME_OR_HASH = re.compile(r"(?:scram-)?sha-?(?:1|224|256|384|512)|md5|bcrypt|scrypt|argon2(?:id|i|d)?|pbkdf2(?:[_-]sha\d+)?|crypt"
+                             r"|grub\.pbkdf2\.\S+|\$(?:2[abxy]?|5|6|argon2(?:id|i|d)|scrypt|y|7)\$\S+|pbkdf2_sha\d+\$\S+", re.I)
+
+
 def _field_value(value: str) -> bool:
     """The value of NAME=value where the name says password: anything but a placeholder, a reference or a plain no."""
     word = _value_word(value)
     if len(word) < 3 or word.lower() in _NOT_A_VALUE or word.lower() in _PLACEHOLDERS or word.lower() in NOT_A_VALUE_ABROAD:
+        return False
+    if _SCHEME_OR_HASH.fullmatch(word):
         return False
     if re.fullmatch(r"\s*\([^()]*\)\s*", value):
         return False  # a note in brackets: "(siehe KeePass)", "(in the vault)"
@@ -517,11 +529,21 @@ _AS_ASCII: dict[int, str] = {**{zero + i: str(i) for zero in _DIGIT_ZEROS for i 
                              # a table drawn with box characters reads as one drawn with "|", "-" and "+"
                              **{ord(c): "|" for c in "│┃║"}, **{ord(c): "-" for c in "─━═"},
                              **{ord(c): "+" for c in "┌┐└┘├┤┬┴┼╒╕╘╛╞╡╤╧╪╔╗╚╝╠╣╦╩╬┏┓┗┛┣┫┳┻╋╓╖╙╜╟╢╥╨╫"}}
+# Chinese numerals read out digit by digit ("四九六五，三一九零" is 4965,3190): read as digits for numbers only, since
+# the same characters are words of a Chinese seed phrase
+_CHINESE_DIGITS = {**_AS_ASCII, **{ord(c): str(i) for i, c in enumerate("〇一二三四五六七八九")}, ord("零"): "0"}
+_CHINESE_NUMBER = re.compile(r"[〇零一二三四五六七八九]{3}")
+_NUMBER_KINDS = frozenset({"card-number", "card-part", "card-cvv", "pin"})
 
 
 def find_secrets(text: str) -> list[tuple[str, int, int]]:
     """(kind, start, end) of every secret-looking span in `text`."""
-    return _find_secrets(text if text.isascii() else text.translate(_AS_ASCII))
+    if text.isascii():
+        return _find_secrets(text)
+    found = _find_secrets(text.translate(_AS_ASCII))
+    if _CHINESE_NUMBER.search(text):
+        found += [span for span in _find_secrets(text.translate(_CHINESE_DIGITS)) if span[0] in _NUMBER_KINDS and span not in found]
+    return found
 
 
 def _find_secrets(text: str) -> list[tuple[str, int, int]]:
@@ -564,6 +586,7 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
             if kind == "password" and _compared(text, value, end):
                 continue
             if kind == "token" and (_DATA_OR_DIGEST.search(text, max(0, start - 36), start) or _SRI_HASH.match(value) or _CONTENT_ID.match(value)
+                                    or _PUBLIC_BY_DESIGN.search(text, max(0, start - 200), min(len(text), end + 60))
                                     or _PUBLIC_HASH_BEFORE.search(text, max(0, start - 20), start) or _in_public_block(text, start)):
                 continue
             if kind == "passphrase":

@@ -31,6 +31,9 @@ _SEP = r"(?:[ \t\u3000]{0,3}[,;|/、，][ \t\u3000]{0,3}(?:\r?\n[ \t]{0,3})?|[ \
 _RUN = re.compile(rf"(?<![^\W_]){_WORD}(?:{_SEP}{_WORD}){{11,47}}")
 _WALLET_WORDS = re.compile(
     r"\b(?:seed|mnemonic|recovery|wallet|metamask|ledger|trezor|bip-?39|secret[ \t]+phrase|backup[ \t]+(?:phrase|words)"
+    # wallets by name
+    r"|sparrow|electrum|exodus|phantom|coldcard|bitbox\d?|keystone|seedsigner|wasabi|samourai|coinomi|keplr|rabby|zengo|tangem"
+    r"|bluewallet|muun|nunchuk|specter|trust[ \t]+wallet|atomic[ \t]+wallet|coinbase[ \t]+wallet"
     r"|(?:12|24|twelve|twenty-four)[ \t-]+words?"
     # other languages: a seed, a recovery phrase, a wallet
     r"|semilla|semente|graine|seme|mnemo\w*|mnemónic\w*|frases?[ \t]+(?:secreta|de[ \t]+recupera\w+|di[ \t]+recupero)"
