@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from hymem_cli.domain import Chunk, Message, Operation
 from hymem_cli.screen.instructions import INSTRUCTION_PATTERNS, Hit, find_instruction, fold
-from hymem_cli.screen.provenance import ORIGINS, no_finder, own_agent_addressed, someone_elses_agent, trace
+from hymem_cli.screen.provenance import ORIGINS, no_finder, own_agent_addressed, someone_elses_agent, speakers_own_agent, trace
 from hymem_cli.screen.secrets import SECRET_PATTERNS, Redactor, find_secrets
 
 if TYPE_CHECKING:
@@ -119,8 +119,11 @@ class Screen:
             if self.instructions and sources:
                 why, _, own = trace(fields.get("evidence") or "", fields.get("text") or "", list(sources), self._finder(user), user, context)
             for name, value in fields.items():
-                if value and (hit := self.instruction(value)) and not (own and self._users_rule(value, own, user)):
-                    return f"would store an instruction to the agent ({hit.kind}: \"{hit.snippet}\") in its {name}"
+                if not value or (hit := self.instruction(value)) is None or (own and self._users_rule(value, own, user)):
+                    continue
+                if someone_elses_agent(value, user) or (sources and not own and speakers_own_agent(value, user)):
+                    continue  # another person's own agent, in anyone's words: no rule for the user's
+                return f"would store an instruction to the agent ({hit.kind}: \"{hit.snippet}\") in its {name}"
             return why
         except Exception as exc:  # noqa: BLE001 - whatever broke, nothing unscreened is stored
             return f"the screens failed on it ({type(exc).__name__}); refused rather than stored unscreened"
@@ -154,10 +157,10 @@ class Screen:
 
     def _finder(self, user: str | None) -> Callable[[str, bool], tuple[str, str] | None]:
         """`_find`, except that the user's own words about another person's own agent ("my colleague Bogumiła's AI
-        assistant books her trains") set no rule for theirs, and a note the user addresses to their own agent is read as
-        the rule it carries."""
+        assistant books her trains") set no rule for theirs, nor do another person's words about their own ("my AI
+        assistant renews my swim pass"), and a note the user addresses to their own agent is read as the rule it carries."""
         def find(text: str, own: bool = False) -> tuple[str, str] | None:
-            if own and someone_elses_agent(text, user):
+            if someone_elses_agent(text, user) if own else speakers_own_agent(text, user):
                 return None
             hit = self._find(text, own)
             if own and hit and hit[0] == "ai-address" and (rest := own_agent_addressed(text, user)) is not None:

@@ -11,6 +11,7 @@ is marked as such (`versions.origin`), never taken for something the person said
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -174,12 +175,15 @@ _LETTERS = re.compile(r"[a-zA-Z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]{3,}|\w*\
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
 
 
+_ASCII_DIGITS = {c: str(unicodedata.decimal(chr(c))) for c in range(0x0660, 0x10000) if unicodedata.category(chr(c)) == "Nd"}
+
+
 def _words(text: str) -> set[str]:
     """The words a fact and a sentence can share: letters cut to five (so "prefers" meets "prefer"), numbers whole,
     and pairs of characters in Chinese, Japanese and Korean, which write no spaces or glue endings on."""
     from hymem_cli.screen.normalize import fold_letters
 
-    text = fold_letters(text).casefold()
+    text = fold_letters(text).casefold().translate(_ASCII_DIGITS)  # "₹୪୦୦" in Odia is the fact's "₹400"
     words = {w[:5] for w in _LETTERS.findall(text)}
     for run in _CJK_RUN.findall(text):
         words |= {run[i:i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}
@@ -333,6 +337,22 @@ def someone_elses_agent(text: str, user: str | None) -> bool:
     return bool(theirs) and all(any(a <= w.start() < b for a, b in theirs) for w in _AGENT_WORD.finditer(text))
 
 
+_MY_AGENT = re.compile(r"(?<![^\W\d_])(?:my|our)\s+(?:own\s+|personal\s+|new\s+)?(?:(?:ai|a\.i\.)\s+)?"
+                       r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot)(?![^\W\d_])", re.I)
+_TO_THE_LISTENER = re.compile(r"(?<![^\W\d_])(?:you|your|yours|yourself)(?![^\W\d_])", re.I)
+
+
+def speakers_own_agent(text: str, user: str | None) -> bool:
+    """Whether someone other than the user speaks only of their own agent ("my AI assistant renews my swim pass every
+    January"), and of nothing of the user's: not the user by name, not "you" or "your"."""
+    if not user or not user.strip() or not _MY_AGENT.search(text) or _TO_THE_LISTENER.search(text):
+        return False
+    if re.search(rf"(?<![^\W\d_]){re.escape(user.strip())}(?![^\W\d_])", text, re.I):
+        return False
+    mine = [m.span() for m in _MY_AGENT.finditer(text)]
+    return all(any(a <= w.start() < b for a, b in mine) for w in _AGENT_WORD.finditer(text))
+
+
 def own_agent_addressed(text: str, user: str | None) -> str | None:
     """`text` without its address to the user's own agent ("Note to Alex's assistant, from Alex himself:", "Note for my
     AI:"), or None when it has no such address."""
@@ -409,6 +429,11 @@ def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tup
     return None
 
 
+# A past tense beside the verb that opens a sentence: the speaker tells what they did, with "I" left out
+_NARRATED = re.compile(r"\b(?:and|then)\s+(?:forgot|forgotten|never\s+(?:looked|thought|checked)|haven'?t|didn'?t|was|were|it\s+was)\b"
+                       r"|\b(?:years?|months?|weeks?|days?)\s+ago\b|\blast\s+(?:year|month|week|spring|summer|autumn|winter)\b", re.I)
+
+
 def trace(evidence: str, fact: str, sources: list[Message],
           find: Callable[[str, bool], tuple[str, str] | None], user: str | None = None,
           context: list[Message] | None = None) -> tuple[str | None, str | None, tuple[str, ...]]:
@@ -427,8 +452,9 @@ def trace(evidence: str, fact: str, sources: list[Message],
     from hymem_cli.screen.structure import IMPERATIVE
 
     def ordered(sentence: str) -> bool:
-        """An order in someone else's words: the imperative mood, or a form only the user may use freely."""
-        return IMPERATIVE.search(sentence) is not None or directs_the_agent(sentence)
+        """An order in someone else's words: the imperative mood, or a form only the user may use freely; not a story
+        told with its subject left out ("Set it up once and forgot about it")."""
+        return (IMPERATIVE.search(sentence) is not None and not _NARRATED.search(sentence)) or directs_the_agent(sentence)
 
     origins: list[str | None] = []
     voices: list[bool] = []
@@ -468,12 +494,13 @@ def trace(evidence: str, fact: str, sources: list[Message],
             if screening and not own and not is_assistant(message.speaker):
                 if skips_the_user(normalize(_line(text, start, end)), user):
                     return f"its source holds an instruction to the agent: an act done without asking {user}", None, ()
-            if region is None and other_person and ordered(read) and not _REPORTED.search(sentence):
+            if region is None and other_person and ordered(read) and not _REPORTED.search(sentence) and not speakers_own_agent(read, user):
                 snippet = re.sub(r"\s+", " ", sentence).strip()[:60]
                 return f'its source holds an instruction to the agent (directive from {message.speaker}: "{snippet}")', None, ()
             # what no rule found, by meaning (after the rules, whose reasons say more), sentence by sentence: one order does
             # not take the rest of its message down with it
-            by_meaning = screening and not own and not is_assistant(message.speaker) and reads_as_directive(read, user)
+            by_meaning = screening and not own and not is_assistant(message.speaker) and not speakers_own_agent(read, user) \
+                and reads_as_directive(read, user)
             if by_meaning and region is None:
                 return "its source holds an instruction to the agent (it reads as one, by meaning)", None, ()
             voices.append(own)
