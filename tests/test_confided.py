@@ -396,3 +396,16 @@ def test_twentieth_round_forms_are_redacted(text, secret):
 ])
 def test_twentieth_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("Muraho! Ijambobanga rishya rya mudasobwa ni Inanga7Ruzizi, ntuzaribwire abandi.", "Inanga7Ruzizi"),
+    ("Kupuhipa: tuatara-Waka-88 (kaua e tohaina)", "tuatara-Waka-88"),
+    ("Lo senhal novèl de la bóstia es: Garriga*Causse41", "Garriga*Causse41"),
+])
+def test_a_password_word_of_the_lexicon_names_its_value(text, secret):
+    assert_caught(text, secret)
+
+
+def test_a_password_word_of_the_lexicon_before_the_name_of_a_button_names_no_value():
+    assert_kept("Нууц үгээ мартсан бол «Нууц үг сэргээх» товчийг дарна уу; холбоос 15 минутын дараа хүчингүй болно.")

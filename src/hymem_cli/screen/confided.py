@@ -16,8 +16,10 @@ on the line before counts for a line that sets or gives a value.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
+from importlib import resources
 
 from hymem_cli.screen.forms import _CJK, _CODE_WORD, _LOGIN_WORD, _NUMBER_WORD, _PASSWORD_WORD, _PIN_FOR_DIGITS, Span, _unlabelled
 
@@ -38,6 +40,26 @@ _CREDENTIAL = re.compile(
     r"|let[ \t]+(?:me|her|him|them|us)[ \t]+(?:straight[ \t]+|right[ \t]+)?in|read[ \t]+it[ \t]+out)(?![^\W\d_])",
     re.I,
 )
+def _lexicon() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """From credential_words.json (a hundred more languages): the words for a password, and such a word followed by its
+    value ("D'Passwuert ass: X", "ijambobanga ni X"): after one of that list's words for "is", a colon, or a dash."""
+    data = json.loads(resources.files("hymem_cli.screen").joinpath("credential_words.json").read_text(encoding="utf-8"))
+    spaced: set[str] = set()
+    unspaced: set[str] = set()
+    copulas: set[str] = set()
+    for language in data["languages"].values():
+        for word in language["password"]:
+            (unspaced if _UNSPACED_SCRIPT.search(word) else spaced).add(r"[ \t\u200c]+".join(map(re.escape, word.split())))
+        copulas |= {re.escape(w) for w in language.get("is", []) if w.strip()}
+    longest = lambda words: "|".join(sorted(words, key=len, reverse=True)) or "(?!)"  # noqa: E731
+    word = rf"(?<![^\W\d_])(?:{longest(spaced)})(?![^\W\d_])|(?:{longest(unspaced)})"
+    value = (rf"(?:{word})(?:[ \t]+[^\W\d_]{{1,20}}){{0,3}}?[ \t]*(?:(?<![^\W\d_])(?:{longest(copulas)})(?![^\W\d_])[ \t]*[:：]?|[:：=]"
+             r"|[ \t][\-\u2014\u2013])[ \t]*[\"'«“„`]?([^\s\"'«»“”„`,;]{4,64})")
+    return re.compile(word, re.I), re.compile(value, re.I)
+
+
+_UNSPACED_SCRIPT = re.compile(r"[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
+_LEXICON_WORD, _LEXICON_VALUE = _lexicon()
 _DIGITS_CUE = re.compile(
     rf"{_PIN_FOR_DIGITS.pattern}|(?<![^\W\d_])(?:codes?|c(?:ó|o)digo|codice|kod\w{{0,3}}|k(?:ó|o)d\w{{0,3}}|код\w{{0,3}}|κωδικ\w*"
     r"|tunnuslu\w*|zahlencode|combination|combo|passcode|unlock\w*|lockbox|keybox|key[ \t]?safe|padlock|dials?|keypad"
@@ -187,11 +209,16 @@ def confided_values(text: str) -> Iterator[Span]:
                 sentence = piece.group()
                 if len(sentence) <= 400 and _MAYBE_A_VALUE.search(sentence):
                     yield from _in_sentence(sentence, pos + piece.start(), named_before or named and _GIVES.search(sentence) is not None)
-                named = named or _CREDENTIAL.search(sentence) is not None
+                named = named or _CREDENTIAL.search(sentence) is not None or _LEXICON_WORD.search(sentence) is not None
         before = line if line.strip() else before
         pos += len(line) + 1
+    for m in _LEXICON_VALUE.finditer(text):  # a password word of another language, then its value
+        if not (_LEXICON_WORD.match(text, m.start(1)) or _CREDENTIAL.match(text, m.start(1))):  # not the name of the next one
+            yield ("password", *m.span(1))
     for m in _LONE_VALUE.finditer(text):  # "Here is the new one:\n\n    ravitoto_sy_henakisoa", a credential named just before
-        if _CREDENTIAL.search(text, max(0, m.start() - 200), m.end(1)) and not _NOT_A_LONE_VALUE.search(m.group(2)):
+        since = max(0, m.start() - 200)
+        named_here = _CREDENTIAL.search(text, since, m.end(1)) or _LEXICON_WORD.search(text, since, m.end(1))
+        if named_here and not _NOT_A_LONE_VALUE.search(m.group(2)):
             yield ("password", *m.span(2))
 
 
@@ -290,7 +317,7 @@ def _plain_values(sentence: str) -> Iterator[tuple[int, int]]:
 
 def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
     secret = _KEEP_IT_SECRET.search(sentence) is not None
-    about_one = secret or named_before or _CREDENTIAL.search(sentence) is not None
+    about_one = secret or named_before or _CREDENTIAL.search(sentence) is not None or _LEXICON_WORD.search(sentence) is not None
     if about_one:
         yield from (("password-said", at + a, at + b) for a, b in _spelled(sentence))
         yield from (("password-said", at + a, at + b) for a, b in _plain_values(sentence))

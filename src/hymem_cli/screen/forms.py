@@ -190,8 +190,8 @@ for _digit, _words in enumerate(("cero zéro zero null nul nulis noll nula sıf�
     for _word in _words.split():
         _DIGIT_WORDS.setdefault(_word, str(_digit))
 # Korean, the Sino-Korean digits a card or a PIN is read out in ("육 공 일 일, 공 공 칠 사, ...")
-for _word, _digit in zip("영 공 일 이 삼 사 오 육 륙 칠 팔 구".split(), "001234566789"):
-    _DIGIT_WORDS.setdefault(_word, _digit)
+for _syllable, _value in zip("영 공 일 이 삼 사 오 육 륙 칠 팔 구".split(), "001234566789"):
+    _DIGIT_WORDS.setdefault(_syllable, _value)
 _DIGIT_WORD = "(?:" + "|".join(sorted(_DIGIT_WORDS, key=len, reverse=True)) + ")"
 # English numbers said in pairs, as a PIN often is: "nineteen seventy-three", "twenty twenty", "double four", "oh seven"
 _TEENS = {w: str(10 + i) for i, w in enumerate("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split())}
