@@ -94,7 +94,7 @@ _hymem_add() {
     '--base-url[OpenAI-compatible server, e.g. http\://localhost\:8000/v1.]:base_url: ' \
     '--pipeline[single (one writer call per chunk) or two-pass (extract, then reconcile).]:pipeline:(single two-pass)' \
     '--protocol[Writer protocol\: hy-memory (the Hy-Memory SDK'\''s own prompts), hymem, or auto (hy-memory for a Hy-Memory model).]:protocol:(auto hy-memory hymem)' \
-    '--user[hy-memory protocol\: the speaker who is "the user" (default\: the first who is not an assistant).]:user: ' \
+    '--user[The speaker who is "the user", whose own words may set the agent a rule (default\: the first who is not an assistant).]:user: ' \
     '(-b --bank)'{-b,--bank}'[Bank file (default\: the nearest .hymem/bank.db above the working directory, else bank.db in the data directory).]:bank:_files' \
     '(-f --format)'{-f,--format}'[Output format (default\: table on a terminal, jsonl in a pipe).]:format:(table json jsonl plain)' \
     '(-q --quiet)'{-q,--quiet}'[No messages on stderr, only records and errors.]' \
@@ -358,7 +358,7 @@ _hymem_eval() {
     '--base-url[OpenAI-compatible server, e.g. http\://localhost\:8000/v1.]:base_url: ' \
     '--pipeline[single (one writer call per chunk) or two-pass (extract, then reconcile).]:pipeline:(single two-pass)' \
     '--protocol[Writer protocol for every --model\: hy-memory, hymem or auto; repeat to compare protocols on the same writer.]:protocol:(auto hy-memory hymem)' \
-    '--user[hy-memory protocol\: the speaker who is "the user" (default\: the first who is not an assistant).]:user: ' \
+    '--user[The speaker who is "the user", whose own words may set the agent a rule (default\: the first who is not an assistant).]:user: ' \
     '--k[Result depths for recall@k, comma-separated.]:k: ' \
     '--limit-conversations[Evaluate only the first N conversations.]:limit_conversations: ' \
     '--chunk-tokens[Token budget of one chunk.]:chunk_tokens: ' \

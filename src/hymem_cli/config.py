@@ -34,7 +34,8 @@ KEYS: dict[str, tuple[object, str]] = {
     "writer.base_url": ("", "OpenAI-compatible base URL, e.g. http://localhost:8000/v1"),
     "writer.pipeline": ("single", "hymem protocol only: single (one call per chunk) or two-pass (extract, then reconcile)"),
     "writer.protocol": ("auto", "hy-memory (the Hy-Memory SDK's own prompts), hymem (hymem's one-call prompt), or auto: hy-memory for a Hy-Memory model"),
-    "writer.user": ("", "hy-memory protocol: the speaker who is \"the user\" (empty: the first speaker who is not an assistant)"),
+    "writer.user": ("", "the speaker who is \"the user\": whose own words may set the agent a rule (empty: each transcript's first "
+                        "speaker who is neither an assistant nor a tool)"),
     "writer.intentions": (True, "hy-memory protocol: extract intentions (plans with a deadline) apart from memories"),
     "writer.n_ctx": (8192, "llama.cpp context size"),
     "writer.gpu_layers": ("auto", "layers on the GPU: auto (all that fit in its free memory), all, or a count (0: CPU only)"),

@@ -34,7 +34,7 @@ ProtocolOpt = Annotated[
     typer.Option("--protocol", help="Writer protocol: hy-memory (the Hy-Memory SDK's own prompts), hymem, or auto (hy-memory for a Hy-Memory model).",
                  show_default=False),
 ]
-UserOpt = Annotated[Optional[str], typer.Option("--user", help="hy-memory protocol: the speaker who is \"the user\" (default: the first who is not an assistant).",
+UserOpt = Annotated[Optional[str], typer.Option("--user", help="The speaker who is \"the user\", whose own words may set the agent a rule (default: the first who is not an assistant).",
                                                 show_default=False)]
 ChunkTokensOpt = Annotated[Optional[int], typer.Option("--chunk-tokens", min=16, help="Token budget of one chunk.", show_default=False)]
 InputFormatOpt = Annotated[
