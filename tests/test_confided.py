@@ -409,3 +409,23 @@ def test_a_password_word_of_the_lexicon_names_its_value(text, secret):
 
 def test_a_password_word_of_the_lexicon_before_the_name_of_a_button_names_no_value():
     assert_kept("Нууц үгээ мартсан бол «Нууц үг сэргээх» товчийг дарна уу; холбоос 15 минутын дараа хүчингүй болно.")
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("the cabin wifi, if anyone asks later: q9XrT2vLk7Wp", "q9XrT2vLk7Wp"),
+    ("for the NAS use admin and Vb7kQ2xLm9Tz", "Vb7kQ2xLm9Tz"),
+    ("router admin pw is on the sticker, which says Tq4mZ8wP", "Tq4mZ8wP"),
+    ("the alarm: 2-6-0-9 then OFF", "2-6-0-9"),
+    ("credentials for staging: deploy:Rk8vQ2zX9", "Rk8vQ2zX9"),
+])
+def test_made_up_strings_and_keyed_digits_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "my new iPhone15Pro arrived, the GTX1080Ti goes on eBay",
+    "order ref AB12cd34EF56 shipped this morning",
+    "the alarm goes off at 0630, then I snooze twice",
+])
+def test_names_with_numbers_addresses_and_references_are_kept(text):
+    assert_kept(text)

@@ -304,6 +304,38 @@ _LOCK_DIGITS = re.compile(r"(?<![^\W\d_])(?:padlock|combination|combo|lock)(?![^
 _KEYPAD_WORD = re.compile(r"(?<![^\W\d_])(?:word|letters)[ \t]+([A-Z]{3,12})[ \t]+(?:on|into|in)[ \t]+(?:the[ \t]+)?(?:keypad|keys|dial)")
 
 
+# digits keyed in, then the key that ends them: "2-6-0-9 then OFF", "4471#", "8812 and ENTER"
+_KEYED_DIGITS = re.compile(r"(?<![\w.,/:\-])(\d(?:[ \-]\d){3,7}|\d{4,8})(?:[ \t]*(?:then|and|,)[ \t]*(?:press[ \t]+|hit[ \t]+)?|[ \t]*)"
+                           r"(?:OFF|ENTER|OK|#)(?![\w])")
+# a login and its password joined by a colon, in a sentence about a credential: "credentials for staging: deploy:Rk8vQ2zX9"
+_USER_COLON_SECRET = re.compile(r"(?<![\w.@/:\-])[A-Za-z][\w.\-]{1,31}:([^\s:/@,;]{6,64})(?![\w:/@])")
+
+
+def random_looking(token: str) -> bool:
+    """A made-up string as password generators make them: eight characters or more, capitals, small letters and digits
+    mixed into pieces too short to be words ("q9XrT2vLk7Wp", "Tq4mZ8wP"); not words with a number ("Windows11",
+    "iPhone15Pro")."""
+    if not 8 <= len(token) <= 64 or not token.isalnum() or not token.isascii():
+        return False
+    if not (any(c.isupper() for c in token) and any(c.islower() for c in token) and any(c.isdigit() for c in token)):
+        return False
+    pieces = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", token)
+    return sum(1 for p in pieces if p.isalpha() and len(p) <= 2) >= 3  # "q9XrT2vLk7Wp": q, Xr, T, v, Lk, Wp; "iPhone15Pro": i
+
+
+_MIXED_RUN = re.compile(r"[A-Za-z0-9]{10,}")
+# what names a public string before it: an address to pay to, a public key, a hash, an id, a reference
+_PUBLIC_BEFORE = re.compile(r"(?<![^\W\d_])(?:address|addr|public|pubkey|wallet|to|hash|txid|tx|commit|id|ref|reference|order"
+                            r"|booking|ticket|tracking|invoice|serial|sku|isbn|doi|video|channel|playlist|file|build|version|sha|uuid)"
+                            r"(?![^\W\d_])\W{0,4}$", re.I)
+
+
+def _made_up_alone(value: str, before: str) -> bool:
+    """A made-up string of ten characters or more that nothing names as public ("use admin and q9XrT2vLk7Wp"): not an
+    address ("0x742d..."), nor what follows "address", "id", "hash", "order" or the like."""
+    return len(value) >= 10 and random_looking(value) and not value.startswith("0x") and not _PUBLIC_BEFORE.search(before[-40:])
+
+
 def _plain_values(sentence: str) -> Iterator[tuple[int, int]]:
     """Plain words given as a credential, said how they are typed."""
     matches = list(_PLAIN_BEFORE_HINT.finditer(sentence))
@@ -328,17 +360,24 @@ def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
     for m in _TYPED_THEN_KEY.finditer(sentence):  # a code typed on a keypad needs no credential's name
         if m.group(1).lower() not in _NOT_PLAIN and (about_one or m.group(1).isdigit()):
             yield ("password-said", at + m.start(1), at + m.end(1))
-    for rx, kind in ((_LOGIN_WITH, "password-said"), (_LOCK_DIGITS, "password-said"), (_KEYPAD_WORD, "password-said")):
+    if about_one:
+        for m in _USER_COLON_SECRET.finditer(sentence):
+            if not m.group(1).isalpha():
+                yield ("password-said", at + m.start(1), at + m.end(1))
+    for rx, kind in ((_LOGIN_WITH, "password-said"), (_LOCK_DIGITS, "password-said"), (_KEYPAD_WORD, "password-said"),
+                     (_KEYED_DIGITS, "password-said")):
         for m in rx.finditer(sentence):
             yield (kind, at + m.start(1), at + m.end(1))
     for m in _OPENS.finditer(sentence):
         g = 1 if m.group(1) is not None else 2
         yield ("pin", at + m.start(g), at + m.end(g))
-    for m in _TOKEN.finditer(sentence) if about_one or _STRONG_SIGN.search(sentence) or _A_PASSPHRASE.search(sentence) else ():
+    looked_at = about_one or _STRONG_SIGN.search(sentence) or _A_PASSPHRASE.search(sentence) or _MIXED_RUN.search(sentence)
+    for m in _TOKEN.finditer(sentence) if looked_at else ():
         value = m.group()
         if m.end() == len(sentence) or sentence[m.end()].isspace():
             value = value.rstrip(".:!?")  # the sentence's own sign; "'Hazel-Ridge-93!'" keeps its "!"
-        if strongly_invented(value) or about_one and invented(value):
+        if strongly_invented(value) or about_one and (invented(value) or random_looking(value)) \
+                or _made_up_alone(value, sentence[:m.start()]):
             yield ("password-made", at + m.start(), at + m.start() + len(value))
     cue = None if _PUBLIC_CODE.search(sentence) else _DIGITS_CUE.search(sentence)
     if secret or cue:
