@@ -337,7 +337,9 @@ def someone_elses_agent(text: str, user: str | None) -> bool:
     return bool(theirs) and all(any(a <= w.start() < b for a, b in theirs) for w in _AGENT_WORD.finditer(text))
 
 
-_MY_AGENT = re.compile(r"(?<![^\W\d_])(?:my|our)\s+(?:own\s+|personal\s+|new\s+)?(?:(?:ai|a\.i\.)\s+)?"
+# the speaker's own agent, or their workplace's ("our office bot"); "our assistant" may well be the user's too
+_MY_AGENT = re.compile(r"(?<![^\W\d_])(?:my\s+(?:[^\W\d_]{2,20}\s+){0,2}?|our\s+(?:office|company|team|work|school|club|firm"
+                       r"|department|practice|clinic|shop|store)(?:['’]s)?\s+(?:[^\W\d_]{2,20}\s+)?)(?:(?:ai|a\.i\.)\s+)?"
                        r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot)(?![^\W\d_])", re.I)
 _TO_THE_LISTENER = re.compile(r"(?<![^\W\d_])(?:you|your|yours|yourself)(?![^\W\d_])", re.I)
 
