@@ -429,3 +429,27 @@ def test_made_up_strings_and_keyed_digits_are_redacted(text, secret):
 ])
 def test_names_with_numbers_addresses_and_references_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("the reception line is sip:3107:Larch-Quay-204@pbx.clinic.example;transport=tls", "Larch-Quay-204"),
+    ("ya Samir, el password beta3 el router heya falafel_bahr_41 — matdihash le 7ad", "falafel_bahr_41"),
+    ("Welcome! Router's in the hall — network Hub-7F, key: juniper fog at dawn. Bins on Mondays.", "juniper fog at dawn"),
+    ("la contraseña del correo te la deletreo: efe mayúscula, o, erre, o, guion, dos, ocho, arroba",
+     "efe mayúscula, o, erre, o, guion, dos, ocho, arroba"),
+    ("このカードでお願い：4532・0117・7865・1113、裏の3桁は 604。", "604"),
+    ("$ cat -n codes.txt\n     1\tGitLab recovery codes\n     2\t\n     3\t7hq2m9xk\n     4\tp3zr8w2n", "p3zr8w2n"),
+    ("رموز الاحتياط لحسابي:\n5120 7734\n8841 0296", "8841 0296"),
+    ("Wallet notes\n\n| # | word |\n|---|---|\n" + "".join(f"| {n} | {w} |\n" for n, w in enumerate(
+        "legal winner thank year wave sausage worth useful legal winner thank yellow".split(), 1)), "sausage"),
+])
+def test_twenty_first_round_forms_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "login=__DDNS_LOGIN__\npassword=__DDNS_PASSWORD__   # filled in from the vault",
+    "the camera's stream is rtsp://192.168.1.64:554/Streaming/Channels/101, the password is on the sticker",
+])
+def test_twenty_first_round_look_alikes_are_kept(text):
+    assert_kept(text)

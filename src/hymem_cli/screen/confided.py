@@ -120,7 +120,8 @@ _ANY_SIGN = "[" + re.escape("".join(sorted(_SIGNS))) + "]"
 _A_STRONG_SIGN = "[" + re.escape("".join(sorted(_STRONG_SIGNS))) + "]"
 # what every value above holds: a digit, a sign between letters, or a sign or a capital said in words
 _MAYBE_A_VALUE = re.compile(rf"\d|[^\W\d_]{_ANY_SIGN}[^\W\d_]|(?i:underscore|hash|hyphen|dash|exclamation|capital|letter[ \t]+by"
-                            r"|lower|caps|spaces|minuscul|klein|kecil|lahat|hit|press|answer|keypad)")
+                            r"|lower|caps|spaces|minuscul|klein|kecil|lahat|hit|press|answer|keypad|may(?:ú|u)scul|majuscul|maiuscol"
+                            r"|mai(?:ú|u)scul|gro(?:ß|ss)buchstab|gui(?:ó|o)n|almohadilla|arroba|tiret|unterstrich|trattino)")
 _STRONG_SIGN = re.compile(rf"[^\W\d_]{_A_STRONG_SIGN}|{_A_STRONG_SIGN}[^\W_]")  # such a sign beside a letter or digit
 _A_PASSPHRASE = re.compile(r"[^\W\d_]{3}[\-._~=^*+!#][^\W\d_]{3}")  # what a passphrase holds: a word, a joiner, a word
 _NOT_A_VALUE_SIGN = re.compile(r"[=/?:%\\]|&\w{1,30}=|@[\w\-]+\.|@v?\d")
@@ -229,11 +230,22 @@ _NOT_A_LONE_VALUE = re.compile(r"://|^www\.|@|^[/~.$]|\.(?:com|org|net|io)\b|^\[
 
 # A value read out a character at a time, or as words and signs: "capital T, o, u, c, a, n, hash sign, 1, 9, 4, 8",
 # "marigold underscore two two five".
-_SAID_DIGIT = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_SAID_DIGIT = (r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine"
+               # Spanish, French, German, Italian and Portuguese, as a value is read out letter by letter
+               r"|cero|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|z(?:é|e)ro|deux|trois|quatre|cinq|sept|huit|neuf"
+               r"|null|eins|zwei|drei|vier|f(?:ü|u)nf|sechs|sieben|acht|neun|due|tre|quattro|cinque|sei|sette|otto|nove"
+               r"|dois|tr(?:ê|e)s|sete|oito)")
 _SAID_SIGN = (r"(?:hash|pound|at|dollar|percent|ampersand|and|star|asterisk|plus|equals|exclamation|question|dash|hyphen|minus"
-              r"|underscore|dot|full[ \t]+stop|period|comma|slash|backslash|tilde|caret|colon|semicolon)"
-              r"(?:[ \t]+(?:sign|mark|point|symbol))?")
-_SAID_CHAR = rf"(?:(?:capital|upper[ \t\-]?case|big|small|lower[ \t\-]?case)[ \t]+[A-Za-z]|[A-Za-z0-9]|{_SAID_DIGIT}|{_SAID_SIGN})"
+              r"|underscore|dot|full[ \t]+stop|period|comma|slash|backslash|tilde|caret|colon|semicolon"
+              r"|gui(?:ó|o)n(?:[ \t]+bajo)?|almohadilla|arroba|asterisco|barra|exclamaci(?:ó|o)n|interrogaci(?:ó|o)n|tiret|di(?:è|e)se"
+              r"|arobase|(?:é|e)toile|bindestrich|raute|unterstrich|ausrufezeichen|trattino|cancelletto|chiocciola|h(?:í|i)fen"
+              r"|cerquilha)"
+              r"(?:[ \t]+(?:sign|mark|point|symbol|bajo))?")
+# a letter by its Spanish name ("erre", "jota"), or with its case after it ("R mayúscula", "B majuscule", "k klein")
+_SAID_LETTER = (r"(?:(?:erre|ele|eme|ene|efe|ese|jota|hache|equis|zeta|uve|[A-Za-z])[ \t]+(?:may(?:ú|u)scula|min(?:ú|u)scula|majuscule"
+                r"|minuscule|gro(?:ß|ss)|klein|maiuscola|minuscola|mai(?:ú|u)scula)|erre|ele|eme|ene|efe|ese|jota|hache|equis|zeta|uve)")
+_SAID_CHAR = (rf"(?:(?:capital|upper[ \t\-]?case|big|small|lower[ \t\-]?case)[ \t]+[A-Za-z]|{_SAID_LETTER}|[A-Za-z0-9]|{_SAID_DIGIT}"
+              rf"|{_SAID_SIGN})")
 _SPELLED = re.compile(rf"(?<![^\W_]){_SAID_CHAR}(?:(?:,[ \t]*|[ \t]+){_SAID_CHAR}){{5,40}}(?![^\W_])",
                       re.I)
 _WORDS_AND_SIGNS = re.compile(rf"(?<![^\W\d_])[a-z]{{3,20}}(?:[ \t]+{_SAID_SIGN}[ \t]+"
@@ -254,7 +266,8 @@ def _spelled(sentence: str) -> Iterator[tuple[int, int]]:
     and a named sign followed by a word or digits ("marigold underscore two two five")."""
     for m in _SPELLED.finditer(sentence):
         items = re.split(r",[ \t]*|[ \t]+(?=\S)", m.group())
-        if any(len(i) == 1 and i.isalpha() or i.lower().startswith(("capital", "small", "upper", "lower", "big")) for i in items) and \
+        if any(len(i) == 1 and i.isalpha() or i.lower().startswith(("capital", "small", "upper", "lower", "big"))
+               or re.fullmatch(_SAID_LETTER, i, re.I) for i in items) and \
                 any(i.isdigit() or re.fullmatch(_SAID_DIGIT, i, re.I) or re.fullmatch(_SAID_SIGN, i, re.I) for i in items):
             yield m.span()
     for m in _WORD_DIGITS_SIGN.finditer(sentence):
@@ -324,6 +337,12 @@ def random_looking(token: str) -> bool:
 
 
 _MIXED_RUN = re.compile(r"[A-Za-z0-9]{10,}")
+# "is" in words for it the forms do not read (Egyptian Arabic in Latin letters, Hindi in Latin letters ...), then a value
+_AFTER_A_COPULA = re.compile(r"(?<![^\W\d_])(?:is|heya|howa|hiya|huwa|hai|hei|hain|ni|ndi|ne|yw|ydy|ay|ang|ialah|adalah|el|la)"
+                             r"[ \t]+([^\s,;\u2014\u2013]{6,64}?)(?=[.,;!?]?(?:\s|$))", re.I)
+# a network's key or a password label, then a phrase of plain words to the end of its clause
+_KEY_PHRASE = re.compile(r"(?<![^\W\d_])(?:key|password|passphrase|pw|wi-?fi)[ \t]*[:=][ \t]*((?:[a-z]{2,12}[ \t]+){1,5}[a-z]{2,12})"
+                         r"(?=[ \t]*(?:[.,;!)]|$))")
 # what names a public string before it: an address to pay to, a public key, a hash, an id, a reference
 _PUBLIC_BEFORE = re.compile(r"(?<![^\W\d_])(?:address|addr|public|pubkey|wallet|to|hash|txid|tx|commit|id|ref|reference|order"
                             r"|booking|ticket|tracking|invoice|serial|sku|isbn|doi|video|channel|playlist|file|build|version|sha|uuid)"
@@ -361,6 +380,14 @@ def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
         if m.group(1).lower() not in _NOT_PLAIN and (about_one or m.group(1).isdigit()):
             yield ("password-said", at + m.start(1), at + m.end(1))
     if about_one:
+        for m in _AFTER_A_COPULA.finditer(sentence):  # "el password ... heya koshary_sayeda_29": joined pieces and a digit
+            value = m.group(1)
+            if any(c.isdigit() for c in value) and any(c in "_.-+" for c in value) and not _NOT_A_LONE_VALUE.search(value) \
+                    and not _DOMAIN.fullmatch(value.rstrip(".")) and not _FILE_END.search(value):
+                yield ("password-said", at + m.start(1), at + m.end(1))
+        for m in _KEY_PHRASE.finditer(sentence):  # "network BT-Hub-22, key: rosehip tea at four"
+            if not any(w in _NOT_PLAIN for w in m.group(1).lower().split()[:1]):
+                yield ("password-said", at + m.start(1), at + m.end(1))
         for m in _USER_COLON_SECRET.finditer(sentence):
             if not m.group(1).isalpha():
                 yield ("password-said", at + m.start(1), at + m.end(1))
@@ -410,7 +437,7 @@ _ON_THE_BACK = re.compile(rf"(?:{_THREE_OR_FOUR})[ \t]{{1,3}}(?:on|at)[ \t]+the[
                           r"|(?<![^\W\d_])(?:on[ \t]+the[ \t]+back|achterop|au[ \t]+dos|hinten(?:[ \t]+drauf)?|on[ \t]+back|sul[ \t]+retro"
                           rf"|en[ \t]+el[ \t]+reverso|atr(?:á|a)s|no[ \t]+verso)(?![^\W\d_])[^\d\n]{{0,16}}?(?:{_THREE_OR_FOUR})"
                           # Chinese and Japanese: "背面三位是五零三" (read as digits: "背面3位是503"), "裏面の3桁は 503"
-                          rf"|(?:背面|背后|背後|裏面|卡背)[^\n]{{0,3}}?(?:\d[位桁])?[^\d\n]{{0,6}}?(?:{_THREE_OR_FOUR})", re.I)
+                          rf"|(?:背面|背后|背後|裏面|裏の|卡背)[^\n]{{0,3}}?(?:\d[位桁])?[^\d\n]{{0,6}}?(?:{_THREE_OR_FOUR})", re.I)
 
 
 def codes_after_cards(text: str, cards: list[tuple[int, int]]) -> Iterator[Span]:

@@ -413,7 +413,7 @@ _CARD_EXPIRY_CODE = re.compile(
 
 # Cards with separators the digit-group rule does not take: dots, slashes, underscores, no-break and thin spaces, and any
 # mix of these with spaces and hyphens ("6011-1111.1111 1117"); the checksum decides (`_is_card` in secrets.py).
-_ODD = r"[ \-.\/_,\u00a0\u2002-\u200a\u202f\u00b7\u2022\u2219\u22c5\u2010-\u2014]"  # dashes and commas too
+_ODD = r"[ \-.\/_,\t\u00a0\u2002-\u200a\u202f\u00b7\u2022\u2219\u22c5\u2010-\u2014\u30fb\uff65]"  # dashes, commas, tabs, "・"
 _ODD_CARD = re.compile(
     rf"(?<![\d.,/_])(?:\d{{4}}{_ODD}\d{{4}}{_ODD}\d{{4}}{_ODD}\d{{4}}(?:{_ODD}\d{{3}})?|3\d{{3}}{_ODD}\d{{6}}{_ODD}\d{{5}})(?![\d])"
 )
@@ -473,7 +473,7 @@ _CODES_HEADING = re.compile(
     r"|回復コード|予備コード|복구[ \t]?코드|백업[ \t]?코드|복구[ \t]?키"
     # Catalan, Hebrew, Arabic, Hindi, Thai, Swahili; Dutch "back-upcodes" (Filipino says "mga recovery code")
     r"|\bcodis[ \t]+de[ \t]+(?:recuperació|recuperacio|seguretat|còpia|copia|reserva)\b|\bback-?up-?codes?\b"
-    r"|קודי[ \t]+(?:שחזור|גיבוי)|(?:رموز|أكواد)[ \t]+(?:الاسترداد|الاسترجاع|احتياطية|النسخ[ \t]+الاحتياطي)"
+    r"|קודי[ \t]+(?:שחזור|גיבוי)|(?:رموز|أكواد)[ \t]+(?:الاسترداد|الاسترجاع|احتياطية|الاحتياط|النسخ[ \t]+الاحتياطي)"
     r"|(?:रिकवरी|बैकअप|पुनर्प्राप्ति)[ \t]+कोड|รหัส(?:สำรอง|กู้คืน)"
     r"|\b(?:misimbo|nambari)[ \t]+ya[ \t]+(?:kurejesha|akiba|dharura)\b"
     # keys as well as codes: "Recovery key:", "BitLocker recovery key", "Backup keys", "Chaves de recuperação"
@@ -591,6 +591,8 @@ def find_forms(text: str) -> list[Span]:
 _PIPED = re.compile(r"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?([\"']?)([^\s\"'|]{3,128})\1[ \t]*\|[^\n|]{0,120}?--?password-stdin\b")
 _ORACLE = re.compile(r"(?:\bthin:@?|\b(?:sqlplus|sqlldr|expdp|impdp|rman)[ \t]+(?:-s[ \t]+)?|\bconnect[ \t]+)"
                      r"[\w$#.-]{1,30}/([^@\s/\"']{3,64})@")
+# a SIP address with its password: "sip:2042:X@pbx.example" (no "//" after the scheme, so no URL's userinfo)
+_SIP_USERINFO = re.compile(r"(?<![\w.+-])sips?:[^:@\s/;]{1,64}:([^@\s;]{1,128})@[\w.\-]{1,253}", re.I)
 # any cookie named for a session, or with a browser's own prefix, whose value mixes letters and digits
 _ANY_SESSION_COOKIE = re.compile(r"(?<![\w.-])(?:__(?:Host|Secure)-[\w.\-]{1,40}|[\w.\-]{0,20}(?i:sess)(?:ion)?(?!s)[\w\-]{0,20}"
                                  r"|\.ASPXAUTH|\.AspNetCore\.[\w.]{1,40})="  # ASP.NET's: "ASP.NET_SessionId", ".ASPXAUTH"
@@ -878,6 +880,9 @@ def _handed_over(text: str) -> Iterator[Span]:
             yield ("password-flag", *m.span(2))
     if "/" in text and "@" in text:
         for m in _ORACLE.finditer(text):
+            yield ("password-flag", *m.span(1))
+    if "sip" in text and "@" in text:
+        for m in _SIP_USERINFO.finditer(text):
             yield ("password-flag", *m.span(1))
     if "=" in text:
         for rx in (_SESSION_COOKIE, _ANY_SESSION_COOKIE):
@@ -1434,10 +1439,14 @@ def _column_values(rows: list[tuple[int, str]], split: Cells) -> Iterator[Span]:
 # ---------------------------------------------------------------------------------- recovery codes
 
 
+_LINE_NUMBER = re.compile(r"(?m)^[ \t]{0,8}\d{1,6}\t")  # `cat -n`, `nl`: a number and a tab before each line
+
+
 def _codes_under_heading(text: str) -> Iterator[Span]:
     """The codes on the lines under "Recovery codes", "Backup codes (keep safe):", "## 2FA backup codes", or under a line
     that says what they are ("use one of these to sign in (each works once):"): one or more to a line, numbered, in a
     list or a table; the run ends at the first line that holds anything else."""
+    text = _LINE_NUMBER.sub(lambda m: " " * len(m.group()), text)  # same length: the spans stay where they are
     if _ANY_CODES_WORD.search(text):
         for heading in _CODES_HEADING.finditer(text):
             yield from _code_lines(text, heading.end() + 1)

@@ -309,7 +309,8 @@ def _masked(word: str) -> bool:
     return re.fullmatch(r"[*x.•#\-_]+(?: [*x.•#\-_]+)*", word, re.I) is not None or _PLACEHOLDER.search(word) is not None
 
 
-_PLACEHOLDER = re.compile(r"(?:replace|change|fill)[_\-]?(?:me|this|it)(?![a-z])|\byour[_\-][\w\-]{1,40}[_\-]here\b|placeholder|x{6,}", re.I)
+_PLACEHOLDER = re.compile(r"(?i:(?:replace|change|fill)[_\-]?(?:me|this|it)(?![a-z])|\byour[_\-][\w\-]{1,40}[_\-]here\b|placeholder|x{6,})"
+                          r"|^_{0,2}[A-Z][A-Z0-9_]{2,60}_{2}$|^@[A-Z][A-Z0-9_]{2,60}@$")  # "__DDNS_PASSWORD__", "@DB_PASS@": a template's
 
 
 # Where a config takes its secret from, not the secret: "${DB_PASSWORD}", "{{ lookup('hashi_vault', ...) }}",

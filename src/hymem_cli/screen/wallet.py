@@ -101,6 +101,8 @@ def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
     yield from find_seedqr_digits(text)
     yield from _run_together(text)
     yield from _bit_rows(text)
+    if "|" in text:  # a table's bars read as spaces, the same length: "| 1 | glimpse |" is "1 glimpse"
+        text = text.replace("|", " ")
     for run in _RUN.finditer(text):
         words = [(m.start(), m.end(), _key(m.group())) for m in re.finditer(rf"{_LETTERS}+", run.group())]
         if len(words) > 2 and words[-2][2] == "and":  # "..., act and bind": the last word follows "and"
