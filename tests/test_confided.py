@@ -453,3 +453,21 @@ def test_twenty_first_round_forms_are_redacted(text, secret):
 ])
 def test_twenty_first_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("[transcript] the card number is for oh three five, one to two for, oh oh three oh, five ate nine five, expiry oh nine",
+     "for oh three five"),
+    ('<Server>\n  <User>proofs</User>\n  <Pass encoding="base64">SG9ybmJlYW0uU2x1aWNlLjY0</Pass>\n</Server>', "SG9ybmJlYW0uU2x1aWNlLjY0"),
+    ('{"shared_secret":"mNHshz+oFbaQo1D8vJVQ2JXO26w=","revocation_code":"R48217"}', "R48217"),
+])
+def test_twenty_second_round_forms_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "the mariadb URL names the user only; the password read from my.cnf at start",
+    "watch-only wallet: xpub6CUGRUonZSQ4TWtTMmzXdrXDtypWKiKrhko4egpiMZbpiaQL2jkwSB1icqYh2cfDfVxdx4df189oLKnC5fSwqPfgyP3hooxujYzAu3fDVmz",
+])
+def test_twenty_second_round_look_alikes_are_kept(text):
+    assert_kept(text)

@@ -352,7 +352,7 @@ _PUBLIC_BEFORE = re.compile(r"(?<![^\W\d_])(?:address|addr|public|pubkey|wallet|
 def _made_up_alone(value: str, before: str) -> bool:
     """A made-up string of ten characters or more that nothing names as public ("use admin and q9XrT2vLk7Wp"): not an
     address ("0x742d..."), nor what follows "address", "id", "hash", "order" or the like."""
-    return len(value) >= 10 and random_looking(value) and not value.startswith("0x") and not _PUBLIC_BEFORE.search(before[-40:])
+    return len(value) >= 10 and random_looking(value) and not re.match(r"0x|[xyzt]pub", value) and not _PUBLIC_BEFORE.search(before[-40:])
 
 
 def _plain_values(sentence: str) -> Iterator[tuple[int, int]]:

@@ -192,6 +192,9 @@ for _digit, _words in enumerate(("cero zéro zero null nul nulis noll nula sıf�
 # Korean, the Sino-Korean digits a card or a PIN is read out in ("육 공 일 일, 공 공 칠 사, ...")
 for _syllable, _value in zip("영 공 일 이 삼 사 오 육 륙 칠 팔 구".split(), "001234566789"):
     _DIGIT_WORDS.setdefault(_syllable, _value)
+# digits as a transcript mishears them: "for oh three five, one to two for", "five ate nine five"
+for _heard, _value in (("for", "4"), ("fore", "4"), ("ate", "8"), ("won", "1"), ("too", "2")):
+    _DIGIT_WORDS.setdefault(_heard, _value)
 _DIGIT_WORD = "(?:" + "|".join(sorted(_DIGIT_WORDS, key=len, reverse=True)) + ")"
 # English numbers said in pairs, as a PIN often is: "nineteen seventy-three", "twenty twenty", "double four", "oh seven"
 _TEENS = {w: str(10 + i) for i, w in enumerate("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split())}
@@ -326,7 +329,8 @@ _ANY_TOOL = re.compile(r"smb|rpcclient|net|ldap|lftp|ssh-keygen|openssl|zip|7z|k
 # A name that says secret, in a config file: db.password, ApiSecret, api-token, DB_PASS (not password_policy, token_ttl)
 _NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _SECRET_PARTS = frozenset("password passwd pass pwd passphrase secret token apikey credential credentials".split())
-_SECRET_PAIRS = frozenset({("api", "key"), ("private", "key"), ("access", "key"), ("secret", "key"), ("signing", "key")})
+_SECRET_PAIRS = frozenset({("api", "key"), ("private", "key"), ("access", "key"), ("secret", "key"), ("signing", "key"),
+                           ("revocation", "code"), ("recovery", "code"), ("backup", "code")})
 
 
 def _names_a_secret(name: str) -> bool:
@@ -341,7 +345,7 @@ _XML_NAMED_VALUE = re.compile(
     r"[^<>\n]{0,120}?[ \t]value[ \t]{0,2}=[ \t]{0,2}(?:\"([^\"\n]{1,256})\"|'([^'\n]{1,256})')"
 )
 # <password>X</password>, <db.secret>X</db.secret>
-_XML_ELEMENT = re.compile(r"<([\w:.\-]{1,60})>([^<>\n]{1,256})</\1>")
+_XML_ELEMENT = re.compile(r"<([\w:.\-]{1,60})(?:[ \t][^<>\n]{0,120})?>([^<>\n]{1,256})</\1>")  # <Pass encoding="base64">X</Pass>
 # a property list: <key>SYNC_PASSWORD</key> <string>X</string>
 _PLIST_PAIR = re.compile(r"<key>([^<>\n]{1,60})</key>[ \t\r\n]{0,40}<(?:string|data)>([^<>]{1,1024})</(?:string|data)>")
 # Terraform: variable "db_password" { ... default = "X" }
@@ -591,6 +595,9 @@ def find_forms(text: str) -> list[Span]:
 _PIPED = re.compile(r"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?([\"']?)([^\s\"'|]{3,128})\1[ \t]*\|[^\n|]{0,120}?--?password-stdin\b")
 _ORACLE = re.compile(r"(?:\bthin:@?|\b(?:sqlplus|sqlldr|expdp|impdp|rman)[ \t]+(?:-s[ \t]+)?|\bconnect[ \t]+)"
                      r"[\w$#.-]{1,30}/([^@\s/\"']{3,64})@")
+# a code that gives an account back, as a setting: "revocation_code":"R48217", recovery_code = 7731-0042
+_CODE_FIELD = re.compile(r"(?<![\w])[\"']?(?:revocation|recovery|backup|rescue|emergency)[_\-]?codes?[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
+                         r"[\"']?([A-Za-z0-9][A-Za-z0-9\-]{4,40})(?![\w\-])", re.I)
 # a SIP address with its password: "sip:2042:X@pbx.example" (no "//" after the scheme, so no URL's userinfo)
 _SIP_USERINFO = re.compile(r"(?<![\w.+-])sips?:[^:@\s/;]{1,64}:([^@\s;]{1,128})@[\w.\-]{1,253}", re.I)
 # any cookie named for a session, or with a browser's own prefix, whose value mixes letters and digits
@@ -884,6 +891,8 @@ def _handed_over(text: str) -> Iterator[Span]:
     if "sip" in text and "@" in text:
         for m in _SIP_USERINFO.finditer(text):
             yield ("password-flag", *m.span(1))
+    for m in _CODE_FIELD.finditer(text):
+        yield ("config-secret", *m.span(1))
     if "=" in text:
         for rx in (_SESSION_COOKIE, _ANY_SESSION_COOKIE):
             yield from (("config-secret", *m.span(1)) for m in rx.finditer(text))

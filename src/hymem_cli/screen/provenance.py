@@ -323,6 +323,9 @@ _THEIR_AGENT = re.compile(r"(?:(?<![^\W\d_])([^\W\d_][^\W\d_'’.-]{1,30})|(?<![
                           r"(?![^\W\d_])", re.I)
 
 
+_KIN_OF = re.compile(r"(?:[A-Z][^\W\d_]{1,30}['’]s|\b(?:my|his|her|their))\s+\Z")
+
+
 def someone_elses_agent(text: str, user: str | None) -> bool:
     """Whether every agent `text` names is another person's own ("Bogumiła's AI assistant books her trains"): a fact about
     their arrangements, not a rule for the user's agent. Never when `user` is unknown or one of them is the user's."""
@@ -331,7 +334,8 @@ def someone_elses_agent(text: str, user: str | None) -> bool:
     theirs: list[tuple[int, int]] = []
     for m in _THEIR_AGENT.finditer(text):
         owner = (m.group(1) or m.group(2) or "").casefold()
-        if m.group(1) is not None and not m.group(1)[0].isupper() or owner == user.strip().casefold():
+        kin = m.group(1) is not None and _KIN_OF.search(text, 0, m.start(1)) is not None  # "Jago's grandad's AI"
+        if m.group(1) is not None and not m.group(1)[0].isupper() and not kin or owner == user.strip().casefold():
             return False
         theirs.append(m.span())
     return bool(theirs) and all(any(a <= w.start() < b for a, b in theirs) for w in _AGENT_WORD.finditer(text))
@@ -400,7 +404,29 @@ def _hidden_readings(message: Message, context: list[Message] | None) -> list[st
     lines = [m.group(1) for m in _LINE_START.finditer(message.text)]
     if len(lines) >= 6:
         readings += [" ".join(lines), " ".join(lines[1:])]  # the first line often introduces the rest
+    readings += _shifted(message.text)
     return readings
+
+
+_COMMON = frozenset("the and to of a is for every from his him her with you your it on in at by each month week year pay "
+                    "sends send without asking ask no not this that be will".split())
+_SHIFTS = [str.maketrans({**{chr(97 + i): chr(97 + (i - k) % 26) for i in range(26)},
+                          **{chr(65 + i): chr(65 + (i - k) % 26) for i in range(26)}}) for k in range(26)]
+
+
+def _shifted(text: str) -> list[str]:
+    """Sentences written with every letter moved along the alphabet (a Caesar shift, ROT13), read back: a sentence of
+    six words or more in which almost no common English word stands, and some shift back makes five or more appear."""
+    found = []
+    for sentence in re.split(r"(?<=[.!?):])\s+|\n", text):
+        words = re.findall(r"[A-Za-z']+", sentence)
+        if len(words) < 6 or sum(w.lower() in _COMMON for w in words) > 1:
+            continue
+        best = max(range(1, 26), key=lambda k: sum(w.lower() in _COMMON for w in sentence.translate(_SHIFTS[k]).split()))
+        decoded = sentence.translate(_SHIFTS[best])
+        if sum(w.strip(".,;:'!?").lower() in _COMMON for w in decoded.split()) >= 5:
+            found.append(decoded)
+    return found
 
 
 def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tuple[str, str] | None], user: str | None) -> str | None:
@@ -477,7 +503,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
         other_person = not speaker_own and not is_tool(message.speaker) and (message.speaker or "").strip().casefold() not in ASSISTANT_NAMES
         if screening and not speaker_own and not is_assistant(message.speaker):
             for reading in _hidden_readings(message, context):
-                if (hit := find(reading, False)) or reads_as_directive(reading, user):
+                if (hit := find(reading, False)) or directs_the_agent(reading) or skips_the_user(normalize(reading), user) \
+                        or reads_as_directive(reading, user):
                     why = f"{hit[0]}: \"{hit[1]}\"" if hit else "by meaning"
                     return f"its source hides an instruction to the agent ({why}, in an abbreviation it defines or its lines' first words)", None, ()
         lead = _lead_in(message, context, _spoken_to_agent(find) if other_person else None)

@@ -192,7 +192,8 @@ _NOT_A_VALUE = frozenset(
     forgotten lost locked sent given printed mine yours ours theirs hers case length characters chars letters digits
     manager vault 1password lastpass bitwarden keychain keepass dashlane somewhere else elsewhere printed file env
     environment variable variables config settings more less most least nice better best easier harder safer stronger weaker
-    longer shorter enough cool fun helpful useful ideal perfect""".split()
+    longer shorter enough cool fun helpful useful ideal perfect read comes lives pulled taken loaded fetched injected supplied
+    prompted asked""".split()
 )
 
 _CARD_PREFIX = re.compile(r"4|5[1-5]|2[2-7]|3[47]|3[0689]|35|6")
@@ -296,7 +297,7 @@ _DATA_OR_DIGEST = re.compile(r"(?:;base64,|(?<![A-Za-z0-9])(?:sha1|sha224|sha256
                              r"|\$2[abxy]?\$\d\d\$|\$[156y]\$(?:rounds=\d{1,7}\$)?[./A-Za-z0-9]{1,16}\$)\Z",  # bcrypt, crypt(3) hashes
                              re.I)
 # tokens that are public by design: an ACME challenge's token and key authorisation, a Sentry DSN with its public key only
-_PUBLIC_BY_DESIGN = re.compile(r"acme-challenge|//[0-9a-f]{32}@[\w.\-]*sentry\.io\b")
+_PUBLIC_BY_DESIGN = re.compile(r"acme-challenge|//[0-9a-f]{32}@[\w.\-]*sentry\.io\b|\b[xyzt]pub[1-9A-HJ-NP-Za-km-z]{100,}")
 _CONTENT_ID = re.compile(r"(?:baf[ykz][a-z2-7]{50,70}|Qm[1-9A-HJ-NP-Za-km-z]{44})\Z")  # an IPFS content id: public by design
 _SRI_HASH = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,88}={0,2}\Z")
 # A transaction's or a block's hash is public ("tx 0x5c50...", "txid: ..."); so is a public key or a certificate.
