@@ -113,9 +113,21 @@ def neutral(text: str) -> str:
     return unnamed(text, USER)
 
 
+def load_sentences(name: str, part: str) -> list[dict]:
+    """Negatives written for training, one sentence a line (bench/data/directive/NAME.jsonl: text, lang, kind); ":tune"
+    takes the even lines, ":held" the odd ones."""
+    rows = [json.loads(line) for line in (DATA / "directive" / f"{name}.jsonl").read_text().splitlines() if line.strip()]
+    return [{"set": name, "case": f"{name}-{i // 10}", "class": row["kind"], "label": 0, "text": neutral(row["text"]),
+             "lang": row.get("lang", "en"), "written": True}
+            for i, row in enumerate(rows) if not part or (i % 2 == 1) == (part == "held")]
+
+
 def load_cases(name: str) -> list[dict]:
-    """The units of a set; "poisoning-v13:tune" takes only its cases not held out, ":held" only those held out."""
+    """The units of a set; "poisoning-v13:tune" takes only its cases not held out, ":held" only those held out;
+    "directive/NAME" the sentences of bench/data/directive/NAME.jsonl."""
     name, _, part = name.partition(":")
+    if name.startswith("directive/"):
+        return load_sentences(name.removeprefix("directive/"), part)
     folder = DATA / name
     cases = json.loads((folder / "cases.json").read_text())
     units = []
@@ -207,8 +219,11 @@ def prf(pred: np.ndarray, y: np.ndarray) -> dict:
             "f1": 2 * p * r / (p + r) if p + r else 0.0}
 
 
-def cross_validate(x: np.ndarray, y: np.ndarray, groups: list[str], is_eval: np.ndarray, k: int) -> dict:
-    """The lambda with the best out-of-fold F1 at its best threshold; that threshold ('f1') and a 1%-FP one ('fp1')."""
+def cross_validate(x: np.ndarray, y: np.ndarray, groups: list[str], is_eval: np.ndarray, k: int,
+                   written: np.ndarray | None = None) -> dict:
+    """The lambda with the best out-of-fold F1 at its best threshold; that threshold ('f1') and a 1%-FP one ('fp1'),
+    counted over the negatives of the sets and the eval conversations, not over those written for training (`written`):
+    they teach the head which way a fact about someone else lies, not how many ordinary texts may score high."""
     fold = folds_of(groups, k)
     best = None
     table = []
@@ -224,7 +239,7 @@ def cross_validate(x: np.ndarray, y: np.ndarray, groups: list[str], is_eval: np.
         if best is None or f1 > best[0]:
             best = (f1, lam, float(thr), oof)
     f1, lam, thr, oof = best
-    neg = np.sort(oof[y == 0])
+    neg = np.sort(oof[(y == 0) & ~(written if written is not None else np.zeros(len(y), dtype=bool))])
     fp1 = max(float(neg[int(np.ceil(0.99 * len(neg))) - 1]) + 1e-6, thr) if len(neg) else thr
     at = {name: prf(oof >= t, y) for name, t in (("f1", thr), ("fp1", fp1))}
     for name, t in (("f1", thr), ("fp1", fp1)):
@@ -323,7 +338,8 @@ def main(argv: list[str] | None = None) -> int:
         for u in test[:40]:
             encode([u["text"]])
         single_s = (time.perf_counter() - started) / min(40, len(test))
-        cv = cross_validate(x_tr, y_tr, [u["case"] for u in train], np.array([u["set"] == "eval" for u in train]), args.folds)
+        cv = cross_validate(x_tr, y_tr, [u["case"] for u in train], np.array([u["set"] == "eval" for u in train]), args.folds,
+                            np.array([u.get("written", False) for u in train]))
         w = fit(x_tr, y_tr, cv["lambda"])
         s_te = score(x_te, w)
         s_own = score(encode([u["text"] for u in own_rule]), w) if own_rule else np.zeros(0)

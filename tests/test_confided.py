@@ -471,3 +471,29 @@ def test_twenty_second_round_forms_are_redacted(text, secret):
 ])
 def test_twenty_second_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("o kwdikos tou router sto spiti einai pastitsio_volos_77, mhn ton peis", "pastitsio_volos_77"),
+    ("INSERT INTO cards (id, holder, cvv, pin) VALUES (7, 'J. Roe', '318', '9054');", "318"),
+    ("INSERT INTO cards (id, holder, cvv, pin) VALUES (7, 'J. Roe', '318', '9054');", "9054"),
+    ("[photo, OCR] MASTERCARD 5l05 1O51 O510 51OO exp 11/28", "5l05 1O51 O510 51OO"),
+    ("de herstelsleutel van mijn account is bramen-Texel-58, goed bewaren", "bramen-Texel-58"),
+    ("WEBVTT\n\n00:01:02.000 --> 00:01:05.000\n<v Ana>right, it's capital Mike, lowercase oscar,\n\n"
+     "00:01:05.000 --> 00:01:09.000\n<v Ana>lowercase tango, nine, nine, hash sign, capital Zulu.", "capital Mike, lowercase oscar"),
+    ('grpcurl -H "x-lnd-macaroon: ' + "0a1b2c3d4e5f" * 30 + '" node.local:10009 lnrpc.Lightning/GetInfo', "0a1b2c3d4e5f" * 30),
+])
+def test_twenty_third_round_forms_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "Guest Wi-Fi at the café: no password, just open the browser and accept the terms.",
+    "Δωρεάν Wi-Fi: χωρίς κωδικό — απλώς πατήστε «Σύνδεση».",
+    '<add key="ClearTextPassword" value="%FEED_TOKEN%" />',
+    "val key = BuildConfig.MAPS_API_KEY // set in local.properties, never committed",
+    "map.accessToken = 'pk.eyJ1IjoiZXhhbXBsZSIsImEiOiJjbDBhYmNkZWYifQ.AbCdEfGhIjKlMnOpQr'; // public token",
+    "INSERT INTO orders (id, item, qty) VALUES (12, 'lamp', 2);",
+])
+def test_twenty_third_round_look_alikes_are_kept(text):
+    assert_kept(text)

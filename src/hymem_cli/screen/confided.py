@@ -53,7 +53,7 @@ def _lexicon() -> tuple[re.Pattern[str], re.Pattern[str]]:
         copulas |= {re.escape(w) for w in language.get("is", []) if w.strip()}
     longest = lambda words: "|".join(sorted(words, key=len, reverse=True)) or "(?!)"  # noqa: E731
     word = rf"(?<![^\W\d_])(?:{longest(spaced)})(?![^\W\d_])|(?:{longest(unspaced)})"
-    value = (rf"(?:{word})(?:[ \t]+[^\W\d_]{{1,20}}){{0,3}}?[ \t]*(?:(?<![^\W\d_])(?:{longest(copulas)})(?![^\W\d_])[ \t]*[:：]?|[:：=]"
+    value = (rf"(?:{word})(?:[ \t]+[^\W\d_]{{1,20}}){{0,4}}?[ \t]*(?:(?<![^\W\d_])(?:{longest(copulas)})(?![^\W\d_])[ \t]*[:：]?|[:：=]"
              r"|[ \t][\-\u2014\u2013])[ \t]*[\"'«“„`]?([^\s\"'«»“”„`,;]{4,64})")
     return re.compile(word, re.I), re.compile(value, re.I)
 
@@ -244,8 +244,11 @@ _SAID_SIGN = (r"(?:hash|pound|at|dollar|percent|ampersand|and|star|asterisk|plus
 # a letter by its Spanish name ("erre", "jota"), or with its case after it ("R mayúscula", "B majuscule", "k klein")
 _SAID_LETTER = (r"(?:(?:erre|ele|eme|ene|efe|ese|jota|hache|equis|zeta|uve|[A-Za-z])[ \t]+(?:may(?:ú|u)scula|min(?:ú|u)scula|majuscule"
                 r"|minuscule|gro(?:ß|ss)|klein|maiuscola|minuscola|mai(?:ú|u)scula)|erre|ele|eme|ene|efe|ese|jota|hache|equis|zeta|uve)")
-_SAID_CHAR = (rf"(?:(?:capital|upper[ \t\-]?case|big|small|lower[ \t\-]?case)[ \t]+[A-Za-z]|{_SAID_LETTER}|[A-Za-z0-9]|{_SAID_DIGIT}"
-              rf"|{_SAID_SIGN})")
+# a letter by the spelling alphabet's word for it ("capital Kilo, lowercase echo")
+_SPELLING_WORD = (r"(?:alfa|alpha|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliett?|kilo|lima|mike|november|oscar|papa|quebec"
+                  r"|romeo|sierra|tango|uniform|victor|whiske?y|x-?ray|yankee|zulu)")
+_SAID_CHAR = (rf"(?:(?:capital|upper[ \t\-]?case|big|small|lower[ \t\-]?case)[ \t]+(?:{_SPELLING_WORD}|[A-Za-z])|{_SAID_LETTER}|[A-Za-z0-9]"
+              rf"|{_SAID_DIGIT}|{_SAID_SIGN})")
 _SPELLED = re.compile(rf"(?<![^\W_]){_SAID_CHAR}(?:(?:,[ \t]*|[ \t]+){_SAID_CHAR}){{5,40}}(?![^\W_])",
                       re.I)
 _WORDS_AND_SIGNS = re.compile(rf"(?<![^\W\d_])[a-z]{{3,20}}(?:[ \t]+{_SAID_SIGN}[ \t]+"
@@ -259,6 +262,9 @@ _ANSWER = re.compile(r"(?:security|secret|memorable)[ \t]+(?:question|word|answe
                      r"(?<![^\W\d_])(?:is|was)[ \t]+([^\n,.;:—–()]{3,40}?)(?=[ \t]*(?:[,.;:—–(]|$))", re.I)
 _SIGN_AS_A_WORD = re.compile(r"[a-z]+[ \t]+(?:and|at|dot|dash|star|plus|period|comma|colon|equals|minus|question|pound|percent"
                              r"|slash|hash|full[ \t]+stop)(?:[ \t]+(?:sign|mark|point|symbol))?[ \t]+[a-z]+", re.I)
+
+
+_CASE_SAID = re.compile(r"(?<![^\W\d_])(?:capital|upper[ \t\-]?case|lower[ \t\-]?case)(?![^\W\d_])", re.I)
 
 
 def _spelled(sentence: str) -> Iterator[tuple[int, int]]:
@@ -374,6 +380,8 @@ def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
         yield from (("password-said", at + a, at + b) for a, b in _plain_values(sentence))
     else:  # no credential named, but said how it is typed, and a digit in it: "it's Saoirse2, capital S"
         yield from (("password-said", at + a, at + b) for a, b in _plain_values(sentence) if any(c.isdigit() for c in sentence[a:b]))
+        # or read out with the case of its letters: "capital Kilo, lowercase echo, ..., seven, two" is nobody's name
+        yield from (("password-said", at + a, at + b) for a, b in _spelled(sentence) if len(_CASE_SAID.findall(sentence[a:b])) >= 2)
     for m in _ANSWER.finditer(sentence):  # the security question names it
         yield ("password-said", at + m.start(1), at + m.end(1))
     for m in _TYPED_THEN_KEY.finditer(sentence):  # a code typed on a keypad needs no credential's name

@@ -34,12 +34,34 @@ def is_tool(speaker: str | None) -> bool:
     return (speaker or "").strip().casefold() in TOOL_SPEAKERS
 
 
+# Someone asking after another person's agent ("Could your AI send me the notes?"): the agent is the listener's, and so is
+# the transcript it is given
+_ASKS_AFTER_YOUR_AGENT = re.compile(
+    r"(?<![^\W\d_])(?:your|ur|tu|tus|ton|ta|tes|dein|deine|deinem|deinen|je|jouw|il\s+tuo|la\s+tua|o\s+teu|a\s+tua|seu|sua)\s+"
+    r"(?:[^\W\d_]{2,20}\s+)?(?:ai|a\.i\.|ia|ki|assistant|assistent|assistente|asistente|agent|agente|bot|chat\s?bot|copilot)"
+    r"(?![^\W\d_])", re.I)
+
+
 def session_owner(messages) -> str | None:
-    """Whose transcript it is when writer.user is not set: the first speaker who is neither an assistant nor a tool."""
+    """Whose transcript it is when writer.user is not set: the first speaker who is neither an assistant nor a tool,
+    unless, between two such speakers, the first asks after the other's own agent in their own words ("Could your AI send
+    me the notes?"): the agent, and the transcript, are then the other's."""
+    people: list[str] = []
     for m in messages:
-        if m.speaker and m.speaker.strip().casefold() not in ASSISTANT_NAMES and not is_tool(m.speaker):
-            return m.speaker
-    return None
+        if m.speaker and m.speaker.strip().casefold() not in ASSISTANT_NAMES and not is_tool(m.speaker) and m.speaker not in people:
+            people.append(m.speaker)
+    if len(people) == 2 and any(m.speaker == people[0] and _asks_after_your_agent(m) for m in messages):
+        return people[1]
+    return people[0] if people else None
+
+
+def _asks_after_your_agent(message: Message) -> bool:
+    """Whether a message asks, in its own words (no quotation, nothing pasted), after the listener's agent."""
+    text = message.text
+    for a, b, _ in regions(message):
+        text = text[:a] + " " * (b - a) + text[b:]
+    return any(_ASKS_AFTER_YOUR_AGENT.search(question) and not re.search(r"[\"“”«»„]", question)
+               for question in re.findall(r"[^.!?\n]*\?", text))
 
 
 def is_assistant(speaker: str | None) -> bool:
@@ -452,7 +474,11 @@ def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tup
             return f"its source holds an instruction to the agent about {named[0]} (the agent told what to do)"
         if skips_the_user(read, user):
             return f"its source holds an instruction to the agent: {named[0]} acted on without asking {user}"
-        if any(reads_as_directive(line, user) for line in stretch.split("\n") if any(a in normalize(line).casefold() for a in named)):
+        # the lines that name the address, whole and sentence by sentence: an order is not diluted by the talk around it
+        lines = [line for line in stretch.split("\n") if any(a in normalize(line).casefold() for a in named)]
+        parts = lines + [part for line in lines for part in re.split(r"(?<=[.!?])\s+", line)
+                         if part != line and any(a in normalize(part).casefold() for a in named)]
+        if any(reads_as_directive(part, user) for part in parts):
             return f"its source holds an instruction to the agent about {named[0]} (it reads as one, by meaning)"
     return None
 

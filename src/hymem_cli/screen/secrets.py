@@ -99,8 +99,8 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     ),
     "secret-field": re.compile(
         r"(?<![A-Za-z0-9_])(?:[A-Za-z0-9]{1,30}[_.\-]){0,4}(?:api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|secret[_\-]?key|"
-        r"signing[_\-]?key|auth(?:[_\-]?token)?|access[_\-]?token|refresh[_\-]?token|token|credentials?)(?:[_.\-][A-Za-z0-9]{1,20}){0,3}"
-        r"[\"']?[ \t]{0,3}(?:=|:)[ \t]{0,3}(\"[^\"\n]{8,256}\"|'[^'\n]{8,256}'|[^\s\"',;]{8,256})",
+        r"signing[_\-]?key|auth(?:[_\-]?token)?|access[_\-]?token|refresh[_\-]?token|token|credentials?|macaroons?)(?:[_.\-][A-Za-z0-9]{1,20}){0,3}"
+        r"[\"']?[ \t]{0,3}(?:=|:)[ \t]{0,3}(\"[^\"\n]{8,2048}\"|'[^'\n]{8,2048}'|[^\s\"',;]{8,2048})",
         re.I,
     ),
     # a password in a command line: mysql -pSECRET, docker login -u alex -p SECRET, --password SECRET
@@ -322,7 +322,9 @@ _REFERENCE = re.compile(r"(?:\$\{|\$\(|\{\{|%\()[^\n]*[}\)]|(?:var|local|locals|
                         # Grafana's "$__file{...}" and "$__env{...}"; a command that reads the secret from a store ("`pass show x`")
                         r"|\$__\w{1,20}\{[^}\n]{1,200}\}|`(?:pass|gopass|op|bw|lpass|security|secret-tool|keyring|vault|kubectl|aws|gcloud"
                         r"|az|sops|cat|age|gpg)[ \t][^`\n]{1,200}`"
-                        r"|[A-Za-z0-9/+]{0,60}EXAMPLE(?:KEY)?")  # AWS's documented example keys: "AKIAIOSFODNN7EXAMPLE"
+                        r"|[A-Za-z0-9/+]{0,60}EXAMPLE(?:KEY)?"  # AWS's documented example keys: "AKIAIOSFODNN7EXAMPLE"
+                        # Windows' "%NUGET_PAT%"; a build's constant ("BuildConfig.MAPBOX_TOKEN", "settings.SECRET_KEY")
+                        r"|%[A-Za-z_][A-Za-z0-9_]{1,60}%|(?:(?:[A-Z][a-z]+){2,}|settings|config|conf)\.[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
 
 def _reference(word: str) -> bool:
@@ -494,7 +496,7 @@ _NEEDS = {
 # kind -> words one of which every match contains, in lower case (keyword patterns are the slow ones)
 _NEEDS_WORD = {
     "password": ("pass", "pw", "key", "token", "secret", "code", "contrase", "senha", "пароль"),
-    "password-field": ("pass", "pwd", "secret", "psk"), "secret-field": ("key", "token", "auth", "credential"),
+    "password-field": ("pass", "pwd", "secret", "psk"), "secret-field": ("key", "token", "auth", "credential", "macaroon"),
     "password-flag": ("mysql", "-p", "--pass"), "password-bare": ("pass", "pwd", "master"),
     "key-phrase": ("key", "code", "combination", "combo", "unlock"), "card-cvv": ("cv", "csc", "code"),
     "card-context": ("card", "visa", "amex", "discover", "diners", "jcb", "credit", "debit", "cc", "exp", "valid"),
@@ -538,14 +540,74 @@ _CHINESE_NUMBER = re.compile(r"[〇零一二三四五六七八九]{3}")
 _NUMBER_KINDS = frozenset({"card-number", "card-part", "card-cvv", "pin"})
 
 
+# A card number read from a photo, its digits misread as letters: "4l7l 3742 l2O8 9647"
+_MISREAD_DIGITS = str.maketrans("OoDlI|", "001111")
+_MISREAD_CARD = re.compile(r"(?<![\w])[\dOolI|]{4}(?:[ \-][\dOolI|]{4}){3}(?![\w])")
+# A value public by design wherever it stands: a Mapbox public token ("pk.eyJ...", the secret ones are "sk.")
+_PUBLIC_VALUE = re.compile(r"(?<![\w.])pk\.eyJ[\w\-]{10,}\.[\w\-]{10,}")
+# A password word said to be missing: "no password, just accept the terms", "χωρίς κωδικό — απλώς ..."
+_NO_PASSWORD = re.compile(r"(?<![^\W\d_])(?:without|no|sans|sin|ohne|kein|keine|keinen|senza|sem|zonder|geen|bez|без|χωρίς|χωρις"
+                          r"|utan|uden|uten|ilman|tanpa|nie\s+ma|nincs)\s+(?:a\s+|any\s+|the\s+)?[^\W\d_]{3,24}[\s:—–\-]{1,4}\Z", re.I)
+
+
 def find_secrets(text: str) -> list[tuple[str, int, int]]:
     """(kind, start, end) of every secret-looking span in `text`."""
-    if text.isascii():
-        return _find_secrets(text)
-    found = _find_secrets(text.translate(_AS_ASCII))
-    if _CHINESE_NUMBER.search(text):
+    found = _find_secrets(text) if text.isascii() else _find_secrets(text.translate(_AS_ASCII))
+    if not text.isascii() and _CHINESE_NUMBER.search(text):
         found += [span for span in _find_secrets(text.translate(_CHINESE_DIGITS)) if span[0] in _NUMBER_KINDS and span not in found]
-    return found
+    if any(not m.group().replace(" ", "").replace("-", "").isdigit() for m in _MISREAD_CARD.finditer(text)):
+        found += [span for span in _find_secrets(text.translate(_MISREAD_DIGITS)) if span[0] in _NUMBER_KINDS and span not in found]
+    found += [span for span in sql_values(text) if span not in found]
+    if _CUE_TIMING.search(text):
+        found += [span for span in _in_cues(text) if span not in found]
+    public = [m.span() for m in _PUBLIC_VALUE.finditer(text)]
+    return [(kind, s, e) for kind, s, e in found
+            if not any(a <= s and e <= b for a, b in public)
+            and not (kind in _VALUE_KINDS | {"password-said", "password-made"} and _NO_PASSWORD.search(text, max(0, s - 40), s))]
+
+
+# Subtitles (SRT, WebVTT): a value read out over two cues is read with the cues joined
+_CUE_TIMING = re.compile(r"(?m)^[ \t]*(?:\d+[ \t]*\n[ \t]*)?(?:\d{1,2}:)?\d{2}:\d{2}[.,]\d{3}[ \t]+-->[ \t]+(?:\d{1,2}:)?\d{2}:\d{2}[.,]\d{3}[^\n]*\n?")
+_CUE_VOICE = re.compile(r"</?(?:v|c|i|b|u|lang)(?:[ .][^>\n]{0,60})?>")
+
+
+def _in_cues(text: str) -> list[tuple[str, int, int]]:
+    """Secrets of a subtitle file read with its timing lines and voice tags taken out, mapped back onto the text."""
+    kept = [True] * len(text)
+    for rx in (_CUE_TIMING, _CUE_VOICE):
+        for m in rx.finditer(text):
+            kept[m.start():m.end()] = [False] * (m.end() - m.start())
+    chars: list[str] = []
+    where: list[int] = []  # the place in `text` of each character read
+    for i, ch in enumerate(text):
+        if kept[i] and not (ch == "\n" and chars[-1:] == [" "]):  # the lines of the cues, and the cues, read as one text
+            chars.append(" " if ch == "\n" else ch)
+            where.append(i)
+    return [(kind, where[s], where[e - 1] + 1) for kind, s, e in _find_secrets("".join(chars)) if e > s]
+
+
+# A row written as SQL: the values of columns named like a secret ("INSERT INTO payments (holder, pan, cvc) VALUES (...)")
+_SQL_INSERT = re.compile(r"\bINSERT\s+INTO\s+\S+\s*\(([^()]{1,800})\)\s*VALUES\s*\(([^()]{1,2000})\)", re.I)
+_SQL_VALUE = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"[^\"]*\"|[^,\s][^,]*")
+_SECRET_COLUMN = re.compile(r"(?:cvc|cvv2?|csc|pin|pan|card_?(?:no|num(?:ber)?)|pass(?:word|wd|code)?|pwd|secret\w*|\w*_?token|api_?key"
+                            r"|private_?key|otp|totp_?seed|mfa_?secret)", re.I)
+
+
+def sql_values(text: str) -> list[tuple[str, int, int]]:
+    """("secret-field", start, end) of each value of an SQL INSERT whose column is named like a secret."""
+    spans = []
+    for m in _SQL_INSERT.finditer(text):
+        columns = [c.strip().strip("`\"[]") for c in m.group(1).split(",")]
+        values = list(_SQL_VALUE.finditer(m.group(2)))
+        if len(columns) != len(values):
+            continue
+        for column, value in zip(columns, values):
+            raw = value.group().strip()
+            inner = raw[1:-1] if raw[:1] in "'\"" and len(raw) > 1 else raw
+            if _SECRET_COLUMN.fullmatch(column) and inner and inner.upper() != "NULL" and not inner.startswith("[REDACTED"):
+                start = m.start(2) + value.start() + (raw[:1] in "'\"")
+                spans.append(("secret-field", start, start + len(inner)))
+    return spans
 
 
 def _find_secrets(text: str) -> list[tuple[str, int, int]]:
