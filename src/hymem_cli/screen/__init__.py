@@ -27,7 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 from hymem_cli.domain import Chunk, Message, Operation
 from hymem_cli.screen.instructions import INSTRUCTION_PATTERNS, Hit, find_instruction, fold
-from hymem_cli.screen.provenance import ORIGINS, no_finder, own_agent_addressed, someone_elses_agent, speakers_own_agent, trace
+from hymem_cli.screen.provenance import (
+    ORIGINS,
+    no_finder,
+    own_agent_addressed,
+    someone_elses_agent,
+    speakers_own_agent,
+    trace,
+)
 from hymem_cli.screen.secrets import SECRET_PATTERNS, Redactor, find_secrets
 
 if TYPE_CHECKING:

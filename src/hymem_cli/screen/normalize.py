@@ -172,11 +172,27 @@ def fold_letters(text: str) -> str:
     return _WORD.sub(lambda m: _latin_word(m.group(), latin_text), text)
 
 
+# A mail's body as it travels, quoted-printable: "Alex=E2=80=99s assis=\ntant pays the =C2=A365 fee"
+_QUOTED_PRINTABLE = re.compile(r"=(?:[89A-F][0-9A-F]|\r?\n)")
+
+
+def _unquoted(text: str) -> str:
+    """Quoted-printable text decoded (its soft line breaks joined, its bytes read as UTF-8), or the text as it was."""
+    import quopri
+
+    try:
+        return quopri.decodestring(text.encode("utf-8")).decode("utf-8")
+    except (UnicodeError, ValueError):
+        return text
+
+
 def normalize(text: str) -> str:
-    """Text as the screen reads it: entities decoded (twice, for `&amp;nbsp;`), markup stripped to its words,
+    """Text as the screen reads it: entities decoded (twice, for `&amp;nbsp;`), quoted-printable decoded, markup stripped to its words,
     letters folded (`fold_letters`), curly quotes straight, a word hyphenated across a line break joined ("pro-\ncessing",
     as text extracted from a PDF has it), runs of spaces as one (line breaks kept)."""
     text = html.unescape(html.unescape(text)) if "&" in text else text
+    if "=" in text and len(_QUOTED_PRINTABLE.findall(text)) >= 3:
+        text = _unquoted(text)
     text = fold_letters(text)
     if "<" in text or "[" in text or "---" in text or "+++" in text or "*" in text or "_" in text or "~~" in text:
         text = strip_markup(text)

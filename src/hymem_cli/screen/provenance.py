@@ -360,7 +360,13 @@ def someone_elses_agent(text: str, user: str | None) -> bool:
         if m.group(1) is not None and not m.group(1)[0].isupper() and not kin or owner == user.strip().casefold():
             return False
         theirs.append(m.span())
+    if not re.search(rf"(?<![^\W\d_]){re.escape(user.strip())}(?![^\W\d_])", text, re.I):  # "her AI assistant": not the user's,
+        theirs += [m.span() for m in _PRONOUN_AGENT.finditer(text)]  # who is "I" in their own words and named in anyone else's
     return bool(theirs) and all(any(a <= w.start() < b for a, b in theirs) for w in _AGENT_WORD.finditer(text))
+
+
+_PRONOUN_AGENT = re.compile(r"(?<![^\W\d_])(?:his|her|their)\s+(?:own\s+|personal\s+|new\s+)?(?:(?:ai|a\.i\.)\s+)?"
+                            r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot)(?![^\W\d_])", re.I)
 
 
 # the speaker's own agent, or their workplace's ("our office bot"); "our assistant" may well be the user's too
@@ -371,14 +377,15 @@ _TO_THE_LISTENER = re.compile(r"(?<![^\W\d_])(?:you|your|yours|yourself)(?![^\W\
 
 
 def speakers_own_agent(text: str, user: str | None) -> bool:
-    """Whether someone other than the user speaks only of their own agent ("my AI assistant renews my swim pass every
-    January"), and of nothing of the user's: not the user by name, not "you" or "your"."""
-    if not user or not user.strip() or not _MY_AGENT.search(text) or _TO_THE_LISTENER.search(text):
+    """Whether someone other than the user, speaking to them, speaks only of their own agent ("my AI assistant renews my
+    swim pass every January") or a third person's ("His AI assistant books his hearing-aid checks"), and of nothing of
+    the user's: not the user by name, not "you" or "your"."""
+    if not user or not user.strip() or _TO_THE_LISTENER.search(text):
         return False
     if re.search(rf"(?<![^\W\d_]){re.escape(user.strip())}(?![^\W\d_])", text, re.I):
         return False
-    mine = [m.span() for m in _MY_AGENT.finditer(text)]
-    return all(any(a <= w.start() < b for a, b in mine) for w in _AGENT_WORD.finditer(text))
+    theirs = [m.span() for rx in (_MY_AGENT, _PRONOUN_AGENT) for m in rx.finditer(text)]
+    return bool(theirs) and all(any(a <= w.start() < b for a, b in theirs) for w in _AGENT_WORD.finditer(text))
 
 
 def own_agent_addressed(text: str, user: str | None) -> str | None:
@@ -460,6 +467,7 @@ def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tup
     if not addresses or len(message.text) > _LONGEST_READ:
         return None
     from hymem_cli.screen.normalize import normalize
+    from hymem_cli.screen.structure import OUTBOUND as outbound
 
     own = own_voice(message, user)
     stretches = [message.text[a:b] for a, b, _ in regions(message)] if own else [message.text]
@@ -480,7 +488,21 @@ def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tup
                          if part != line and any(a in normalize(part).casefold() for a in named)]
         if any(reads_as_directive(part, user) for part in parts):
             return f"its source holds an instruction to the agent about {named[0]} (it reads as one, by meaning)"
+        if (outbound.search(fact) or _unread(normalize(fact))) and any(_unread(normalize(line)) for line in lines):
+            return f"its source names {named[0]} in a script the screens cannot read: refused rather than read blind"
     return None
+
+
+# Scripts the rules or the meaning model read: Latin, Greek, Cyrillic, Hebrew, Arabic, Devanagari, Thai, Han, kana and
+# Hangul. Someone else's text in any other script that names where a fact sends money or data fails closed.
+_READ_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f\u0370-\u052f\u0590-\u06ff\u0750-\u077f\u0900-\u097f\u0e00-\u0e7f"
+                          r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u1e00-\u1fff]")
+
+
+def _unread(text: str) -> bool:
+    """Whether most of the letters of `text` are in a script the screens do not read (Thaana, Tibetan, Ethiopic ...)."""
+    letters = sum(c.isalpha() for c in text)
+    return letters >= 20 and len(_READ_LETTER.findall(text)) * 2 < letters
 
 
 # A past tense beside the verb that opens a sentence: the speaker tells what they did, with "I" left out

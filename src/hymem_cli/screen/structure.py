@@ -332,7 +332,7 @@ _BOUNDED = re.compile(
     r"\b(?:up\s+to|under|below|no\s+more\s+than|not\s+more\s+than|less\s+than|at\s+most|max(?:imum)?|capped\s+at|bis\s+(?:zu\s+)?"
     r"|jusqu['’]?\s?(?:à|a)|hasta|fino\s+a|at(?:é|e))\s*" + _AMOUNT
     + r"|" + _AMOUNT + r"\s*(?:a|per|each|every|/|im|par|al|por|al)\s*(?:month|week|year|day|visit|time|monat|mois|mes|mese|mês)\b"
-    + r"|\b(?:the|a|an|its|that)\s+" + _AMOUNT + r"(?:\s+[^\W\d_]{3,20})?"  # one sum, named: "pay the £45 deposit"
+    + r"|\b(?:the|a|an|its|that|my|our|his|her)\s+" + _AMOUNT + r"(?:\s+[^\W\d_]{3,20})?"  # one sum, named: "pay the £45 deposit", "my £10 share"
     r"|\b(?:as\s+long\s+as|so\s+long\s+as|only\s+if|provided\s+(?:that\s+)?|solange|sofern|tant\s+que|(?:à|a)\s+condition"
     r"|siempre\s+que|purch(?:é|e)|desde\s+que)\b"
     r"|\bto\s+(?:my|his|her|their)\s+(?:accountant|bookkeeper|partner|wife|husband|mum|mom|mother|dad|father|boss|manager|sister"
