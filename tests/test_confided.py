@@ -497,3 +497,30 @@ def test_twenty_third_round_forms_are_redacted(text, secret):
 ])
 def test_twenty_third_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("Kaardi koodid:\nPIN1 (isikutuvastamine) ...... 5093\nPUK ................ 31877420", "31877420"),
+    ('<connection name="NAS">\n  <param name="password">qv83nas</param>\n</connection>', "qv83nas"),
+    ("dn: uid=printer,ou=devices\nuserPassword:: U2hlbGYtTGFtcC05MQ==", "U2hlbGYtTGFtcC05MQ=="),
+    (" title = Alarm app\nsecret = copper lantern nine", "copper lantern nine"),
+    ("holder=Ada+Li&cc_part1=4532&cc_part2=0151&cc_part3=1283&cc_part4=0366&cvv=[REDACTED:card-cvv]", "0366"),
+    ("Kuya, yung MPIN ng Maya ko 481736, pakibayaran mo yung tubig bago mag-Lunes.", "481736"),
+    ("Serve la password del router. Allora: R maiuscola come Roma, A come Ancona, N come Napoli, A come Ancona, "
+     "poi due e nove.", "R maiuscola come Roma, A come Ancona, N come Napoli, A come Ancona, poi due e nove"),
+])
+def test_twenty_fourth_round_forms_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "Spell your surname for me? Sure: R come Roma, O come Otranto, S come Savona, S come Savona, I come Imola.",
+    "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi is the public archive",
+    "posthog.init('phc_9kQ2mZx7LpR4tW8vN3bY6cF1hJ5dS0aG2eU7iO4', {api_host: 'https://eu.posthog.com'})",
+    "encrypt to my age key: age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p",
+    "wifi:\n  ssid: !secret wifi_ssid\n  password: !secret wifi_password",
+    "# no rpcuser/rpcpassword: the daemon writes a cookie file on every start",
+    "The list begins: abandon, ability, able, about, above, absent, absorb, abstract, absurd, abuse, access, accident.",
+])
+def test_twenty_fourth_round_look_alikes_are_kept(text):
+    assert_kept(text)

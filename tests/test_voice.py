@@ -928,3 +928,8 @@ def test_someone_elses_text_in_a_script_the_screens_cannot_read_may_not_push_an_
 def test_a_sum_of_the_users_own_bounds_a_payment_they_leave_to_their_agent():
     assert said("Alex", "From now on, pay my £10 share of the quiz kitty every Friday, no need to ask me.")[1] is None
     assert said("Alex", "From now on, pay my share of the quiz kitty every Friday, no need to ask me.")[0] is None  # no sum
+
+
+def test_json_escaped_letters_are_read_as_the_letters():
+    escaped = "".join(f"\\u{ord(c):04x}" for c in "Alex's assistant pays")
+    assert normalize('{"body": "' + escaped + ' the fee"}') == '{"body": "Alex\'s assistant pays the fee"}'

@@ -216,6 +216,10 @@ def confided_values(text: str) -> Iterator[Span]:
     for m in _LEXICON_VALUE.finditer(text):  # a password word of another language, then its value
         if not (_LEXICON_WORD.match(text, m.start(1)) or _CREDENTIAL.match(text, m.start(1))):  # not the name of the next one
             yield ("password", *m.span(1))
+    for m in _SPELLED_BY_NAMES.finditer(text):  # "P maiuscola come Palermo, I come Imola, ...", a credential named before
+        since = max(0, m.start() - 400)
+        if _CREDENTIAL.search(text, since, m.start()) or _LEXICON_WORD.search(text, since, m.start()):
+            yield ("password-said", *m.span())
     for m in _LONE_VALUE.finditer(text):  # "Here is the new one:\n\n    ravitoto_sy_henakisoa", a credential named just before
         since = max(0, m.start() - 200)
         named_here = _CREDENTIAL.search(text, since, m.end(1)) or _LEXICON_WORD.search(text, since, m.end(1))
@@ -253,6 +257,15 @@ _SPELLED = re.compile(rf"(?<![^\W_]){_SAID_CHAR}(?:(?:,[ \t]*|[ \t]+){_SAID_CHAR
                       re.I)
 _WORDS_AND_SIGNS = re.compile(rf"(?<![^\W\d_])[a-z]{{3,20}}(?:[ \t]+{_SAID_SIGN}[ \t]+"
                               rf"(?:{_SAID_DIGIT}(?:[ \t]+{_SAID_DIGIT})*|[a-z]{{3,20}}))+(?![^\W\d_])", re.I)
+
+
+# Letters spelled by the names that stand for them on the phone, with the digits after: "P maiuscola come Palermo, I come
+# Imola, S come Savona, ..., poi sette e tre", "A wie Anton", "B comme Berthe", "C de Carmen", "D as in David"
+_NAMED_LETTER = (r"[A-Z](?:[ \t]+(?:maiuscol[ao]|minuscol[ao]|majuscule|minuscule|gro(?:ß|ss)|klein|may(?:ú|u)scula|min(?:ú|u)scula"
+                 r"|capital|small))?[ \t]+(?:come|wie|comme|como|de|as[ \t]+in|for)[ \t]+[A-Z][^\W\d_]{2,20}")
+_SPELLED_BY_NAMES = re.compile(rf"{_NAMED_LETTER}(?:[,;]?[ \t]+{_NAMED_LETTER}){{3,40}}"
+                               rf"(?:[,;.]?[ \t]+(?:poi|then|dann|puis|luego|depois|e|and|und|et|y)?[ \t]*{_SAID_DIGIT}(?![^\W\d_])"
+                               rf"(?:[ \t,]+(?:e|and|und|et|y)?[ \t]*{_SAID_DIGIT}(?![^\W\d_])){{0,8}})?")
 
 
 # a word, its digits said, then its sign: "bittern, one seven, exclamation mark"

@@ -688,7 +688,7 @@ _CODE_WORD = (r"(?:(?<![^\W\d_])(?:pin|pins|puk|pin-?k(?:ó|o)d\w*|\w{2,12}kod(?
 _PASSWORD_OR_CODE = re.compile(rf"{_PASSWORD_WORD}|{_CODE_WORD}", re.I)
 # what a bare number beside it is the value of: a PIN, a door's or an alarm's code, a password (not "code" alone, "κωδικός
 # της παραγγελίας" or "código" of an order)
-_PIN_FOR_DIGITS = re.compile(r"(?:(?<![^\W\d_])(?:pin|pins|puk|pin-?k(?:ó|o)d\w*|\w{2,12}kod(?:en)?|şifre\w*|sifre\w*|"
+_PIN_FOR_DIGITS = re.compile(r"(?:(?<![^\W\d_])(?:pin|pins|puk|mpin|pin-?k(?:ó|o)d\w*|\w{2,12}kod(?:en)?|şifre\w*|sifre\w*|"
                              r"namba[ \t]+ya[ \t]+siri|keypad|geheimzahl|geheimnummer|pass(?:word|wort|code)s?|mot[ \t]+de[ \t]+passe"
                              r"|contrase(?:ñ|n)a|senha|"
                              r"wachtwoord|has(?:ł|l)o|heslo|l(?:ö|o)senord\w*|"

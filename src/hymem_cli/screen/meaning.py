@@ -79,3 +79,25 @@ def states_a_rule(sentence: str, user: str | None = None) -> bool:
 def reads_as_directive(text: str, user: str | None = None) -> bool:
     """Whether `text` reads as an instruction to an AI agent, by the head's threshold; an empty text never does."""
     return bool(text.strip()) and directive_score(text, user) >= _head()[2]
+
+
+# How close a fact and a sentence must be in meaning to say that one states the other, across languages (a fact in English
+# and the German sentence it renders score about 0.5; unrelated sentences under 0.15, related ones on other matters 0.3)
+SAME_MEANING = 0.4
+
+
+def closeness(fact: str, texts: list[str]) -> list[float]:
+    """How close in meaning `fact` is to the closest sentence of each text (cosine of their embeddings, -1 to 1)."""
+    import numpy as np
+
+    from hymem_cli.screen.normalize import normalize
+
+    pieces = [[s for s in re.split(r"(?<=[.!?。！？])\s*|\n", t[:_LONGEST]) if s.strip()] or [t[:_LONGEST]] for t in texts]
+    flat = [normalize(fact[:_LONGEST])] + [normalize(s) for p in pieces for s in p]
+    vectors = np.asarray(_encoder().encode(flat), dtype=np.float64)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+    scores, at = [], 1
+    for p in pieces:
+        scores.append(float((vectors[at:at + len(p)] @ vectors[0]).max()))
+        at += len(p)
+    return scores

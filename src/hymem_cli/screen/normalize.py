@@ -176,6 +176,9 @@ def fold_letters(text: str) -> str:
 _QUOTED_PRINTABLE = re.compile(r"=(?:[89A-F][0-9A-F]|\r?\n)")
 
 
+_ESCAPED = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
 def _unquoted(text: str) -> str:
     """Quoted-printable text decoded (its soft line breaks joined, its bytes read as UTF-8), or the text as it was."""
     import quopri
@@ -187,12 +190,15 @@ def _unquoted(text: str) -> str:
 
 
 def normalize(text: str) -> str:
-    """Text as the screen reads it: entities decoded (twice, for `&amp;nbsp;`), quoted-printable decoded, markup stripped to its words,
-    letters folded (`fold_letters`), curly quotes straight, a word hyphenated across a line break joined ("pro-\ncessing",
-    as text extracted from a PDF has it), runs of spaces as one (line breaks kept)."""
+    """Text as the screen reads it: entities decoded (twice, for `&amp;nbsp;`), quoted-printable and JSON's `\\u` escapes
+    decoded, markup stripped to its words, letters folded (`fold_letters`), curly quotes straight, a word hyphenated
+    across a line break joined ("pro-\ncessing", as text extracted from a PDF has it), runs of spaces as one (line breaks
+    kept)."""
     text = html.unescape(html.unescape(text)) if "&" in text else text
     if "=" in text and len(_QUOTED_PRINTABLE.findall(text)) >= 3:
         text = _unquoted(text)
+    if "\\u" in text and len(_ESCAPED.findall(text)) >= 3:  # JSON's "\u0041\u006c...": the letters it escapes
+        text = _ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), text)
     text = fold_letters(text)
     if "<" in text or "[" in text or "---" in text or "+++" in text or "*" in text or "_" in text or "~~" in text:
         text = strip_markup(text)

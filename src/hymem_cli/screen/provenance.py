@@ -16,7 +16,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from hymem_cli.domain import Message
-from hymem_cli.screen.meaning import reads_as_directive
+from hymem_cli.screen.meaning import SAME_MEANING, closeness, reads_as_directive
 
 # Origins a version may carry; None (shown as "said") is what a participant said in their own words; "unknown" a
 # fact whose source messages cannot be told (the Hy-Memory protocol gives no quote, and no message shares its words).
@@ -247,14 +247,20 @@ def _sentences_sharing(text: str, fact: str, loose: bool = False) -> list[tuple[
 def rests_on(fact: str, messages: list[Message]) -> list[Message]:
     """The messages a fact without a quote rests on: those with a sentence that shares most of its words; failing
     those, the ones that share the most words with it (a paraphrase keeps few), so no fact goes without a source
-    while any message shares a word with it."""
+    while any message shares a word with it; sharing none, those with a sentence close to it in meaning, in any language
+    the meaning model reads."""
     strict = [m for m in messages if _sentences_sharing(m.text, fact)]
     if strict:
         return strict
     wanted = _words(fact)
     score = {m.id: len(_words(m.text) & wanted) for m in messages}
     best = max(score.values(), default=0)
-    return [m for m in messages if best and score[m.id] == best]
+    if best:
+        return [m for m in messages if score[m.id] == best]
+    # no word shared: a fact in another language than its source ("Alex lets the assistant move his dentist appointments"
+    # from "Du darfst meine Zahnarzttermine verschieben"), linked by meaning
+    said = [m for m in messages if m.text.strip()]
+    return [m for m, close in zip(said, closeness(fact, [m.text for m in said]) if said and fact.strip() else []) if close >= SAME_MEANING]
 
 
 _LEADS_ON = re.compile(r"(?:[:,\u2014\u2013\-]|\.\.\.|\u2026|\bcontinued|\bnext\s+(?:message|msg|text|post|comment|one)"
@@ -536,6 +542,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
     voices: list[bool] = []
     reads: list[str] = []
     screening = find is not no_finder
+    # a fact in another language than every source (`rests_on`): its sources are those close to it in meaning
+    linked_by_meaning = not evidence and fact.strip() != "" and not any(_sentences_sharing(m.text, fact, loose=True) for m in sources)
     for message in sources:
         if screening and (pushed := _pushed_address(fact, message, find, user)):
             return pushed, None, ()
@@ -543,8 +551,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
         span = locate(evidence, text) if evidence else None
         spans = [span] if span else (_sentences_sharing(text, fact, loose=True) if not evidence else [])
         if not spans:
-            if not evidence:
-                continue  # shares nothing with the fact: not a source of it
+            if not evidence and not (linked_by_meaning and closeness(fact, [text])[0] >= SAME_MEANING):
+                continue  # shares nothing with the fact: not a source of it, unless no source does and this one means it
             spans = [(0, len(text))]
         speaker_own = own_voice(message, user)
         # another person (not the user, not an assistant, not a tool): whatever tells the agent what to do is refused

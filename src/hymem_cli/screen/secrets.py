@@ -323,8 +323,8 @@ _REFERENCE = re.compile(r"(?:\$\{|\$\(|\{\{|%\()[^\n]*[}\)]|(?:var|local|locals|
                         r"|\$__\w{1,20}\{[^}\n]{1,200}\}|`(?:pass|gopass|op|bw|lpass|security|secret-tool|keyring|vault|kubectl|aws|gcloud"
                         r"|az|sops|cat|age|gpg)[ \t][^`\n]{1,200}`"
                         r"|[A-Za-z0-9/+]{0,60}EXAMPLE(?:KEY)?"  # AWS's documented example keys: "AKIAIOSFODNN7EXAMPLE"
-                        # Windows' "%NUGET_PAT%"; a build's constant ("BuildConfig.MAPBOX_TOKEN", "settings.SECRET_KEY")
-                        r"|%[A-Za-z_][A-Za-z0-9_]{1,60}%|(?:(?:[A-Z][a-z]+){2,}|settings|config|conf)\.[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+                        # ESPHome's "!secret wifi_password", Windows' "%NUGET_PAT%"; a build's constant ("BuildConfig.MAPBOX_TOKEN")
+                        r"|!secret(?:[ \t]+[\w.\-]{1,60})?|%[A-Za-z_][A-Za-z0-9_]{1,60}%|(?:(?:[A-Z][a-z]+){2,}|settings|config|conf)\.[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
 
 def _reference(word: str) -> bool:
@@ -543,11 +543,12 @@ _NUMBER_KINDS = frozenset({"card-number", "card-part", "card-cvv", "pin"})
 # A card number read from a photo, its digits misread as letters: "4l7l 3742 l2O8 9647"
 _MISREAD_DIGITS = str.maketrans("OoDlI|", "001111")
 _MISREAD_CARD = re.compile(r"(?<![\w])[\dOolI|]{4}(?:[ \-][\dOolI|]{4}){3}(?![\w])")
-# A value public by design wherever it stands: a Mapbox public token ("pk.eyJ...", the secret ones are "sk.")
-_PUBLIC_VALUE = re.compile(r"(?<![\w.])pk\.eyJ[\w\-]{10,}\.[\w\-]{10,}")
+# A value public by design wherever it stands: a Mapbox public token ("pk.eyJ...", the secret ones are "sk."),
+# and a PostHog project key ("phc_..."), an age recipient ("age1...", its secret is "AGE-SECRET-KEY-1...")
+_PUBLIC_VALUE = re.compile(r"(?<![\w.])pk\.eyJ[\w\-]{10,}\.[\w\-]{10,}|(?<!\w)phc_[A-Za-z0-9]{30,60}(?!\w)|(?<!\w)age1[02-9ac-hj-np-z]{58}(?!\w)")
 # A password word said to be missing: "no password, just accept the terms", "χωρίς κωδικό — απλώς ..."
 _NO_PASSWORD = re.compile(r"(?<![^\W\d_])(?:without|no|sans|sin|ohne|kein|keine|keinen|senza|sem|zonder|geen|bez|без|χωρίς|χωρις"
-                          r"|utan|uden|uten|ilman|tanpa|nie\s+ma|nincs)\s+(?:a\s+|any\s+|the\s+)?[^\W\d_]{3,24}[\s:—–\-]{1,4}\Z", re.I)
+                          r"|utan|uden|uten|ilman|tanpa|nie\s+ma|nincs)\s+(?:a\s+|any\s+|the\s+)?[^\s:]{3,40}[\s:—–\-]{1,4}\Z", re.I)
 
 
 def find_secrets(text: str) -> list[tuple[str, int, int]]:
@@ -557,7 +558,7 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
         found += [span for span in _find_secrets(text.translate(_CHINESE_DIGITS)) if span[0] in _NUMBER_KINDS and span not in found]
     if any(not m.group().replace(" ", "").replace("-", "").isdigit() for m in _MISREAD_CARD.finditer(text)):
         found += [span for span in _find_secrets(text.translate(_MISREAD_DIGITS)) if span[0] in _NUMBER_KINDS and span not in found]
-    found += [span for span in sql_values(text) if span not in found]
+    found += [span for span in [*sql_values(text), *_named_elsewhere(text), *card_in_fields(text)] if span not in found]
     if _CUE_TIMING.search(text):
         found += [span for span in _in_cues(text) if span not in found]
     public = [m.span() for m in _PUBLIC_VALUE.finditer(text)]
@@ -584,6 +585,43 @@ def _in_cues(text: str) -> list[tuple[str, int, int]]:
             chars.append(" " if ch == "\n" else ch)
             where.append(i)
     return [(kind, where[s], where[e - 1] + 1) for kind, s, e in _find_secrets("".join(chars)) if e > s]
+
+
+# A secret named in a form that puts its name apart from its value: an XML element named by an attribute
+# (`<param name="password">x</param>`), LDIF's base64 value (`userPassword:: eDE=`), a label and dot leaders
+# ("PIN1 (signing) ...... 73158")
+_NAMED_ELEMENT = re.compile(r"<([\w:.\-]{1,40})\b[^<>]{0,200}?\b(?:name|key|id)[ \t]*=[ \t]*[\"'](?:[\w.\-]{0,30}[_.\-])?"
+                            r"(?:password|passwd|passphrase|secret|token|api[_\-]?key|pin|private[_\-]?key)[\"'][^<>]{0,200}>"
+                            r"[ \t]*([^<\s][^<\n]{2,200}?)[ \t]*</\1>", re.I)
+_LDIF_BASE64 = re.compile(r"(?im)^[ \t]*\w{0,30}pass\w{0,20}::[ \t]*([A-Za-z0-9+/]{8,}={0,2})[ \t]*$")
+_DOT_LEADERS = re.compile(r"(?im)^[ \t]*(?:m?pin|puk|password|passcode|passwort|kennwort|code)\d?\b[^\n.]{0,40}?[ \t]*[.…·]{3,}[ \t]*"
+                          r"([^\s.…·][^\s]{2,40})[ \t]*$")
+
+
+def _named_elsewhere(text: str) -> list[tuple[str, int, int]]:
+    spans = []
+    for rx in (_NAMED_ELEMENT, _LDIF_BASE64, _DOT_LEADERS):
+        for m in rx.finditer(text):
+            g = rx.groups  # the value is the last group
+            value = m.group(g)
+            if not value.startswith("[REDACTED") and not _reference(value) and not _masked(value):
+                spans.append(("pin" if value.isdigit() else "password-field", m.start(g), m.end(g)))
+    return spans
+
+
+# A card split over form fields: "ccnum1=5490&ccnum2=9378&ccnum3=6579&ccnum4=7541", the whole passing the card check
+_CARD_FIELD = re.compile(r"(?<![\w])[A-Za-z_\-]{0,20}(?:cc|card|pan)[A-Za-z_\-]{0,20}\d[\]\[]{0,2}=(\d{3,6})(?!\d)", re.I)
+
+
+def card_in_fields(text: str) -> list[tuple[str, int, int]]:
+    fields = list(_CARD_FIELD.finditer(text))
+    for at in range(len(fields)):
+        for size in (4, 5, 3):
+            group = fields[at:at + size]
+            digits = "".join(m.group(1) for m in group)
+            if len(group) == size and 13 <= len(digits) <= 19 and _luhn(digits):
+                return [("card-part", m.start(1), m.end(1)) for m in group]
+    return []
 
 
 # A row written as SQL: the values of columns named like a secret ("INSERT INTO payments (holder, pan, cvc) VALUES (...)")
@@ -649,7 +687,8 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
                 continue
             if kind == "password" and _compared(text, value, end):
                 continue
-            if kind == "token" and (_DATA_OR_DIGEST.search(text, max(0, start - 36), start) or _SRI_HASH.match(value) or _CONTENT_ID.match(value)
+            if kind == "token" and (_DATA_OR_DIGEST.search(text, max(0, start - 36), start) or _SRI_HASH.match(value)
+                                    or _CONTENT_ID.match(value.rsplit("/", 1)[-1])
                                     or _PUBLIC_BY_DESIGN.search(text, max(0, start - 200), min(len(text), end + 60))
                                     or _PUBLIC_HASH_BEFORE.search(text, max(0, start - 20), start) or _in_public_block(text, start)):
                 continue
@@ -660,6 +699,7 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
                     start, end = start + 1, end - (len(value) > 1 and value[-1] == _CLOSING_QUOTE[value[0]])
                 else:  # "is hunter2." -> the full stop is not part of it; "s3cretPass!" keeps its "!"
                     end = words_after(text, start, _value_end(text, start, end))
+                    end = _rest_of_a_setting_line(text, start, end) if kind in ("password-field", "secret-field") else end
             found.append((kind, start, end))
     found += _found_by_form(text, found)
     cards = [(s, e) for kind, s, e in found if kind in ("card-number", "card-part")]
@@ -667,6 +707,16 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
         inside = _containment(found)
         found += [span for span in codes_after_cards(text, cards) if not inside(span[1], span[2])]
     return found + _elsewhere(text, found)
+
+
+def _rest_of_a_setting_line(text: str, start: int, end: int) -> int:
+    """Where a setting's value ends when its line holds the setting alone: a value of a few plain words ("secret =
+    pebble quarry eight", as `sqlite3 .mode line` prints it) runs to the end of the line."""
+    line_start, line_end = text.rfind("\n", 0, start) + 1, (text.find("\n", end) + 1 or len(text) + 1) - 1
+    if re.fullmatch(r"[ \t]*[\w.\-]{1,40}[ \t]+=[ \t]+", text[line_start:start]) and \
+            re.fullmatch(r"(?:[ \t]+[a-z]{2,20}){1,4}[ \t]*", text[end:line_end]):
+        return len(text[:line_end].rstrip())
+    return end
 
 
 # Kinds whose value, once found, is a secret wherever else it stands on the same command line: "curl -u bob:X

@@ -112,9 +112,20 @@ def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
             start, end = run.start() + part[0][0], run.start() + part[-1][1]
             if start in found:
                 continue
+            if _the_list_itself(part, index) and _NAMES_THE_LIST.search(text, max(0, start - 120), start):
+                continue  # "the English list starts with: abandon, ability, able ...": the list itself, not anyone's seed
             if _near_wallet_word(text, start, end) or _checks_alone(part, index) or _numbered_in_order(run.group()):
                 found.add(start)
                 yield ("seed-phrase", start, end)
+
+
+_NAMES_THE_LIST = re.compile(r"\b(?:word\s?list|list|english\.txt|alphabetical|dictionary)\b", re.I)
+
+
+def _the_list_itself(part: list[Word], index: dict[str, int] | None) -> bool:
+    """Whether the words are a stretch of the word list in its own order, each the next word of the list."""
+    numbers = [index.get(word[2], -2) for word in part] if index else []
+    return len(numbers) > 1 and all(b == a + 1 for a, b in zip(numbers, numbers[1:]))
 
 
 # A Standard SeedQR written out: each word's index in the English list as four digits, 12 or 24 words. Every group of
