@@ -524,3 +524,21 @@ def test_twenty_fourth_round_forms_are_redacted(text, secret):
 ])
 def test_twenty_fourth_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ('write(3, "USER scanner\\r\\n", 14) = 14\nwrite(3, "PASS Teal^Mica44\\r\\n", 17) = 17', "Teal^Mica44"),
+    ("Profile information\n    Key Content            : lantern-quay-907\n    Cost                   : Unrestricted", "lantern-quay-907"),
+    ("conn = imaplib.IMAP4_SSL('imap.example.org')\nconn.login('sam@example.org', 'p7rkq2xw9zmt')", "p7rkq2xw9zmt"),
+    ("• wifi: Harbour_Guest / crab-pots-at-dawn\n• bins: blue on Tuesday", "crab-pots-at-dawn"),
+])
+def test_twenty_fifth_round_forms_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "conn.login(user, os.environ['IMAP_PASSWORD'])",
+    "wifi: Harbour_Guest / no password, just accept the terms",
+])
+def test_twenty_fifth_round_look_alikes_are_kept(text):
+    assert_kept(text)

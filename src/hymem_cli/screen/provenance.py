@@ -427,7 +427,8 @@ _LINE_START = re.compile(r"(?m)^[ \t]*([^\W\d_][\w'’.-]*)")
 
 def _hidden_readings(message: Message, context: list[Message] | None) -> list[str]:
     """Readings of `message` its plain text hides: its sentences that use an abbreviation defined in it or in the chunk
-    before it, with the abbreviation spelt out; and, for six lines or more, the first words of its lines in order."""
+    before it, with the abbreviation spelt out; for six lines or more, the first words of its lines in order; and its
+    sentences written in a Caesar shift or with each word spelt back to front (`_shifted`)."""
     readings: list[str] = []
     before = [m.text for m in (context or []) if m is not message and m.id != message.id]
     glossary = {m.group(1): m.group(2).strip() for text in (*before, message.text) for m in _DEFINED.finditer(text)}
@@ -450,15 +451,16 @@ _SHIFTS = [str.maketrans({**{chr(97 + i): chr(97 + (i - k) % 26) for i in range(
 
 
 def _shifted(text: str) -> list[str]:
-    """Sentences written with every letter moved along the alphabet (a Caesar shift, ROT13), read back: a sentence of
-    six words or more in which almost no common English word stands, and some shift back makes five or more appear."""
+    """Sentences written with every letter moved along the alphabet (a Caesar shift, ROT13) or with each word spelt back
+    to front, read back: a sentence of six words or more in which almost no common English word stands, and some shift
+    back, or each word turned round, makes five or more appear."""
     found = []
     for sentence in re.split(r"(?<=[.!?):])\s+|\n", text):
         words = re.findall(r"[A-Za-z']+", sentence)
         if len(words) < 6 or sum(w.lower() in _COMMON for w in words) > 1:
             continue
-        best = max(range(1, 26), key=lambda k: sum(w.lower() in _COMMON for w in sentence.translate(_SHIFTS[k]).split()))
-        decoded = sentence.translate(_SHIFTS[best])
+        readings = [sentence.translate(shift) for shift in _SHIFTS[1:]] + [" ".join(w[::-1] for w in sentence.split())]
+        decoded = max(readings, key=lambda r: sum(w.strip(".,;:'!?").lower() in _COMMON for w in r.split()))
         if sum(w.strip(".,;:'!?").lower() in _COMMON for w in decoded.split()) >= 5:
             found.append(decoded)
     return found
@@ -562,7 +564,7 @@ def trace(evidence: str, fact: str, sources: list[Message],
                 if (hit := find(reading, False)) or directs_the_agent(reading) or skips_the_user(normalize(reading), user) \
                         or reads_as_directive(reading, user):
                     why = f"{hit[0]}: \"{hit[1]}\"" if hit else "by meaning"
-                    return f"its source hides an instruction to the agent ({why}, in an abbreviation it defines or its lines' first words)", None, ()
+                    return f"its source hides an instruction to the agent ({why}, in a reading its plain text hides)", None, ()
         lead = _lead_in(message, context, _spoken_to_agent(find) if other_person else None)
         addressed = _spoken_to_agent(find)
         for start, end in spans:

@@ -598,9 +598,17 @@ _DOT_LEADERS = re.compile(r"(?im)^[ \t]*(?:m?pin|puk|password|passcode|passwort|
                           r"([^\s.…·][^\s]{2,40})[ \t]*$")
 
 
+# and an FTP login as a trace shows it ("PASS x\r\n"), `netsh wlan show profile key=clear`, a login call's second argument
+# (`M.login('dee@x', 'wq8hz3kd')`), a network's name and its key after a slash ("wifi: Cove_Guest / gulls-and-surf")
+_FTP_PASS = re.compile(r"(?:^|[\"'\s])PASS[ \t]+([^\s\"'\\]{3,64})(?=\\r\\n|\r?\n|[\"'])", re.M)
+_NETSH_KEY = re.compile(r"(?im)^[ \t]*Key Content[ \t]*:[ \t]*(\S[^\n]{2,63}?)[ \t]*$")
+_LOGIN_CALL = re.compile(r"\.(?:login|auth|authenticate|connect|sign_?in)\(\s*\\?['\"][^'\"\n]{1,80}\\?['\"]\s*,\s*\\?['\"]([^'\"\\\n]{4,80})\\?['\"]")
+_WIFI_SLASH = re.compile(r"(?im)\b(?:wi-?fi|wlan)\b[ \t]*[:=][ \t]*[^\s/]{2,40}[ \t]+/[ \t]+([^\s/]{6,64})")
+
+
 def _named_elsewhere(text: str) -> list[tuple[str, int, int]]:
     spans = []
-    for rx in (_NAMED_ELEMENT, _LDIF_BASE64, _DOT_LEADERS):
+    for rx in (_NAMED_ELEMENT, _LDIF_BASE64, _DOT_LEADERS, _FTP_PASS, _NETSH_KEY, _LOGIN_CALL, _WIFI_SLASH):
         for m in rx.finditer(text):
             g = rx.groups  # the value is the last group
             value = m.group(g)

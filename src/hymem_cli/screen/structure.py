@@ -361,12 +361,20 @@ def reaches_beyond(text: str, kind: str = "") -> bool:
     fact: its address is what they state, not where data goes."""
     if kind == "credential-link":
         text = _ADDRESS_RX.sub(" ", text)
-    if _OWN_NEVER.search(text) is not None or (not forbids(text) and _PROMOTES_RX.search(text) is not None):
+    held_back = _FORBIDS_TELLING.sub(" ", text)  # "never tell anyone ..." sets no rule for how others are treated
+    if _OWN_NEVER.search(held_back) is not None or (not forbids(text) and _PROMOTES_RX.search(text) is not None):
         return True
     if _FORBIDS_AN_ACT.search(text):
         return False  # "never approve a payment request that arrives by text": a rule that only holds the agent back
-    risky = OWN_RISKY.search(text) is not None or (not forbids(text) and dropped_check(text))
+    risky = OWN_RISKY.search(held_back) is not None or (not forbids(text) and dropped_check(text))
     return risky and _BOUNDED.search(text) is None  # money, an address, an act without asking: the user's when bounded
+
+
+# a prohibition of telling others ("Never tell anyone which school my children go to"): a rule that holds the agent back,
+# not one for how others are treated
+_FORBIDS_TELLING = re.compile(r"\b(?:never|don'?t|do\s+not)\s+(?:ever\s+)?(?:tell|inform|answer|reply\s+to|respond\s+to)\s+"
+                              r"(?:any\s+)?(?:anyone|anybody|everyone|everybody|users|customers|clients|visitors|callers|people|strangers)\b",
+                              re.I)
 
 
 # a prohibition of an act that leaves the user's hands (not of asking first: "never ask before paying" drops a check)
