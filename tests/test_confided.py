@@ -542,3 +542,24 @@ def test_twenty_fifth_round_forms_are_redacted(text, secret):
 ])
 def test_twenty_fifth_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("[WhatsApp 19:02] Grandpa: the 12 words of my wallet, keep them safe\n"
+     "[WhatsApp 19:02] Grandpa: legal winner thank year wave sausage\n[WhatsApp 19:03] Grandpa: worth useful legal winner thank yellow",
+     "worth useful legal winner thank yellow"),
+    ("te paso la tarjeta de coordenadas, borrá el mensaje después:\n   1  2  3  4\nA 12 88 40 19\nB 77 03 65 21\nC 54 90 18 36",
+     "77 03 65 21"),
+    ("Sue knows our pick-up password — orange walrus — so she'll say it at the gate.", "walrus"),
+])
+def test_twenty_fifth_round_spread_and_enclosed_secrets_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "[WhatsApp 19:02] Grandpa: are you coming on Sunday\n[WhatsApp 19:03] Ana: yes, with the kids",
+    "the wifi password — ask Tom — is on the fridge",
+    "Seating plan:\n   1  2  3\nA 12 14 16\nB 13 15 17\nC 18 20 22",
+])
+def test_twenty_fifth_round_spread_look_alikes_are_kept(text):
+    assert_kept(text)

@@ -560,7 +560,10 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
         found += [span for span in _find_secrets(text.translate(_MISREAD_DIGITS)) if span[0] in _NUMBER_KINDS and span not in found]
     found += [span for span in [*sql_values(text), *_named_elsewhere(text), *card_in_fields(text)] if span not in found]
     if _CUE_TIMING.search(text):
-        found += [span for span in _in_cues(text) if span not in found]
+        found += [span for span in _read_without(text, (_CUE_TIMING, _CUE_VOICE)) if span not in found]
+    if len(_CHAT_PREFIX.findall(text)) >= 2:
+        found += [span for span in _read_without(text, (_CHAT_PREFIX,)) if span not in found]
+    found += [span for span in coordinate_card(text) if span not in found]
     public = [m.span() for m in _PUBLIC_VALUE.finditer(text)]
     return [(kind, s, e) for kind, s, e in found
             if not any(a <= s and e <= b for a, b in public)
@@ -572,10 +575,15 @@ _CUE_TIMING = re.compile(r"(?m)^[ \t]*(?:\d+[ \t]*\n[ \t]*)?(?:\d{1,2}:)?\d{2}:\
 _CUE_VOICE = re.compile(r"</?(?:v|c|i|b|u|lang)(?:[ .][^>\n]{0,60})?>")
 
 
-def _in_cues(text: str) -> list[tuple[str, int, int]]:
-    """Secrets of a subtitle file read with its timing lines and voice tags taken out, mapped back onto the text."""
+# A chat export's line heads ("[WhatsApp 20:41] Abuelo Ramón: "): a seed sent six words a message is read as one run
+_CHAT_PREFIX = re.compile(r"(?m)^[ \t]*\[[^\]\n]{1,40}\][ \t]*[^:\n\[\]]{1,40}:[ \t]*")
+
+
+def _read_without(text: str, drop: tuple[re.Pattern[str], ...]) -> list[tuple[str, int, int]]:
+    """Secrets of `text` read with what `drop` matches taken out (a subtitle's timing lines and voice tags, a chat
+    export's line heads) and its lines as one text, mapped back onto `text`."""
     kept = [True] * len(text)
-    for rx in (_CUE_TIMING, _CUE_VOICE):
+    for rx in drop:
         for m in rx.finditer(text):
             kept[m.start():m.end()] = [False] * (m.end() - m.start())
     chars: list[str] = []
@@ -585,6 +593,20 @@ def _in_cues(text: str) -> list[tuple[str, int, int]]:
             chars.append(" " if ch == "\n" else ch)
             where.append(i)
     return [(kind, where[s], where[e - 1] + 1) for kind, s, e in _find_secrets("".join(chars)) if e > s]
+
+
+# A bank's coordinate card (a grid of two- or three-digit numbers by row letter, asked for one cell at a time)
+_COORDINATE_CARD = re.compile(r"(?i)tarjeta[ \t]+de[ \t]+coordenadas|cart(?:ã|a)o[ \t]+de[ \t]+coordenadas|carte[ \t]+de[ \t]+coordonn(?:é|e)es"
+                              r"|coordinate[ \t]+card|grid[ \t]+card|security[ \t]+grid|tan[ \t\-]?(?:list|liste|card)")
+_GRID_ROW = re.compile(r"(?m)^[ \t]*[A-Z][ \t:|]+((?:\d{2,3}[ \t|]+){3,11}\d{2,3})[ \t|]*$")
+
+
+def coordinate_card(text: str) -> list[tuple[str, int, int]]:
+    """("backup-code", start, end) of each row of a coordinate card named at most 400 characters before its grid."""
+    rows = list(_GRID_ROW.finditer(text))
+    if len(rows) < 3 or not _COORDINATE_CARD.search(text, max(0, rows[0].start() - 400), rows[0].start()):
+        return []
+    return [("backup-code", m.start(1), m.end(1)) for m in rows]
 
 
 # A secret named in a form that puts its name apart from its value: an XML element named by an attribute
@@ -813,9 +835,15 @@ def _found_by_form(text: str, found: list[tuple[str, int, int]]) -> list[tuple[s
             continue
         if inside(start, end) or (start, end) in placed:
             continue  # found already
+        if re.fullmatch(r"[a-z]{2,15}", value) and re.search(r"[—–][ \t]*\Z", text[max(0, start - 3):start]) \
+                and (between := _TO_THE_DASH.match(text, end)):
+            end = between.end(1)  # set between dashes: "our password — purple giraffe — so she'll", the words to the dash
         placed.add((start, end))
         more.append((kind, start, end))
     return more
+
+
+_TO_THE_DASH = re.compile(r"((?:[ \t]+[a-z]{2,15}){1,3})[ \t]*[—–]")
 
 
 def _containment(spans: list[tuple[str, int, int]]) -> Callable[[int, int], bool]:
