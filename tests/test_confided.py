@@ -563,3 +563,26 @@ def test_twenty_fifth_round_spread_and_enclosed_secrets_are_redacted(text, secre
 ])
 def test_twenty_fifth_round_spread_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("the side gate keypad wants hash then four four zero seven before it clicks", "four four zero seven"),
+    ("flight card is 4111 1111 1111 1111, valid to oh nine twenty eight, the back is three eight two", "three eight two"),
+    ("- boiler cupboard: no lock\n- alarm panel: 7-1-3-9, then 'unset'", "7-1-3-9"),
+    ("[08:14] Ola: the router pw is in two bits sorry\n[08:14] Ola: Lantern\n[08:14] Ola: _Fjord_1987\n[08:15] Ola: all one word",
+     "_Fjord_1987"),
+])
+def test_twenty_sixth_round_codes_said_as_words_and_passwords_sent_in_pieces_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "please add this to authorized_keys:\nssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJq0u5m2N8xQe7Lr4TgWc9ZpYh3KdVs1oBnXa6FyEe2M kit@desk",
+    "# template\nAPI_KEY=pk_live_...\nDB_PASSWORD=<your-password>",
+    "password = getpass.getpass('Password: ')\nclient.connect(host='mail.example.org', user='kit', password=password)",
+    "Your password was changed on 14 March 2026 from Firefox on Linux.",
+    "[09:01] Ola: what's the plan\n[09:01] Ola: Friday\n[09:02] Ola: 7pm at the pub",
+    "the shop opens at nine and the bus takes one two three stops",
+])
+def test_twenty_sixth_round_look_alikes_are_kept(text):
+    assert_kept(text)

@@ -59,5 +59,5 @@ def test_an_encoder_that_fails_refuses_rather_than_lets_through(monkeypatch):
         raise RuntimeError("no weights")
 
     monkeypatch.setattr("hymem_cli.screen.provenance.reads_as_directive", broken)
-    op, why = said("Priya", "The plumber comes on Tuesday at nine.", fact="The plumber comes on Tuesday at nine.")
+    op, why = said("Priya", "Alex's plumber comes on Tuesday at nine.", fact="Alex's plumber comes on Tuesday at nine.")
     assert op is None and "screens failed" in why, why

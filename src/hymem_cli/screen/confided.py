@@ -455,7 +455,8 @@ _CODE_VALUE = re.compile(rf"[^\d\n]{{0,40}}?(?<![\d/.\-])(\d{{3,4}})(?![\d/.\-])
 # or by where it is printed: "227 on the back", "achterop 409", "au dos : 662", "two nine six on the back"
 _THREE_OR_FOUR = rf"(?<![\d/.\-])(\d{{3,4}})(?![\d/.\-])|(?<![^\W\d_])((?:{_NUMBER_WORD}[ \t,\-]{{1,3}}){{2,3}}{_NUMBER_WORD})(?![^\W\d_])"
 _ON_THE_BACK = re.compile(rf"(?:{_THREE_OR_FOUR})[ \t]{{1,3}}(?:on|at)[ \t]+the[ \t]+back"
-                          r"|(?<![^\W\d_])(?:on[ \t]+the[ \t]+back|achterop|au[ \t]+dos|hinten(?:[ \t]+drauf)?|on[ \t]+back|sul[ \t]+retro"
+                          r"|(?<![^\W\d_])(?:on[ \t]+the[ \t]+back|the[ \t]+back[ \t]+(?:is|says|reads)"
+                          r"|achterop|au[ \t]+dos|hinten(?:[ \t]+drauf)?|on[ \t]+back|sul[ \t]+retro"
                           rf"|en[ \t]+el[ \t]+reverso|atr(?:á|a)s|no[ \t]+verso)(?![^\W\d_])[^\d\n]{{0,16}}?(?:{_THREE_OR_FOUR})"
                           # Chinese and Japanese: "背面三位是五零三" (read as digits: "背面3位是503"), "裏面の3桁は 503"
                           rf"|(?:背面|背后|背後|裏面|裏の|卡背)[^\n]{{0,3}}?(?:\d[位桁])?[^\d\n]{{0,6}}?(?:{_THREE_OR_FOUR})", re.I)

@@ -689,7 +689,8 @@ _PASSWORD_OR_CODE = re.compile(rf"{_PASSWORD_WORD}|{_CODE_WORD}", re.I)
 # what a bare number beside it is the value of: a PIN, a door's or an alarm's code, a password (not "code" alone, "κωδικός
 # της παραγγελίας" or "código" of an order)
 _PIN_FOR_DIGITS = re.compile(r"(?:(?<![^\W\d_])(?:pin|pins|puk|mpin|pin-?k(?:ó|o)d\w*|\w{2,12}kod(?:en)?|şifre\w*|sifre\w*|"
-                             r"namba[ \t]+ya[ \t]+siri|keypad|geheimzahl|geheimnummer|pass(?:word|wort|code)s?|mot[ \t]+de[ \t]+passe"
+                             r"namba[ \t]+ya[ \t]+siri|keypad|alarm[ \t]+(?:panel|keypad|system)"
+                             r"|geheimzahl|geheimnummer|pass(?:word|wort|code)s?|mot[ \t]+de[ \t]+passe"
                              r"|contrase(?:ñ|n)a|senha|"
                              r"wachtwoord|has(?:ł|l)o|heslo|l(?:ö|o)senord\w*|"
                              r"парол\w*|пин-?код\w*|пін-?код\w*)(?![^\W\d_])|密碼|密码|暗証番号|비밀번호|পিন|पिन|পাসওয়ার্ড)", re.I)
@@ -707,6 +708,11 @@ _DIGITS_VALUE = re.compile(r"(?<![\w.,/:\-])(?<!\bin )(?<!\bat )(?<!\bthe )(?<!s
                            r"(?<!before )(?<!after )(?<!year )(?<!years )(?<!\d )"  # not a group of a longer number
                            r"(\d{4,8})(?:[#*])?(?![\w./:\-]|,\d| \d|[ \t]?(?:%|€|\$|kg|km|mb|gb|px|am|pm|h\b|hours?|years?|times))")
 # a number that something else labels: "error code 5012", "flight code BA 2490", "room 4412", "order #55210"
+# the year of a date written out: "on 3 July 2025", "March 14, 2026", "le 3 juillet 2025"
+_YEAR_OF_A_DATE = re.compile(r"(?<![^\W\d_])(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
+                             r"|janv|f(?:é|e)vr|avr|juil|ao(?:û|u)t|d(?:é|e)c"
+                             r"|ene|abr|ago|dic|m(?:ä|a)r|mai|okt|dez|gen|giu|lug|ott|dic|set|out)[^\W\d_]{0,7}\.?[ \t]+"
+                             r"(?:\d{1,2}(?:st|nd|rd|th)?,?[ \t]+)?(?:de[ \t]+)?(?:19[5-9]\d|20[0-3]\d)\Z", re.I)
 _LABELLED_NUMBER = re.compile(r"(?<![^\W\d_])(?:error|status|exit|return|flight|room|order|ticket|invoice|case|ref|reference|tracking"
                               r"|zip|postal"
                               r"|post|area|"
@@ -810,6 +816,11 @@ def _unlabelled(text: str) -> str:
     return _PLACEHOLDER.sub(lambda m: "x" * len(m.group()), text) if "[REDACTED:" in text else text
 
 
+# a quoted value given to a setting that names no secret: user="app", host='db.internal'
+_NAMED_NOT_SECRET = re.compile(r"(?<![\w-])(?:user|username|user_name|login|host|hostname|server|email|name|db|dbname|database|port|schema"
+                               r"|region|path|url)[ \t]*[=:][ \t]*\Z", re.I)
+
+
 def _in_a_password_sentence(text: str) -> Iterator[Span]:
     text = _unlabelled(text)
     if "\n" in text:
@@ -829,10 +840,12 @@ def _in_a_password_sentence(text: str) -> Iterator[Span]:
         at = piece.start()
         if _PIN_FOR_DIGITS.search(sentence) or (_A_CODE.search(sentence) and _WHAT_IT_OPENS.search(sentence)):
             for m in _DIGITS_VALUE.finditer(sentence):
-                if not _LABELLED_NUMBER.search(sentence, max(0, m.start(1) - 20), m.start(1)):
+                if not _LABELLED_NUMBER.search(sentence, max(0, m.start(1) - 20), m.start(1)) \
+                        and not _YEAR_OF_A_DATE.search(sentence, max(0, m.start(1) - 24), m.end(1)):
                     yield ("pin", at + m.start(1), at + m.end(1))
         for m in _QUOTED_VALUE.finditer(sentence):
-            if not _PASSWORD_OR_CODE.search(m.group(1)) and not re.search(r"[{}$<>]", m.group(1)):
+            if not _PASSWORD_OR_CODE.search(m.group(1)) and not re.search(r"[{}$<>]", m.group(1)) \
+                    and not _NAMED_NOT_SECRET.search(sentence, 0, max(0, m.start(1) - 1)):
                 yield ("password", at + m.start(1), at + m.end(1))
         for m in _LETTERS_AND_DIGITS.finditer(sentence):
             yield ("password-made", at + m.start(1), at + m.end(1))

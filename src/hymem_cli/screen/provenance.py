@@ -466,7 +466,8 @@ def _shifted(text: str) -> list[str]:
     return found
 
 
-def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tuple[str, str] | None], user: str | None) -> str | None:
+def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tuple[str, str] | None], user: str | None,
+                    context: list[Message] | None = None) -> str | None:
     """Why a fact that names an address (a domain, an e-mail) is refused when the text it comes from tells the agent
     what to do and names that address too: someone else's message, or foreign text in the user's own (a quoted mail, a
     tool's output). Read whole, so a fact the writer derives from the order ("Alex's fares are paid at X") is refused
@@ -496,9 +497,52 @@ def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tup
                          if part != line and any(a in normalize(part).casefold() for a in named)]
         if any(reads_as_directive(part, user) for part in parts):
             return f"its source holds an instruction to the agent about {named[0]} (it reads as one, by meaning)"
+        if not own and _names_the_agent(stretch, message, context, user):
+            return f"its source holds an instruction to the agent about {named[0]} (someone else speaks of the agent beside it)"
         if (outbound.search(fact) or _unread(normalize(fact))) and any(_unread(normalize(line)) for line in lines):
             return f"its source names {named[0]} in a script the screens cannot read: refused rather than read blind"
     return None
+
+
+# What a fact must name for an order read by meaning alone to matter: the user or their agent, somewhere to send or pay,
+# a number to pay into or call, a credential. A fact about other people's own arrangements ("Volkan's mother pays her
+# gas bill by standing order at her bank") names none of them, and no rule found an order in its source.
+_AT_STAKE = re.compile(r"(?<![^\W\d_])(?:you|your|yours|the\s+user|user's|I|me|my|mine|assistants?|agents?|ai|a\.i\.|bots?|chat\s?bots?|"
+                       r"models?|copilots?|llms?|pa|passwords?|passcodes?|pins?|credentials?|tokens?|keys?|logins?|codes?)(?![^\W\d_])"
+                       r"|\d(?:[\s\-./]?\d){5,}|[@#]", re.I)
+
+
+def concerns_the_user(fact: str, user: str | None) -> bool:
+    """Whether a fact names the user or their agent, an address, a number to pay into or a credential (`_AT_STAKE`); with
+    no fact, or no user known, it is taken to."""
+    if not fact.strip() or not user or not user.strip():
+        return True
+    from hymem_cli.screen.normalize import normalize
+
+    fact = normalize(fact).replace("_", " ")  # "pay_alexs_22_gbp_at_x.co.uk" is read as words
+    return (_AT_STAKE.search(fact) is not None or _ADDRESS.search(fact) is not None
+            or re.search(rf"(?<![^\W\d_]){re.escape(user.strip())}(?![^\W\d_])", fact, re.I) is not None)
+
+
+# The agent's name in the words and scripts of other languages, "assistant" written as it sounds among them
+_AGENT_ABROAD = re.compile(r"(?<![^\W\d_])(?:ai|a\.i\.|assistants?|assistente|asistente|assistant[ea]?|assistent|asystent\w{0,3}|asisten|"
+                           r"asistan\w{0,3}|msaidizi|tro\s?ly|trợ\s?lý|agents?|agente|bots?|chat\s?bots?|copilot|ассистент\w{0,3}|"
+                           r"асистент\w{0,3}|помощник\w{0,3}|βοηθός)(?![^\W\d_])"
+                           r"|اسسٹنٹ|دستیار|مساعد|असिस्टेंट|सहायक|অ্যাসিস্ট্যান্ট|সহকারী|உதவியாளர்|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|비서", re.I)
+
+
+def _names_the_agent(stretch: str, message: Message, context: list[Message] | None, user: str | None) -> bool:
+    """Whether someone else's text that names where a fact sends money or data speaks of the agent, there or in the same
+    speaker's message just before ("a note for your assistant: ... link in my next message", then the link), and not
+    only of their own or a third person's."""
+    from hymem_cli.screen.normalize import normalize
+
+    texts = [stretch]
+    index = next((i for i, m in enumerate(context or []) if m is message or m.id == message.id), None)
+    if context and index and context[index - 1].speaker == message.speaker:
+        texts.append(context[index - 1].text)
+    return any(_AGENT_ABROAD.search(normalize(t)) and not speakers_own_agent(t, user) and not someone_elses_agent(t, user)
+               for t in texts)
 
 
 # Scripts the rules or the meaning model read: Latin, Greek, Cyrillic, Hebrew, Arabic, Devanagari, Thai, Han, kana and
@@ -547,7 +591,7 @@ def trace(evidence: str, fact: str, sources: list[Message],
     # a fact in another language than every source (`rests_on`): its sources are those close to it in meaning
     linked_by_meaning = not evidence and fact.strip() != "" and not any(_sentences_sharing(m.text, fact, loose=True) for m in sources)
     for message in sources:
-        if screening and (pushed := _pushed_address(fact, message, find, user)):
+        if screening and (pushed := _pushed_address(fact, message, find, user, context)):
             return pushed, None, ()
         text = message.text
         span = locate(evidence, text) if evidence else None
@@ -587,7 +631,7 @@ def trace(evidence: str, fact: str, sources: list[Message],
             # what no rule found, by meaning (after the rules, whose reasons say more), sentence by sentence: one order does
             # not take the rest of its message down with it
             by_meaning = screening and not own and not is_assistant(message.speaker) and not speakers_own_agent(read, user) \
-                and reads_as_directive(read, user)
+                and concerns_the_user(fact, user) and reads_as_directive(read, user)
             if by_meaning and region is None:
                 return "its source holds an instruction to the agent (it reads as one, by meaning)", None, ()
             voices.append(own)

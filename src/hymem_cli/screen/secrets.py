@@ -342,6 +342,8 @@ def _password_value(value: str) -> bool:
     if value.startswith(("<", "{{", "%(")) and value.rstrip(".,;:!?").endswith((">", "}}", ")s")):
         return False  # a placeholder: "<password>", "{{ db_pass }}", "%(password)s"
     word = value.lstrip("(").rstrip(".,;:!?)]}")  # "(see vault)" is read as "see"
+    if _elided(value) or _a_call(value):
+        return False
     if len(word) < 3 or word.startswith(("[REDACTED", "${", "$(")) or _masked(word) or _a_name(word):  # a placeholder, a variable, a mask
         return False
     low = word.lower()
@@ -402,9 +404,23 @@ _SCHEME_OR_HASH = re.compile(r"(?:scram-)?sha-?(?:1|224|256|384|512)|md5|bcrypt|
                              r"|grub\.pbkdf2\.\S+|\$(?:2[abxy]?|5|6|argon2(?:id|i|d)|scrypt|y|7)\$\S+|pbkdf2_sha\d+\$\S+", re.I)
 
 
+def _a_call(value: str) -> bool:
+    """Code that computes the value: "getpass.getpass(", "read_secret('db')"."""
+    return re.fullmatch(r"(?:(?:[A-Za-z_]\w{0,40}\.){1,4}[A-Za-z_]\w{0,40}|[a-z]{1,20}_[a-z_]{1,40}|getpass|input|prompt|getenv)\(.*",
+                        value.strip()) is not None
+
+
+def _elided(value: str) -> bool:
+    """A value left out after its first few letters: "sk_test_...", "ghp_…"."""
+    value = value.strip().rstrip(",;)]}\"'`")
+    return value.endswith(("...", "\u2026")) and len(value.rstrip(".\u2026")) <= 10
+
+
 def _field_value(value: str) -> bool:
     """The value of NAME=value where the name says password: anything but a placeholder, a reference or a plain no."""
     word = _value_word(value)
+    if _elided(value) or _a_call(value):
+        return False
     if len(word) < 3 or word.lower() in _NOT_A_VALUE or word.lower() in _PLACEHOLDERS or word.lower() in NOT_A_VALUE_ABROAD:
         return False
     if _SCHEME_OR_HASH.fullmatch(word):
@@ -545,7 +561,8 @@ _MISREAD_DIGITS = str.maketrans("OoDlI|", "001111")
 _MISREAD_CARD = re.compile(r"(?<![\w])[\dOolI|]{4}(?:[ \-][\dOolI|]{4}){3}(?![\w])")
 # A value public by design wherever it stands: a Mapbox public token ("pk.eyJ...", the secret ones are "sk."),
 # and a PostHog project key ("phc_..."), an age recipient ("age1...", its secret is "AGE-SECRET-KEY-1...")
-_PUBLIC_VALUE = re.compile(r"(?<![\w.])pk\.eyJ[\w\-]{10,}\.[\w\-]{10,}|(?<!\w)phc_[A-Za-z0-9]{30,60}(?!\w)|(?<!\w)age1[02-9ac-hj-np-z]{58}(?!\w)")
+_PUBLIC_VALUE = re.compile(r"(?<![\w.])pk\.eyJ[\w\-]{10,}\.[\w\-]{10,}|(?<!\w)phc_[A-Za-z0-9]{30,60}(?!\w)|(?<!\w)age1[02-9ac-hj-np-z]{58}(?!\w)"
+                           r"|(?<![\w-])(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d{3}|sk-ssh-ed25519@openssh\.com)[ \t]+AAAA[A-Za-z0-9+/]{40,}={0,2}")
 # A password word said to be missing: "no password, just accept the terms", "χωρίς κωδικό — απλώς ..."
 _NO_PASSWORD = re.compile(r"(?<![^\W\d_])(?:without|no|sans|sin|ohne|kein|keine|keinen|senza|sem|zonder|geen|bez|без|χωρίς|χωρις"
                           r"|utan|uden|uten|ilman|tanpa|nie\s+ma|nincs)\s+(?:a\s+|any\s+|the\s+)?[^\s:]{3,40}[\s:—–\-]{1,4}\Z", re.I)
@@ -564,6 +581,9 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
     if len(_CHAT_PREFIX.findall(text)) >= 2:
         found += [span for span in _read_without(text, (_CHAT_PREFIX,)) if span not in found]
     found += [span for span in coordinate_card(text) if span not in found]
+    found += [span for span in split_over_lines(text) if span not in found]
+    if _SPOKEN_RUN.search(text):
+        found += [span for span in _read_as_digits(text) if span[0] in _NUMBER_KINDS and span not in found]
     public = [m.span() for m in _PUBLIC_VALUE.finditer(text)]
     return [(kind, s, e) for kind, s, e in found
             if not any(a <= s and e <= b for a, b in public)
@@ -593,6 +613,77 @@ def _read_without(text: str, drop: tuple[re.Pattern[str], ...]) -> list[tuple[st
             chars.append(" " if ch == "\n" else ch)
             where.append(i)
     return [(kind, where[s], where[e - 1] + 1) for kind, s, e in _find_secrets("".join(chars)) if e > s]
+
+
+# Digits said as words ("the padlock code is five eight one six", "takes star then two nine nine zero"): read as digits
+_DIGIT_WORDS = {w: str(i) for i, words in enumerate((
+    "zero oh o nought cero zéro zero null", "one uno un eins", "two dos deux zwei due dois", "three tres trois drei tre três",
+    "four cuatro quatre vier quattro quatro", "five cinco cinq fünf funf cinque", "six seis sechs sei",
+    "seven siete sept sieben sette sete", "eight ocho huit acht otto oito", "nine nueve neuf neun nove")) for w in words.split()}
+_DIGIT_WORD = "|".join(sorted(_DIGIT_WORDS, key=len, reverse=True))
+_SPOKEN_RUN = re.compile(rf"(?<![^\W\d_])(?:{_DIGIT_WORD})(?:[ \t]*[,\-]?[ \t]+(?:{_DIGIT_WORD})){{2,}}(?![^\W\d_])", re.I)
+_SPOKEN_DIGIT = re.compile(rf"(?<![^\W\d_])(?:{_DIGIT_WORD})(?![^\W\d_])", re.I)
+
+
+def _read_as_digits(text: str) -> list[tuple[str, int, int]]:
+    """Secrets of `text` read with each run of three or more digits said as words written as digits (a comma between
+    them kept as a space: "four five five six, four six one eight" reads "4556 4618"), mapped back onto `text`."""
+    chars: list[str] = []
+    starts: list[int] = []  # where in `text` each character read begins, and ends
+    ends: list[int] = []
+    at = 0
+    for run in _SPOKEN_RUN.finditer(text):
+        for i in range(at, run.start()):
+            chars.append(text[i])
+            starts.append(i)
+            ends.append(i + 1)
+        last = None
+        for word in _SPOKEN_DIGIT.finditer(text, run.start(), run.end()):
+            if last is not None and "," in text[last:word.start()]:
+                chars.append(" ")
+                starts.append(last)
+                ends.append(word.start())
+            chars.append(_DIGIT_WORDS[word.group().casefold()])
+            starts.append(word.start())
+            ends.append(word.end())
+            last = word.end()
+        at = run.end()
+    for i in range(at, len(text)):
+        chars.append(text[i])
+        starts.append(i)
+        ends.append(i + 1)
+    return [(kind, starts[s], ends[e - 1]) for kind, s, e in _find_secrets("".join(chars)) if e > s]
+
+
+# A password sent in pieces, a line (a chat bubble) each, after a line that names it: "wifi pw is long sorry" /
+# "Greenhouse" / "_Tomato_2023"; the pieces are single words, one of them made up (a digit or a sign in it)
+_PIECE_LINE = re.compile(r"[ \t]*([^\s=:/<>#$\[\]`,;|]{3,40})[ \t]*")  # a word, not a setting, a path or markup
+
+
+def split_over_lines(text: str) -> list[tuple[str, int, int]]:
+    from hymem_cli.screen.confided import _CREDENTIAL
+
+    if text.count("\n") < 2:
+        return []
+    lines: list[tuple[int, int]] = []  # each line's start and end, its chat head ("[10:02] Tom: ") left out
+    at = 0
+    for line in text.split("\n"):
+        head = _CHAT_PREFIX.match(text, at, at + len(line))
+        lines.append((head.end() if head else at, at + len(line)))
+        at += len(line) + 1
+    found: list[tuple[str, int, int]] = []
+    for i, (a, b) in enumerate(lines[:-2]):
+        if not _CREDENTIAL.search(text, a, b) or b - a > 200:
+            continue
+        pieces = []
+        for c, d in lines[i + 1:i + 5]:
+            piece = _PIECE_LINE.fullmatch(text, c, d)
+            if piece is None:
+                break
+            pieces.append(piece.span(1))
+        if len(pieces) >= 2 and any(re.search(r"[\d\W_]", text[c:d]) for c, d in pieces):
+            found += [("password-said", c, d) for c, d in pieces]
+    return found
 
 
 # A bank's coordinate card (a grid of two- or three-digit numbers by row letter, asked for one cell at a time)
@@ -717,6 +808,8 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
                 continue
             if kind == "password" and _compared(text, value, end):
                 continue
+            if kind in ("password", "password-field") and _a_variable(text, value):
+                continue
             if kind == "token" and (_DATA_OR_DIGEST.search(text, max(0, start - 36), start) or _SRI_HASH.match(value)
                                     or _CONTENT_ID.match(value.rsplit("/", 1)[-1])
                                     or _PUBLIC_BY_DESIGN.search(text, max(0, start - 200), min(len(text), end + 60))
@@ -831,7 +924,7 @@ def _found_by_form(text: str, found: list[tuple[str, int, int]]) -> list[tuple[s
             continue
         if kind == "pin" and len(value) == 6 and _POSTAL_PIN.search(text, max(0, start - 16), start) and _ADDRESS_CUE.search(text):
             continue  # India's postal code, called a PIN code: "पत्ता: ... पुणे — पिन कोड ४११०३८"
-        if kind in _TRIMMED_FORMS and _compared(text, value, end):
+        if kind in _TRIMMED_FORMS and (_compared(text, value, end) or _a_variable(text, value)):
             continue
         if inside(start, end) or (start, end) in placed:
             continue  # found already
@@ -861,6 +954,12 @@ def _containment(spans: list[tuple[str, int, int]]) -> Callable[[int, int], bool
 
 # "than" in the languages of forms.py: "Mein neues Passwort ist sicherer als das alte" compares, it names no password.
 _THAN = re.compile(r"[ \t]{1,3}(?:than|als|que|che|dan|daripada|niż|než|чем|än|enn|end|kuin)(?![^\W\d_])", re.I)
+
+
+def _a_variable(text: str, value: str) -> bool:
+    """A name the same code assigns a value to, passed on ("password = getpass(...)" then "connect(password=password)")."""
+    name = value.rstrip(",;)]}")
+    return re.fullmatch(r"[a-z_][a-z0-9_]{0,40}", name) is not None and re.search(rf"(?m)^[ \t]*{name}[ \t]*=[^=]", text) is not None
 
 
 def _compared(text: str, value: str, end: int) -> bool:
