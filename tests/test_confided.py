@@ -586,3 +586,23 @@ def test_twenty_sixth_round_codes_said_as_words_and_passwords_sent_in_pieces_are
 ])
 def test_twenty_sixth_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("> logins\n# A tibble: 3 × 3\n  site      user        password\n  <chr>     <chr>       <chr>\n"
+     "1 Ocado     k.mills     Tarn&Fell&Beck\n"
+     "2 Old bank 55120934    driftwood\n3 Netflix   kit@home    plum-kestrel-4", "driftwood"),
+    ("   site       user            password\n0  Ocado      k.mills   Tarn&Fell&Beck\n1  Old bank   55120934  driftwood", "driftwood"),
+    ("Pour entrer : digicode de la résidence 38C41, puis la porte vitrée.", "38C41"),
+])
+def test_twenty_sixth_round_printed_tables_and_entry_codes_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "> stores\n# A tibble: 2 × 3\n  store     city      pin_code\n  <chr>     <chr>     <chr>\n"
+    "1 Koramangala Bengaluru 560034\n2 Fort Kochi Kochi 682001",
+    "  name      team      role\n1 Kit Mills  Harriers  treasurer\n2 Dee Okoro  Harriers  captain",
+])
+def test_twenty_sixth_round_printed_table_look_alikes_are_kept(text):
+    assert_kept(text)

@@ -1316,6 +1316,7 @@ def _column_kind(header: str) -> str | None:
 
 
 _NETWORK_RX = re.compile(_NETWORK, re.I)
+_PLACE_HEADERS = frozenset("city town address state district area locality village postal_address shipping_address".split())
 _CODE_KINDS = frozenset("recovery backup 2fa mfa otp one-time emergency scratch".split())
 _USED_HEADERS = frozenset("used used? redeemed status".split())
 # a code or a key: letters with digits, or six to ten digits ("7kq2-9xvm", "Router-Key-5G", "48213907"), not "E1001"
@@ -1392,12 +1393,34 @@ def _table_block(lines: list[tuple[int, str]], i: int) -> tuple[list[tuple[int, 
         if len(header) < 2 or not all(_HEADER_NAME.fullmatch(line[start:end]) for start, end in header):
             return None
         rows = [lines[i]]
-        for offset, row in lines[i + 1:]:
-            if len(_spaced_cells(row)) != len(header):
+        for offset, row in lines[i + 1:i + 200]:
+            if not row.strip() or _PROMPT.match(row):
                 break
             rows.append((offset, row))
-        return (rows, _spaced_cells) if len(rows) >= 2 else None
+        if len(rows) < 2:
+            return None
+        if all(len(_spaced_cells(row)) == len(header) for _, row in rows[1:]):
+            return rows, _spaced_cells
+        # a printed data frame or `column -t` output: a cell may hold one space ("Club bank") and a row may start with an
+        # index, so each word of a row goes to the column it stands under
+        return rows, partial(_cells_under, header=header)
     return None
+
+
+_PROMPT = re.compile(r"[ \t]*(?:[$>#%]|In \[\d+\]:|>>>)[ \t]")
+
+
+def _cells_under(line: str, header: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans of a row's cells by the header's columns: each word of the row goes to the column it overlaps, or else to
+    the nearest one; a column's cell runs from its first word to its last."""
+    cells: list[list[int]] = [[-1, -1] for _ in header]
+    for word in re.finditer(r"\S+", line):
+        a, b = word.span()
+        n = min(range(len(header)), key=lambda k: (0 if a < header[k][1] and header[k][0] < b else 1,
+                                                   min(abs(a - header[k][1]), abs(header[k][0] - b))))
+        cell = cells[n]
+        cells[n] = [a if cell[0] < 0 else cell[0], b]
+    return [(a, b) if a >= 0 else (0, 0) for a, b in cells]
 
 
 _SPACED_GAP = re.compile(r"[ \t]{2,}|\t")
@@ -1420,7 +1443,8 @@ def _column_values(rows: list[tuple[int, str]], split: Cells) -> Iterator[Span]:
     columns = {n: kind for n, (a, b) in enumerate(split(header)) if (kind := _column_kind(header[a:b]))}
     if not columns:
         return
-    body = [(offset, row, split(row)) for offset, row in rows[1:] if not re.fullmatch(r"[\s|:\-+]*", row)]  # not |---| or ---+---
+    body = [(offset, row, split(row)) for offset, row in rows[1:]
+            if not re.fullmatch(r"[\s|:\-+]*|(?:\s*<\w{1,12}>)+\s*", row)]  # not |---|, ---+--- or a data frame's <chr> <dbl>
     for n, kind in list(columns.items()):
         if kind == "pass-column":  # a password column when no cell is a test's mark or a count, and one looks made up
             values = [row[cs[n][0]:cs[n][1]] for _, row, cs in body if n < len(cs)]
@@ -1429,6 +1453,9 @@ def _column_values(rows: list[tuple[int, str]], split: Cells) -> Iterator[Span]:
             else:
                 columns[n] = "password-column"
     names = {header[a:b].lower().strip("*_` ") for a, b in split(header)}
+    if names & _PLACE_HEADERS:  # "pin_code" beside "city": India's postal code
+        spans = split(header)
+        columns = {n: kind for n, kind in columns.items() if not (kind == "pin" and "code" in header[slice(*spans[n])].lower())}
     for n, kind in list(columns.items()):
         if kind == "code-column":
             if names & _USED_HEADERS:

@@ -719,9 +719,16 @@ _LOGIN_CALL = re.compile(r"\.(?:login|auth|authenticate|connect|sign_?in)\(\s*\\
 _WIFI_SLASH = re.compile(r"(?im)\b(?:wi-?fi|wlan)\b[ \t]*[:=][ \t]*[^\s/]{2,40}[ \t]+/[ \t]+([^\s/]{6,64})")
 
 
+# A building's entry code of letters and digits: "digicode de l'immeuble 47B29", "Türcode: 4A71B"
+_ENTRY_CODE = re.compile(r"(?i:\b(?:digicode|door[ \t]?code|gate[ \t]?code|entry[ \t]?code|building[ \t]?code|t(?:ü|ue)rcode"
+                         r"|haust(?:ü|ue)rcode|c(?:ó|o)digo[ \t]+(?:de[ \t]+la[ \t]+puerta|del[ \t]+portal|do[ \t]+port(?:ã|a)o)"
+                         r"|codice[ \t]+del[ \t]+portone)\b)[^\n\d]{0,30}?(?<![\w-])((?=[A-Z0-9#*]{0,7}\d[A-Z0-9#*]{0,7}\d)"
+                         r"(?=[0-9#*]{0,7}[A-Z])[A-Z0-9#*]{4,8})(?![\w-])")
+
+
 def _named_elsewhere(text: str) -> list[tuple[str, int, int]]:
     spans = []
-    for rx in (_NAMED_ELEMENT, _LDIF_BASE64, _DOT_LEADERS, _FTP_PASS, _NETSH_KEY, _LOGIN_CALL, _WIFI_SLASH):
+    for rx in (_NAMED_ELEMENT, _LDIF_BASE64, _DOT_LEADERS, _FTP_PASS, _NETSH_KEY, _LOGIN_CALL, _WIFI_SLASH, _ENTRY_CODE):
         for m in rx.finditer(text):
             g = rx.groups  # the value is the last group
             value = m.group(g)
