@@ -606,3 +606,26 @@ def test_twenty_sixth_round_printed_tables_and_entry_codes_are_redacted(text, se
 ])
 def test_twenty_sixth_round_printed_table_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("Bine ați venit! Cutia cu chei de lângă ușă are codul 5072. Vă rugăm să amestecați cifrele.", "5072"),
+    ("Ledger backup (in sixes):\n 1– 6  abandon ability able about above absent\n 7–12  absorb abstract absurd abuse access accident\n"
+     "13–18  account accuse achieve acid acoustic acquire\n19–24  across act action actor actress actual", "absorb abstract absurd"),
+    ("the login is my email and the password is just lemon drizzle, no capitals, with the space", "lemon drizzle"),
+    ("use my card 4111.1111.1111.1111, exp 03/28, the 3 on the back are 738.", "738"),
+    ("Amex is 3782 822463 10005, the four little digits on the front are 4411. thanks", "4411"),
+])
+def test_twenty_seventh_round_forms_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "Please quote the creditor reference RF18 5390 0754 7034 with your payment.",
+    "The DSN format is `postgresql://USER:PASSWORD@HOST:5432/DBNAME`; fill in your own.",
+    "Send refunds to my public address 0x52908400098527886E0F7030069857D2E4169EE7, the receive one.",
+    "production:\n  adapter: postgresql\n  password: <%= ENV['DB_PASSWORD'] %>",
+    "the password is just fine, I changed it last week",
+])
+def test_twenty_seventh_round_look_alikes_are_kept(text):
+    assert_kept(text)

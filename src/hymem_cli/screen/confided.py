@@ -448,14 +448,15 @@ def _a_year(digits: str) -> bool:
 _CODE_NAME = re.compile(r"(?<![^\W\d_])(?:cvc\d?|cvv\d?|cv2|csc|cid|code\w{0,4}|c(?:ó|o)digo|codice|kod\w{0,3}|k(?:ó|o)d\w{0,3}|код\w{0,3}"
                         r"|κωδικ\w*|crypto\w*|pr(?:ü|ue)f\w*|sicherheits\w*|security|beveiligings\w*|verifica\w*)(?![^\W\d_])"
                         r"|安全码|安全碼|セキュリティコード|보안[ \t]?코드", re.I)
-_CODE_VALUE = re.compile(rf"[^\d\n]{{0,40}}?(?<![\d/.\-])(\d{{3,4}})(?![\d/.\-])"
+_CODE_VALUE = re.compile(rf"[^\d\n]{{0,40}}?(?<![\d/.\-])(\d{{3,4}})(?![\d/\-]|[.,]\d)"
                          rf"|[^\d\n]{{0,40}}?(?<![^\W\d_])((?:{_NUMBER_WORD}[ \t,\-]{{1,3}}){{2,3}}{_NUMBER_WORD})(?![^\W\d_])", re.I)
 
 
 # or by where it is printed: "227 on the back", "achterop 409", "au dos : 662", "two nine six on the back"
-_THREE_OR_FOUR = rf"(?<![\d/.\-])(\d{{3,4}})(?![\d/.\-])|(?<![^\W\d_])((?:{_NUMBER_WORD}[ \t,\-]{{1,3}}){{2,3}}{_NUMBER_WORD})(?![^\W\d_])"
+_THREE_OR_FOUR = (rf"(?<![\d/.\-])(\d{{3,4}})(?![\d/\-]|[.,]\d)"
+                  rf"|(?<![^\W\d_])((?:{_NUMBER_WORD}[ \t,\-]{{1,3}}){{2,3}}{_NUMBER_WORD})(?![^\W\d_])")
 _ON_THE_BACK = re.compile(rf"(?:{_THREE_OR_FOUR})[ \t]{{1,3}}(?:on|at)[ \t]+the[ \t]+back"
-                          r"|(?<![^\W\d_])(?:on[ \t]+the[ \t]+back|the[ \t]+back[ \t]+(?:is|says|reads)"
+                          r"|(?<![^\W\d_])(?:on[ \t]+the[ \t]+(?:back|front)|the[ \t]+back[ \t]+(?:is|says|reads)"
                           r"|achterop|au[ \t]+dos|hinten(?:[ \t]+drauf)?|on[ \t]+back|sul[ \t]+retro"
                           rf"|en[ \t]+el[ \t]+reverso|atr(?:á|a)s|no[ \t]+verso)(?![^\W\d_])[^\d\n]{{0,16}}?(?:{_THREE_OR_FOUR})"
                           # Chinese and Japanese: "背面三位是五零三" (read as digits: "背面3位是503"), "裏面の3桁は 503"

@@ -92,6 +92,7 @@ _STATED = re.compile(
       r"|[ \t]{0,2}(?:是|为|為|は|는|은|คือ)[ \t]{0,2}"
       r"|[ \t]{0,3}[,?][ \t]{0,3}it(?:'s|’s|[ \t]{1,3}is)(?:[ \t]{1,3}now)?[ \t]{1,3}"  # "password, it's now X", "password? It's X"
       r"|[ \t]{1,3}c(?:'|’)est[ \t]{1,3})"
+    + r"(?:(?:just|simply|literally|only)[ \t]{1,3}(?=[^\W\d_]))?"  # "the password is just marmalade sandwich"
     + _VALUE
     + r"|(?<![^\W\d_])has(?:ł|l)o" + _FOR_WHAT + r"[ \t]{1,3}to[ \t]{1,3}" + _VALUE
     # words for "is" that are other words elsewhere, read after the one language's word for a password: Catalan
@@ -682,7 +683,8 @@ _CARD_LABEL_LINES = re.compile(_CARD_WORD + r"[^\n\d]{0,20}\n?((?:[ \t]*\d{4,6}(
 # wachtwoord"), a Turkish password word followed by its value ("bilgisayarın şifresi lokum"), or the one word on the
 # line after a question for it ("what's the password for the family gmail?\nhazelnut").
 _CODE_WORD = (r"(?:(?<![^\W\d_])(?:pin|pins|puk|pin-?k(?:ó|o)d\w*|\w{2,12}kod(?:en|u|a)?|\w{2,12}koden|kod\w{0,3}|k(?:ó|o)d\w{0,3}|"
-              r"code|codes|c(?:ó|o)digo|codice|clave|parol\w*|şifre\w*|sifre\w*|namba[ \t]+ya[ \t]+siri|nambari[ \t]+ya[ \t]+siri|mdp|"
+              r"code|codes|c(?:ó|o)digo|codice|codul|clave|parol\w*|şifre\w*|sifre\w*|namba[ \t]+ya[ \t]+siri"
+              r"|nambari[ \t]+ya[ \t]+siri|mdp|"
               r"пін\w*|пин\w*|код\w*)(?![^\W\d_])|密碼|密码|暗証番号|비밀번호|비번|پین|رمز|পিন|পাসওয়ার্ড|पिन|รหัส"
               r"|ಪಿನ್|పిన్|പിൻ|ਪਿੰਨ|પિન)")
 _PASSWORD_OR_CODE = re.compile(rf"{_PASSWORD_WORD}|{_CODE_WORD}", re.I)
@@ -696,11 +698,13 @@ _PIN_FOR_DIGITS = re.compile(r"(?:(?<![^\W\d_])(?:pin|pins|puk|mpin|pin-?k(?:ó|
                              r"парол\w*|пин-?код\w*|пін-?код\w*)(?![^\W\d_])|密碼|密码|暗証番号|비밀번호|পিন|पिन|পাসওয়ার্ড)", re.I)
 _SENTENCE_PIECE = re.compile(r"[^.!?;\n。！？；]+")
 # or "code" with what it opens: "door code 7734#", "el código de la alarma es 4412", "Torcode", "门禁", "домофон"
-_A_CODE = re.compile(r"(?<![^\W\d_])(?:codes?|c(?:ó|o)digo|codice|kod\w{0,3}|k(?:ó|o)d\w{0,3}|код\w{0,3}|κωδικ\w*|combination|combo|"
+_A_CODE = re.compile(r"(?<![^\W\d_])(?:codes?|c(?:ó|o)digo|codice|codul|kod\w{0,3}|k(?:ó|o)d\w{0,3}|код\w{0,3}|κωδικ\w*|combination|combo|"
                      r"\w{2,12}code)(?![^\W\d_])|コード|密码|密碼|번호", re.I)
 _WHAT_IT_OPENS = re.compile(r"(?<![^\W\d_])(?:door|front\s+door|gate|alarm\w*|garage|locker|lock|padlock|safe|building|entry|entrance|"
                             r"unlock|voicemail|sim|keypad|intercom|buzzer|tür\w*|porte|portail|puerta|portal|porta|portão|portone|cancello|"
                             r"allarme|garaje|garagem|candado|cadenas|lucchetto|cadeado|drzwi|domofon\w*|dveř\w*|"
+                            r"key\s?box|key\s?safe|lockbox|cutia\s+cu\s+chei|u(?:ș|s)(?:ă|a|ii)|lac(?:ă|a)t\w{0,3}|interfon\w{0,3}|"
+                            r"bo(?:î|i)te\s+(?:à|a)\s+cl(?:é|e)s|caja\s+de\s+llaves|schl(?:ü|ue)ssel(?:kasten|box|safe)|"
                             r"двер\w*|домофон\w*|сигнализац\w*|kapı\w*|deur|poort|dörr|port|låset|lås|ovi|dør)(?![^\W\d_])"
                             r"|門|门|ドア|玄関|문|도어|금고", re.I)
 # 4 to 8 digits, not a year or a time after "in", "at", "since" ..., not a quantity
@@ -781,6 +785,8 @@ _TYPING_NOTE = (
 )
 _TYPED_AS_NOTED = re.compile(r"(?:^|(?<=[\s:=]))(" + _QUOTED + r"|[^\s,;:()\"'“”«»„‚‘’]{3,64})[ \t]{0,2}(?:[,(—–]|[ \t]-)[ \t]{0,3}(?:"
                              + _TYPING_NOTE + r")(?![^\W\d_])", re.I)
+# words of a note on how a value is typed ("no capitals, with the space"), not a value
+_HOW_TYPED = frozenset("capitals capital caps lowercase uppercase spaces space letters digits".split())
 # words that begin a clause about a password, not a value: "this is the password", "the old one is the password"
 _FUNCTION_WORDS = frozenset("""this that these those it what which who whose there here mine yours his hers ours theirs the a an my
     your our their one same new old default current wrong correct right real actual only main usual other another no not never
@@ -861,7 +867,7 @@ def _in_a_password_sentence(text: str) -> Iterator[Span]:
                 and _LABEL_THEN_COLON.search(sentence)):
             yield ("password", at + colon.start(1), at + colon.end(1))
         for m in _TYPED_AS_NOTED.finditer(sentence):
-            if m.group(1).lower() not in _FUNCTION_WORDS and not _PASSWORD_OR_CODE.fullmatch(m.group(1).strip("'\"“”«»„‚‘’")):
+            if m.group(1).lower() not in _FUNCTION_WORDS | _HOW_TYPED and not _PASSWORD_OR_CODE.fullmatch(m.group(1).strip("'\"“”«»„‚‘’")):
                 start, end = m.span(1)
                 if m.group(1)[:1] in "'\"“”«»„‚‘’":  # a quoted value: what the quotes hold
                     start, end = start + 1, end - 1
@@ -986,7 +992,7 @@ def _value_span(m: re.Match, text: str) -> tuple[int, int]:
 # More words of a passphrase after its first: "Copper Kettle Rain 19", "orchid harbor 41" (the same case each, a number last
 # or three Title-case words or more), up to the end of the clause
 _MORE_WORDS = re.compile(
-    r"((?:[ \t][A-Z][a-z]{1,15}){1,5}(?:[ \t]\d{1,6})?|(?:[ \t][a-z]{2,15}){1,4}[ \t]\d{1,6})(?=[ \t]{0,2}(?:[.,;:!?)\]»]|$))",
+    r"((?:[ \t][A-Z][a-z]{1,15}){1,5}(?:[ \t]\d{1,6})?|(?:[ \t][a-z]{2,15}){1,4}(?:[ \t]\d{1,6})?)(?=[ \t]{0,2}(?:[.,;:!?()\]»]|$))",
     re.M,
 )
 
@@ -1004,7 +1010,18 @@ def words_after(text: str, start: int, end: int) -> int:
     lowered = first.islower() and all(w.islower() for w in more if not w.isdigit())
     if (titled or lowered) and (more[-1].isdigit() or (titled and len(more) >= 2)):
         return m.end()
+    if lowered and not first.endswith(("ed", "ing", "ly")) and _WITH_SPACES.search(text, m.end(), m.end() + 80):
+        return m.end()  # "marmalade sandwich, with the space": the words are the passphrase
     return end
+
+
+# a passphrase said to hold spaces: "with the space", "spaces included", "(litere mici, cu spații)"
+_WITH_SPACES = re.compile(r"(?<![^\W\d_])(?:with[ \t]+(?:the[ \t]+|a[ \t]+)?spaces?|spaces?[ \t]+included"
+                          r"|including[ \t]+the[ \t]+spaces?|cu[ \t]+spa(?:ț|t)ii|con[ \t]+(?:los[ \t]+)?espacios?"
+                          r"|avec[ \t]+(?:les[ \t]+)?espaces?|mit[ \t]+leerzeichen"
+                          r"|com[ \t]+(?:os[ \t]+)?espa(?:ç|c)os?|con[ \t]+gli[ \t]+spazi|met[ \t]+spaties?|ze[ \t]+spacjami"
+                          r"|s[ \t]+mezerami)"
+                          r"(?![^\W\d_])", re.I)
 
 
 _GREEK_CODE = re.compile(r"κωδικ(?:ός|ό|ού|οί)(?![ \t]+πρόσβασης)", re.I)

@@ -189,9 +189,14 @@ def _unquoted(text: str) -> str:
         return text
 
 
+# a word written a letter at a time with dots between ("a.s.s.i.s.t.a.n.t"); read whole when a text has several
+_DOTTED_WORD = re.compile(r"(?<![\w.\u00b7])(?:[^\W\d_][.\u00b7]){1,20}[^\W\d_](?![\w.\u00b7]|\.\w)")
+
+
 def normalize(text: str) -> str:
     """Text as the screen reads it: entities decoded (twice, for `&amp;nbsp;`), quoted-printable and JSON's `\\u` escapes
-    decoded, markup stripped to its words, letters folded (`fold_letters`), curly quotes straight, a word hyphenated
+    decoded, markup stripped to its words, letters folded (`fold_letters`), words spelt a letter at a time with dots
+    between read whole, curly quotes straight, a word hyphenated
     across a line break joined ("pro-\ncessing", as text extracted from a PDF has it), runs of spaces as one (line breaks
     kept)."""
     text = html.unescape(html.unescape(text)) if "&" in text else text
@@ -200,6 +205,8 @@ def normalize(text: str) -> str:
     if "\\u" in text and len(_ESCAPED.findall(text)) >= 3:  # JSON's "\u0041\u006c...": the letters it escapes
         text = _ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), text)
     text = fold_letters(text)
+    if "." in text and len(dotted := _DOTTED_WORD.findall(text)) >= 3 and sum(len(w) >= 5 for w in dotted) >= 2:
+        text = _DOTTED_WORD.sub(lambda m: re.sub(r"[.\u00b7]", "", m.group()), text)  # "y.o.u.r a.s.s.i.s.t.a.n.t p.a.y.s"
     if "<" in text or "[" in text or "---" in text or "+++" in text or "*" in text or "_" in text or "~~" in text:
         text = strip_markup(text)
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')

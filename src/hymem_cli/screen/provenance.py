@@ -468,21 +468,24 @@ def _shifted(text: str) -> list[str]:
 
 def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tuple[str, str] | None], user: str | None,
                     context: list[Message] | None = None) -> str | None:
-    """Why a fact that names an address (a domain, an e-mail) is refused when the text it comes from tells the agent
+    """Why a fact that names an address (a domain, an e-mail, a number to pay into or call) is refused when the text it comes from tells the agent
     what to do and names that address too: someone else's message, or foreign text in the user's own (a quoted mail, a
     tool's output). Read whole, so a fact the writer derives from the order ("Alex's fares are paid at X") is refused
     with it, however the order was split into sentences or disguised; or None. The user's own words push nothing."""
-    addresses = {a.casefold() for a in _ADDRESS.findall(fact[:2000])}
+    addresses = {a.casefold() for a in _ADDRESS.findall(fact[:2000])} | _numbers(fact[:2000])
     if not addresses or len(message.text) > _LONGEST_READ:
         return None
     from hymem_cli.screen.normalize import normalize
     from hymem_cli.screen.structure import OUTBOUND as outbound
 
+    def names(text: str, address: str) -> bool:
+        return address in re.sub(r"\D", "", text) if address.isdigit() else address in normalize(text).casefold()
+
     own = own_voice(message, user)
     stretches = [message.text[a:b] for a, b, _ in regions(message)] if own else [message.text]
     for stretch in stretches:
         read = normalize(stretch)
-        named = [a for a in addresses if a in read.casefold()]
+        named = [a for a in addresses if names(stretch, a)]
         if not named:
             continue
         if hit := find(stretch, False):
@@ -492,9 +495,9 @@ def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tup
         if skips_the_user(read, user):
             return f"its source holds an instruction to the agent: {named[0]} acted on without asking {user}"
         # the lines that name the address, whole and sentence by sentence: an order is not diluted by the talk around it
-        lines = [line for line in stretch.split("\n") if any(a in normalize(line).casefold() for a in named)]
+        lines = [line for line in stretch.split("\n") if any(names(line, a) for a in named)]
         parts = lines + [part for line in lines for part in re.split(r"(?<=[.!?])\s+", line)
-                         if part != line and any(a in normalize(part).casefold() for a in named)]
+                         if part != line and any(names(part, a) for a in named)]
         if any(reads_as_directive(part, user) for part in parts):
             return f"its source holds an instruction to the agent about {named[0]} (it reads as one, by meaning)"
         if not own and _names_the_agent(stretch, message, context, user):
@@ -524,9 +527,19 @@ def concerns_the_user(fact: str, user: str | None) -> bool:
             or re.search(rf"(?<![^\W\d_]){re.escape(user.strip())}(?![^\W\d_])", fact, re.I) is not None)
 
 
+# A number to pay into or call: an account, a phone, a wallet's number ("012-739 4862", "+60 12 739 4862", "58814027")
+_NUMBER = re.compile(r"(?<![\w.])\+?\d[\d \-.()/]{5,24}\d(?![\w])")
+
+
+def _numbers(text: str) -> set[str]:
+    """The digits of every number of seven digits or more in `text` (a date or a sum has fewer, or signs a number lacks)."""
+    return {digits for m in _NUMBER.finditer(text) if len(digits := re.sub(r"\D", "", m.group())) >= 7}
+
+
 # The agent's name in the words and scripts of other languages, "assistant" written as it sounds among them
-_AGENT_ABROAD = re.compile(r"(?<![^\W\d_])(?:ai|a\.i\.|assistants?|assistente|asistente|assistant[ea]?|assistent|asystent\w{0,3}|asisten|"
-                           r"asistan\w{0,3}|msaidizi|tro\s?ly|trợ\s?lý|agents?|agente|bots?|chat\s?bots?|copilot|ассистент\w{0,3}|"
+_AGENT_ABROAD = re.compile(r"(?<![^\W\d_])(?:ai|a\.i\.|assistants?|assistente|asistente|assistant[ea]?|assistent\w{0,3}|asystent\w{0,3}|"
+                           r"asistent\w{0,4}|asisten|asszisztens\w{0,4}|avustaja\w{0,6}|pembantu|umsizi|asistan\w{0,3}|msaidizi|"
+                           r"tro\s?ly|trợ\s?lý|agents?|agente|bots?|chat\s?bots?|copilot|ассистент\w{0,3}|"
                            r"асистент\w{0,3}|помощник\w{0,3}|βοηθός)(?![^\W\d_])"
                            r"|اسسٹنٹ|دستیار|مساعد|असिस्टेंट|सहायक|অ্যাসিস্ট্যান্ট|সহকারী|உதவியாளர்|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|비서", re.I)
 

@@ -242,6 +242,8 @@ def _iban_span(text: str) -> int | None:
         if ch != " ":
             compact += ch
             ends.append(pos + 1)
+    if compact[:2] == "RF":
+        return None  # a structured creditor reference (ISO 11649): the same check, no account behind it
     want = _IBAN_LENGTHS.get(compact[:2])
     lengths = [want] if want else range(min(len(compact), 34), 14, -1)
     for n in lengths:
@@ -339,7 +341,7 @@ def _password_value(value: str) -> bool:
         return inner != "" and not inner.startswith("[REDACTED") and not _masked(inner) and not _reference(inner)
     if _reference(value):
         return False
-    if value.startswith(("<", "{{", "%(")) and value.rstrip(".,;:!?").endswith((">", "}}", ")s")):
+    if value.startswith("<%") or value.startswith(("<", "{{", "%(")) and value.rstrip(".,;:!?").endswith((">", "}}", ")s")):
         return False  # a placeholder: "<password>", "{{ db_pass }}", "%(password)s"
     word = value.lstrip("(").rstrip(".,;:!?)]}")  # "(see vault)" is read as "see"
     if _elided(value) or _a_call(value):
@@ -491,7 +493,8 @@ _CHECKS: dict[str, Callable[[str], bool]] = {
     "token": lambda v: _looks_random(v) and not _BECH32_ADDRESS.fullmatch(v),
     "aws-access-key": lambda v: not v.endswith("EXAMPLE"),  # AWS's documented example key, AKIAIOSFODNN7EXAMPLE
     "kubeadm-token": lambda v: re.search(r"\d", v) is not None and re.search(r"[a-z]", v.split(".")[1]) is not None,
-    "url-credentials": lambda v: not v.startswith("[REDACTED") and not _reference(v) and not re.fullmatch(r"<[^<>]{1,40}>|\*+|x{3,}", v, re.I),
+    "url-credentials": lambda v: not v.startswith("[REDACTED") and not _reference(v)
+    and not re.fullmatch(r"<[^<>]{1,40}>|\*+|x{3,}|(?-i:(?:YOUR_?)?(?:PASSWORD|PASS|PASSWD|PWD|SECRET|TOKEN))", v, re.I),
 }
 
 
@@ -562,7 +565,8 @@ _MISREAD_CARD = re.compile(r"(?<![\w])[\dOolI|]{4}(?:[ \-][\dOolI|]{4}){3}(?![\w
 # A value public by design wherever it stands: a Mapbox public token ("pk.eyJ...", the secret ones are "sk."),
 # and a PostHog project key ("phc_..."), an age recipient ("age1...", its secret is "AGE-SECRET-KEY-1...")
 _PUBLIC_VALUE = re.compile(r"(?<![\w.])pk\.eyJ[\w\-]{10,}\.[\w\-]{10,}|(?<!\w)phc_[A-Za-z0-9]{30,60}(?!\w)|(?<!\w)age1[02-9ac-hj-np-z]{58}(?!\w)"
-                           r"|(?<![\w-])(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d{3}|sk-ssh-ed25519@openssh\.com)[ \t]+AAAA[A-Za-z0-9+/]{40,}={0,2}")
+                           r"|(?<![\w-])(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d{3}|sk-ssh-ed25519@openssh\.com)[ \t]+AAAA[A-Za-z0-9+/]{40,}={0,2}"
+                           r"|(?<![\w])0x[0-9a-fA-F]{40}(?![0-9a-fA-F])")  # an Ethereum address: public
 # A password word said to be missing: "no password, just accept the terms", "χωρίς κωδικό — απλώς ..."
 _NO_PASSWORD = re.compile(r"(?<![^\W\d_])(?:without|no|sans|sin|ohne|kein|keine|keinen|senza|sem|zonder|geen|bez|без|χωρίς|χωρις"
                           r"|utan|uden|uten|ilman|tanpa|nie\s+ma|nincs)\s+(?:a\s+|any\s+|the\s+)?[^\s:]{3,40}[\s:—–\-]{1,4}\Z", re.I)
@@ -817,6 +821,8 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
                 continue
             if kind in ("password", "password-field") and _a_variable(text, value):
                 continue
+            if kind == "login-pair" and re.search(r":\d{2,5}[ \t]{0,2}/[ \t]{0,2}\Z", text[max(0, start - 12):start]):
+                continue  # "HOST:5432/DBNAME": a port and a database, not a login and its password
             if kind == "token" and (_DATA_OR_DIGEST.search(text, max(0, start - 36), start) or _SRI_HASH.match(value)
                                     or _CONTENT_ID.match(value.rsplit("/", 1)[-1])
                                     or _PUBLIC_BY_DESIGN.search(text, max(0, start - 200), min(len(text), end + 60))

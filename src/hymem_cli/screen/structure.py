@@ -342,7 +342,10 @@ _BOUNDED = re.compile(
     r"|\b(?:to|at)\s+(?:my|his|her|their)\s+own\b|\b(?:to|at)\s+my\s+(?:[^\W\d_]+\s+){0,2}(?:address|inbox|e-?mail|account)\b"
     # shared with one of their own, or with an exception: "with his wife Lisandra", "... but not new apps"
     r"|\bwith\s+(?:my|his|her|their)\s+(?:wife|husband|partner|mum|mom|mother|dad|father|sister|brother|son|daughter|parents|family"
-    r"|accountant|doctor|colleague)\b|\bbut\s+not\b|\bexcept\s+(?:for\s+)?\w",
+    r"|accountant|doctor|colleague)\b|\bbut\s+not\b|\bexcept\s+(?:for\s+)?\w"
+    # the same exception in other languages: "però no aquelles ...", "pero no", "mais pas", "aber nicht", "ale nie", "dar nu"
+    r"|\b(?:per(?:ò|o)|pero|mas|ma|aber|maar|ale|dar|men|mutta|de)\s+(?:no|n(?:ã|a)o|non|pas|nicht|niet|nie|ne|nu|inte|ikke|ei)\b"
+    r"|\b(?:sauf|excepto|salvo|tranne|au(?:ß|ss)er|behalve|opr(?:ó|o)cz|krom(?:ě|e)|cu\s+excep(?:ț|t)ia)\b",
     re.I,
 )
 _PROMOTES_RX = re.compile(_PROMOTES, re.I)

@@ -27,7 +27,7 @@ _QUOTE = "[\"'‘’“”`]?"  # a list in code: ['beyond', 'special', ...]
 _WORD = rf"(?:\(?\d{{1,2}}(?:[.):\-,;][ \t]{{0,3}}|[ \t]{{1,3}}))?{_QUOTE}{_LETTERS}{{1,12}}{_QUOTE}(?![^\W\d_])"  # "1,illness" in a CSV
 # "gravity-machine-...", "legal|winner|...", "legal.winner...", "letter/advice/..." too; Japanese lists use U+3000; two
 # columns ("1. legal      13. winner", " 1 legal    9 winner", "1-legal   13-winner") are up to 24 spaces apart ("..., act and bind")
-_SEP = r"(?:[ \t\u3000]{0,3}[,;|/、，][ \t\u3000]{0,3}(?:\r?\n[ \t]{0,3})?|[ \t]{0,24}\r?\n[ \t]{0,3}|[ \t\u3000]{1,24}|[-_.])"
+_SEP = r"(?:[ \t\u3000]{0,3}[,;|/、，][ \t\u3000]{0,3}(?:\r?\n[ \t]{0,3})?|[ \t]{0,24}\r?\n[ \t]{0,12}|[ \t\u3000]{1,24}|[-_.])"
 _RUN = re.compile(rf"(?<![^\W_]){_WORD}(?:{_SEP}{_WORD}){{11,47}}")
 _WALLET_WORDS = re.compile(
     r"\b(?:seed|mnemonic|recovery|wallet|metamask|ledger|trezor|bip-?39|secret[ \t]+phrase|backup[ \t]+(?:phrase|words)"
@@ -103,6 +103,8 @@ def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
     yield from _bit_rows(text)
     if "|" in text:  # a table's bars read as spaces, the same length: "| 1 | glimpse |" is "1 glimpse"
         text = text.replace("|", " ")
+    if _RANGE_LABEL.search(text):  # " 7–12  hello zoo ...": a line's range of word numbers read as spaces
+        text = _RANGE_LABEL.sub(lambda m: " " * len(m.group()), text)
     for run in _RUN.finditer(text):
         words = [(m.start(), m.end(), _key(m.group())) for m in re.finditer(rf"{_LETTERS}+", run.group())]
         if len(words) > 2 and words[-2][2] == "and":  # "..., act and bind": the last word follows "and"
@@ -119,6 +121,7 @@ def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
                 yield ("seed-phrase", start, end)
 
 
+_RANGE_LABEL = re.compile(r"(?m)^[ \t]*\d{1,2}[ \t]*[\-\u2013\u2014][ \t]*\d{1,2}[ \t]*[:.)]?[ \t]+(?=[^\W\d_])")
 _NAMES_THE_LIST = re.compile(r"\b(?:word\s?list|list|english\.txt|alphabetical|dictionary)\b", re.I)
 
 
