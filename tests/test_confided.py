@@ -629,3 +629,25 @@ def test_twenty_seventh_round_forms_are_redacted(text, secret):
 ])
 def test_twenty_seventh_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("wifi is upstairs, password is our road and the flat number, so Heathfield9 with a capital H", "Heathfield9"),
+    ("La contraseña del banco es el nombre del gato y su año, o sea Michi2019, con M mayúscula.", "Michi2019"),
+    ("Wi-Fi : Chez Nous — clé : croissant du dimanche (tout en minuscules, avec les espaces).", "croissant du dimanche"),
+    (">>> bikes[['rider', 'combo']]\n      rider     combo\n0   A. Khan  12-40-31\n1   B. Lund  07-19-44", "07-19-44"),
+    ("card for the ink:\n5425-2334-\n3010-9903\nexp 04/28", "3010-9903"),
+    ("OCR of the card:\nVISA 4111 1111 1111 1111 VALID THRU 02/30\n---\nAUTHORISED SIGNATURE   284", "284"),
+    ("Bitwarden — two-step login recovery code\nQX7NW2PLMB4KZ9RTVY6HC3DJ8FGA5SUE", "QX7NW2PLMB4KZ9RTVY6HC3DJ8FGA5SUE"),
+])
+def test_twenty_eighth_round_forms_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "export DATABASE_URL=postgres://$DB_USER:$DB_PASS@localhost:5432/shop",
+    "# .env.example\nSTRIPE_SECRET_KEY=sk_live_xxxxxxxxxxxxxxxxxxxxxxxx\nDATABASE_URL=postgres://user:password@localhost:5432/app",
+    "so the plan is simple, so Room101 it is for the meeting",
+])
+def test_twenty_eighth_round_look_alikes_are_kept(text):
+    assert_kept(text)

@@ -493,7 +493,7 @@ KIND_SAMPLES = {
     "github-token": "ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zB9cD1fG3hJ5",
     "gitlab-token": "glpat-Ab3dE5gH7jK9mN1pQ3sT",
     "slack-token": "xoxb-1234567890-abcdefABCDEF",
-    "slack-webhook": "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+    "slack-webhook": "https://hooks.slack.com/services/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",
     "google-api-key": "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
     "google-oauth-token": "ya29.a0AfH6SMBx3dE5gH7jK9mN1pQ3sT",
     "huggingface-token": "hf_aB3dE5gH7jK9mN1pQ3sT5vX7zB9cD1fG3h",

@@ -457,6 +457,7 @@ _THREE_OR_FOUR = (rf"(?<![\d/.\-])(\d{{3,4}})(?![\d/\-]|[.,]\d)"
                   rf"|(?<![^\W\d_])((?:{_NUMBER_WORD}[ \t,\-]{{1,3}}){{2,3}}{_NUMBER_WORD})(?![^\W\d_])")
 _ON_THE_BACK = re.compile(rf"(?:{_THREE_OR_FOUR})[ \t]{{1,3}}(?:on|at)[ \t]+the[ \t]+back"
                           r"|(?<![^\W\d_])(?:on[ \t]+the[ \t]+(?:back|front)|the[ \t]+back[ \t]+(?:is|says|reads)"
+                          r"|signature(?:[ \t]+(?:strip|panel))?"
                           r"|achterop|au[ \t]+dos|hinten(?:[ \t]+drauf)?|on[ \t]+back|sul[ \t]+retro"
                           rf"|en[ \t]+el[ \t]+reverso|atr(?:á|a)s|no[ \t]+verso)(?![^\W\d_])[^\d\n]{{0,16}}?(?:{_THREE_OR_FOUR})"
                           # Chinese and Japanese: "背面三位是五零三" (read as digits: "背面3位是503"), "裏面の3桁は 503"

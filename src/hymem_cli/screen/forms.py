@@ -462,7 +462,8 @@ _CREDENTIAL_HEADERS = frozenset(
     "credential credentials creds zugangsdaten anmeldedaten identifiants credenciales credenciais credenziali inloggegevens".split()
 )
 _USER_AND_SECRET = re.compile(r"[^\s/:]{1,64}[ \t]{0,2}[/:][ \t]{0,2}(\S{3,128})")
-_PIN_HEADERS = frozenset("pin pins".split())  # "pin" is also a connector's pin: its cells must be 4-8 digits
+_PIN_HEADERS = frozenset("pin pins combo combination combinations kombination combinaison combinación combinazione"
+                         .split())  # "pin" is also a connector's pin: its cells must be 4-8 digits
 _HEADER_NOT_SECRET = frozenset(
     """changed set updated reset expires expiry expired length policy age last date hint hints strength required status
     manager rotated rotation type count field column name names id ids set? changed? rules location where stored vault kept""".split()
@@ -500,7 +501,7 @@ _CODES_HEADING = re.compile(
 )
 # a code: a run with a digit, or groups joined by hyphens ("kx7m-2pqa", "abcde-12345"), or digit groups ("4827 1934")
 _CODE_PIECE = re.compile(
-    r"(?<![\w\-])(?:\d{3,10}(?: \d{3,10}){1,3}|(?=[A-Za-z0-9\-]{0,90}\d)[A-Za-z0-9]{3,20}(?:-[A-Za-z0-9]{2,10}){0,7}"
+    r"(?<![\w\-])(?:\d{3,10}(?: \d{3,10}){1,3}|(?=[A-Za-z0-9\-]{0,90}\d)[A-Za-z0-9]{3,40}(?:-[A-Za-z0-9]{2,10}){0,7}"
     r"|[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){1,3})(?![\w\-])"
 )
 _ANY_CODES_WORD = re.compile(
@@ -785,6 +786,10 @@ _TYPING_NOTE = (
 )
 _TYPED_AS_NOTED = re.compile(r"(?:^|(?<=[\s:=]))(" + _QUOTED + r"|[^\s,;:()\"'“”«»„‚‘’]{3,64})[ \t]{0,2}(?:[,(—–]|[ \t]-)[ \t]{0,3}(?:"
                              + _TYPING_NOTE + r")(?![^\W\d_])", re.I)
+# a password described, then given after "so", "i.e.", "o sea", "c'est-à-dire" ...: letters and digits, or a sign
+_NAMELY_VALUE = re.compile(r"(?<![^\W\d_])(?:so|i\.e\.|ie|that[ \t]+is|namely|o[ \t]+sea|es[ \t]+decir|c'est-(?:à|a)-dire|donc|also"
+                           r"|d\.[ \t]?h\.|cio(?:è|e)|ossia|ou[ \t]+seja|czyli|dus|yani|tức[ \t]+là)[,:]?[ \t]+"
+                           r"((?=[^\s,;]{0,39}\d)(?=[^\s,;]{0,39}[^\W\d_])[^\s,;.!?]{4,40})(?![^\s,;.!?])", re.I)
 # words of a note on how a value is typed ("no capitals, with the space"), not a value
 _HOW_TYPED = frozenset("capitals capital caps lowercase uppercase spaces space letters digits".split())
 # words that begin a clause about a password, not a value: "this is the password", "the old one is the password"
@@ -878,6 +883,9 @@ def _in_a_password_sentence(text: str) -> Iterator[Span]:
                     yield ("password", at + m.start(1), at + m.end(1))
         for m in _TURKISH_VALUE.finditer(sentence):
             yield ("password", at + m.start(1), at + m.end(1))
+        for m in _NAMELY_VALUE.finditer(sentence):  # "our street name and the house number, so Larkspur27"
+            if _PASSWORD_OR_CODE.search(sentence, 0, m.start()):
+                yield ("password", at + m.start(1), at + m.end(1))
 
 
 def _html_table_values(text: str) -> Iterator[Span]:
@@ -992,7 +1000,7 @@ def _value_span(m: re.Match, text: str) -> tuple[int, int]:
 # More words of a passphrase after its first: "Copper Kettle Rain 19", "orchid harbor 41" (the same case each, a number last
 # or three Title-case words or more), up to the end of the clause
 _MORE_WORDS = re.compile(
-    r"((?:[ \t][A-Z][a-z]{1,15}){1,5}(?:[ \t]\d{1,6})?|(?:[ \t][a-z]{2,15}){1,4}(?:[ \t]\d{1,6})?)(?=[ \t]{0,2}(?:[.,;:!?()\]»]|$))",
+    r"((?:[ \t][A-Z][a-z]{1,15}){1,5}(?:[ \t]\d{1,6})?|(?:[ \t][^\W\d_A-Z]{2,15}){1,4}(?:[ \t]\d{1,6})?)(?=[ \t]{0,2}(?:[.,;:!?()\]»]|$))",
     re.M,
 )
 
@@ -1347,7 +1355,7 @@ _HEADER_WORD = re.compile(
     r"|sandi|kh(?:ẩ|a)u|비번|암호|口令"
     r"|secr|segre|sekret|hemlig|hemmelig|salaisuus|titok|секрет|μυστικ|סוד|سر|सीक्रेट|ความลับ|秘密|シークレット|rahasia"
     r"|parol|laluan|siri|contrasenya|κωδικ|συνθηματ|סיסמ|كلمة|पासवर्ड|รหัสผ่าน|wi-?fi|wlan|wpa|router|r[ée]seau|netz|netwerk|sieci|сети"
-    r"|code|magic|word|slapta|cyfrinair|lozink|geslo|лозинк|fjal|lykilor|pasahitz|contrasinal|wagwoord|პაროლ",
+    r"|code|combo|combina|kombina|magic|word|slapta|cyfrinair|lozink|geslo|лозинк|fjal|lykilor|pasahitz|contrasinal|wagwoord|პაროლ",
     re.I,
 )
 

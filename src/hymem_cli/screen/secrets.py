@@ -494,7 +494,8 @@ _CHECKS: dict[str, Callable[[str], bool]] = {
     "aws-access-key": lambda v: not v.endswith("EXAMPLE"),  # AWS's documented example key, AKIAIOSFODNN7EXAMPLE
     "kubeadm-token": lambda v: re.search(r"\d", v) is not None and re.search(r"[a-z]", v.split(".")[1]) is not None,
     "url-credentials": lambda v: not v.startswith("[REDACTED") and not _reference(v)
-    and not re.fullmatch(r"<[^<>]{1,40}>|\*+|x{3,}|(?-i:(?:YOUR_?)?(?:PASSWORD|PASS|PASSWD|PWD|SECRET|TOKEN))", v, re.I),
+    and not re.fullmatch(r"<[^<>]{1,40}>|\*+|x{3,}|(?:your_?)?(?:password|pass|passwd|pwd|secret|token)|changeme|\$[A-Za-z_]\w{0,40}|%[A-Za-z_]\w{0,40}%",
+                         v, re.I),
 }
 
 
@@ -567,6 +568,7 @@ _MISREAD_CARD = re.compile(r"(?<![\w])[\dOolI|]{4}(?:[ \-][\dOolI|]{4}){3}(?![\w
 _PUBLIC_VALUE = re.compile(r"(?<![\w.])pk\.eyJ[\w\-]{10,}\.[\w\-]{10,}|(?<!\w)phc_[A-Za-z0-9]{30,60}(?!\w)|(?<!\w)age1[02-9ac-hj-np-z]{58}(?!\w)"
                            r"|(?<![\w-])(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d{3}|sk-ssh-ed25519@openssh\.com)[ \t]+AAAA[A-Za-z0-9+/]{40,}={0,2}"
                            r"|(?<![\w])0x[0-9a-fA-F]{40}(?![0-9a-fA-F])")  # an Ethereum address: public
+_MASKED_RUN = re.compile(r"[xX]{8,}|\*{6,}|\u2022{6,}")  # "sk_live_xxxxxxxxxxxxxxxx": a value masked or left to fill in
 # A password word said to be missing: "no password, just accept the terms", "χωρίς κωδικό — απλώς ..."
 _NO_PASSWORD = re.compile(r"(?<![^\W\d_])(?:without|no|sans|sin|ohne|kein|keine|keinen|senza|sem|zonder|geen|bez|без|χωρίς|χωρις"
                           r"|utan|uden|uten|ilman|tanpa|nie\s+ma|nincs)\s+(?:a\s+|any\s+|the\s+)?[^\s:]{3,40}[\s:—–\-]{1,4}\Z", re.I)
@@ -582,6 +584,8 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
     found += [span for span in [*sql_values(text), *_named_elsewhere(text), *card_in_fields(text)] if span not in found]
     if _CUE_TIMING.search(text):
         found += [span for span in _read_without(text, (_CUE_TIMING, _CUE_VOICE)) if span not in found]
+    if _DASH_AT_LINE_END.search(text):  # "4277-3920-\n4758-6416": digit groups carried over a line break
+        found += [span for span in _read_without(text, (_DASH_AT_LINE_END,)) if span not in found]
     if len(_CHAT_PREFIX.findall(text)) >= 2:
         found += [span for span in _read_without(text, (_CHAT_PREFIX,)) if span not in found]
     found += [span for span in coordinate_card(text) if span not in found]
@@ -590,7 +594,7 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
         found += [span for span in _read_as_digits(text) if span[0] in _NUMBER_KINDS and span not in found]
     public = [m.span() for m in _PUBLIC_VALUE.finditer(text)]
     return [(kind, s, e) for kind, s, e in found
-            if not any(a <= s and e <= b for a, b in public)
+            if not any(a <= s and e <= b for a, b in public) and not _MASKED_RUN.search(text, s, e)
             and not (kind in _VALUE_KINDS | {"password-said", "password-made"} and _NO_PASSWORD.search(text, max(0, s - 40), s))]
 
 
@@ -599,6 +603,7 @@ _CUE_TIMING = re.compile(r"(?m)^[ \t]*(?:\d+[ \t]*\n[ \t]*)?(?:\d{1,2}:)?\d{2}:\
 _CUE_VOICE = re.compile(r"</?(?:v|c|i|b|u|lang)(?:[ .][^>\n]{0,60})?>")
 
 
+_DASH_AT_LINE_END = re.compile(r"(?<=\d-)[ \t]*\n[ \t]*(?=\d)")
 # A chat export's line heads ("[WhatsApp 20:41] Abuelo Ramón: "): a seed sent six words a message is read as one run
 _CHAT_PREFIX = re.compile(r"(?m)^[ \t]*\[[^\]\n]{1,40}\][ \t]*[^:\n\[\]]{1,40}:[ \t]*")
 
@@ -730,9 +735,14 @@ _ENTRY_CODE = re.compile(r"(?i:\b(?:digicode|door[ \t]?code|gate[ \t]?code|entry
                          r"(?=[0-9#*]{0,7}[A-Z])[A-Z0-9#*]{4,8})(?![\w-])")
 
 
+# A network's key after its name: "Wi-Fi : Maison — clé : tartine au beurre salé (en minuscules ...)"
+_WIFI_KEY = re.compile(r"(?i:\b(?:wi-?fi|wlan|r(?:é|e)seau|red|rede|netz)\b)[^\n]{0,60}?(?i:\b(?:cl(?:é|e)|key|clave|chave|schl(?:ü|u)ssel)\b)"
+                       r"[ \t]*[:=][ \t]*([^\s(;,\[][^\n(;,\[]{2,62}?)(?=[ \t]*(?:\(|[;,.]|$))", re.M)
+
+
 def _named_elsewhere(text: str) -> list[tuple[str, int, int]]:
     spans = []
-    for rx in (_NAMED_ELEMENT, _LDIF_BASE64, _DOT_LEADERS, _FTP_PASS, _NETSH_KEY, _LOGIN_CALL, _WIFI_SLASH, _ENTRY_CODE):
+    for rx in (_NAMED_ELEMENT, _LDIF_BASE64, _DOT_LEADERS, _FTP_PASS, _NETSH_KEY, _LOGIN_CALL, _WIFI_SLASH, _ENTRY_CODE, _WIFI_KEY):
         for m in rx.finditer(text):
             g = rx.groups  # the value is the last group
             value = m.group(g)
