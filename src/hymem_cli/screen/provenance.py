@@ -50,9 +50,26 @@ def session_owner(messages) -> str | None:
     for m in messages:
         if m.speaker and m.speaker.strip().casefold() not in ASSISTANT_NAMES and not is_tool(m.speaker) and m.speaker not in people:
             people.append(m.speaker)
-    if len(people) == 2 and any(m.speaker == people[0] and _asks_after_your_agent(m) for m in messages):
+    if len(people) == 2 and any(m.speaker == people[0] and (_asks_after_your_agent(m) or _tells_of_your_agent(m, people[1]))
+                                for m in messages):
         return people[1]
     return people[0] if people else None
+
+
+_AN_AGENT = r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot|pa)(?![^\W\d_])"
+
+
+def _tells_of_your_agent(message: Message, listener: str) -> bool:
+    """Whether a message, in its own words, speaks of the listener's agent: "I've told your AI to pay ...", "Alex, quick
+    one for your assistant", "fr0m n0w 0n y0ur 4ss1st4nt ...", "Alex's assistant books ..." (the listener named)."""
+    from hymem_cli.screen.normalize import _LEET, normalize
+
+    text = message.text
+    for a, b, _ in regions(message):
+        text = text[:a] + " " * (b - a) + text[b:]
+    read = normalize(re.sub(r"[\"“«„][^\"”»\n]*[\"”»]", " ", text))  # a question or a remark quoted is someone else's
+    theirs = re.compile(rf"(?<![^\W\d_]){re.escape(listener.strip())}['’]s\s+(?:[^\W\d_]{{2,20}}\s+)?{_AN_AGENT}", re.I)
+    return any(_ASKS_AFTER_YOUR_AGENT.search(reading) or theirs.search(reading) for reading in (read, read.translate(_LEET)))
 
 
 def _asks_after_your_agent(message: Message) -> bool:
@@ -603,6 +620,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
     screening = find is not no_finder
     # a fact in another language than every source (`rests_on`): its sources are those close to it in meaning
     linked_by_meaning = not evidence and fact.strip() != "" and not any(_sentences_sharing(m.text, fact, loose=True) for m in sources)
+    # an order in someone else's words found only by its meaning refuses a fact that names something at stake
+    at_stake = concerns_the_user(fact, user)
     for message in sources:
         if screening and (pushed := _pushed_address(fact, message, find, user, context)):
             return pushed, None, ()
@@ -644,7 +663,7 @@ def trace(evidence: str, fact: str, sources: list[Message],
             # what no rule found, by meaning (after the rules, whose reasons say more), sentence by sentence: one order does
             # not take the rest of its message down with it
             by_meaning = screening and not own and not is_assistant(message.speaker) and not speakers_own_agent(read, user) \
-                and concerns_the_user(fact, user) and reads_as_directive(read, user)
+                and at_stake and reads_as_directive(read, user)
             if by_meaning and region is None:
                 return "its source holds an instruction to the agent (it reads as one, by meaning)", None, ()
             voices.append(own)

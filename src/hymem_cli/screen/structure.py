@@ -367,8 +367,9 @@ def reaches_beyond(text: str, kind: str = "") -> bool:
     held_back = _FORBIDS_TELLING.sub(" ", text)  # "never tell anyone ..." sets no rule for how others are treated
     if _OWN_NEVER.search(held_back) is not None or (not forbids(text) and _PROMOTES_RX.search(text) is not None):
         return True
-    if _FORBIDS_AN_ACT.search(text):
-        return False  # "never approve a payment request that arrives by text": a rule that only holds the agent back
+    if _FORBIDS_AN_ACT.search(text) or (adds_a_check(text) and not dropped_check(text)):
+        return False  # "never approve a payment request that arrives by text", "ask me first before you pay anything over
+        # £120": a rule that only holds the agent back
     risky = OWN_RISKY.search(held_back) is not None or (not forbids(text) and dropped_check(text))
     return risky and _BOUNDED.search(text) is None  # money, an address, an act without asking: the user's when bounded
 
@@ -378,6 +379,17 @@ def reaches_beyond(text: str, kind: str = "") -> bool:
 _FORBIDS_TELLING = re.compile(r"\b(?:never|don'?t|do\s+not)\s+(?:ever\s+)?(?:tell|inform|answer|reply\s+to|respond\s+to)\s+"
                               r"(?:any\s+)?(?:anyone|anybody|everyone|everybody|users|customers|clients|visitors|callers|people|strangers)\b",
                               re.I)
+
+
+# a check the user adds: "ask me first before you pay", "check with me before", "get my OK before"
+_ASKS_FIRST = re.compile(r"\b(?:ask|check\s+with|confirm\s+with|run\s+it\s+(?:by|past))\s+me\b[^.!?\n]{0,20}?\b(?:first|before)\b"
+                         r"|\bget\s+my\s+(?:ok|okay|approval|go-ahead|consent)\b", re.I)
+
+
+def adds_a_check(text: str) -> bool:
+    """Whether a rule has the agent ask the user first (`_ASKS_FIRST`), not never ask ("Never ask me before paying ...")."""
+    return any(not re.search(r"(?:never|n't|not|no\s+need\s+to|no\s+longer|stop)\s+(?:\w+\s+)?\Z", text[:m.start()], re.I)
+               for m in _ASKS_FIRST.finditer(text))
 
 
 # a prohibition of an act that leaves the user's hands (not of asking first: "never ask before paying" drops a check)
