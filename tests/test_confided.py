@@ -651,3 +651,9 @@ def test_twenty_eighth_round_forms_are_redacted(text, secret):
 ])
 def test_twenty_eighth_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+def test_a_card_keeps_the_short_number_after_it_and_codes_begun_on_their_heading_line_end_at_a_note():
+    assert redacted("card 4000 0000 0000 0002 91 days to go").endswith(" 91 days to go")
+    assert redacted("backup codes: 7h2k\n Alex\n2024-05-01").endswith("\n Alex\n2024-05-01")
+    assert_caught("postgres://app:$A00@db.example.com/app", "$A00")  # a password that starts with "$", not a variable

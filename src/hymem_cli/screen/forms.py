@@ -1205,7 +1205,11 @@ def _odd_cards(text: str) -> Iterator[Span]:
     for m in _ODD_CARD.finditer(text):
         yield ("card-number", *m.span())
     for m in _CARD_WORD_THEN_GROUPS.finditer(text):
-        yield ("card-number", *m.span(1))  # the check of "card-number" (Luhn, a network's length) decides
+        start, end = m.span(1)
+        last = re.search(r"\d+\Z", m.group(1))
+        if last and len(last.group()) <= 2 and luhn(re.sub(r"\D", "", m.group(1)[:last.start()])):
+            end = start + len(m.group(1)[:last.start()].rstrip(" \t.-/\u00a0"))  # "card 4000 0000 0000 0002 91": no card ends in two
+        yield ("card-number", start, end)  # the check of "card-number" (Luhn, a network's length) decides
     for m in _AMEX_CID.finditer(text):
         yield ("card-cvv", *m.span(1))
     for m in _DIGIT_BY_DIGIT.finditer(text):
@@ -1523,7 +1527,11 @@ def _codes_under_heading(text: str) -> Iterator[Span]:
     text = _LINE_NUMBER.sub(lambda m: " " * len(m.group()), text)  # same length: the spans stay where they are
     if _ANY_CODES_WORD.search(text):
         for heading in _CODES_HEADING.finditer(text):
-            yield from _code_lines(text, heading.end() + 1)
+            line_start = text.rfind("\n", 0, heading.end()) + 1
+            after = text[line_start:heading.end()]
+            rest = after.split(":", 1)[1] if ":" in after else ""
+            begun = "[REDACTED:" in rest or any(re.search(r"\d", p.group()) for p in _CODE_PIECE.finditer(rest))
+            yield from _code_lines(text, heading.end() + 1, seen=int(begun))  # "backup codes: aa00" begins the codes itself
     if _ANY_ONCE_WORD.search(text):
         for intro in _CODES_INTRO.finditer(text):
             yield from _code_lines(text, intro.end() + 1)
@@ -1540,8 +1548,8 @@ def _joined(line: str, pieces: list[re.Match[str]]) -> list[tuple[int, int]]:
     return spans
 
 
-def _code_lines(text: str, pos: int) -> Iterator[Span]:
-    blanks, seen, notes = 0, 0, 0
+def _code_lines(text: str, pos: int, seen: int = 0) -> Iterator[Span]:
+    blanks, notes = 0, 0
     while pos < len(text) and seen < 64:
         end = text.find("\n", pos)
         end = len(text) if end < 0 else end

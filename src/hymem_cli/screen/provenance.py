@@ -485,10 +485,12 @@ def _shifted(text: str) -> list[str]:
 
 def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tuple[str, str] | None], user: str | None,
                     context: list[Message] | None = None) -> str | None:
-    """Why a fact that names an address (a domain, an e-mail, a number to pay into or call) is refused when the text it comes from tells the agent
-    what to do and names that address too: someone else's message, or foreign text in the user's own (a quoted mail, a
-    tool's output). Read whole, so a fact the writer derives from the order ("Alex's fares are paid at X") is refused
-    with it, however the order was split into sentences or disguised; or None. The user's own words push nothing."""
+    """Why a fact that names an address (a domain, an e-mail, a number to pay into or call) is refused when the text it
+    comes from tells the agent what to do and names that address too: someone else's message, or foreign text in the
+    user's own (a quoted mail, a tool's output). Read whole, so a fact the writer derives from the order ("Alex's fares
+    are paid at X") is refused with it, however the order was split into sentences or disguised; or None. The user's own
+    words push nothing; someone else's push an address when they speak of the agent beside it, there or in their message
+    just before (`context`)."""
     addresses = {a.casefold() for a in _ADDRESS.findall(fact[:2000])} | _numbers(fact[:2000])
     if not addresses or len(message.text) > _LONGEST_READ:
         return None

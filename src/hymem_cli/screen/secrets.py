@@ -12,7 +12,16 @@ import threading
 from collections.abc import Callable, Iterator
 
 from hymem_cli.screen.confided import codes_after_cards, confided_values
-from hymem_cli.screen.forms import NOT_A_VALUE_ABROAD, OPENING_QUOTES, card_digits, find_forms, spoken_number, unwritten_script, words_after
+from hymem_cli.screen.forms import (
+    _PASSWORD_WORD,
+    NOT_A_VALUE_ABROAD,
+    OPENING_QUOTES,
+    card_digits,
+    find_forms,
+    spoken_number,
+    unwritten_script,
+    words_after,
+)
 from hymem_cli.screen.forms import luhn as _luhn
 from hymem_cli.screen.wallet import find_seed_phrases
 
@@ -494,7 +503,7 @@ _CHECKS: dict[str, Callable[[str], bool]] = {
     "aws-access-key": lambda v: not v.endswith("EXAMPLE"),  # AWS's documented example key, AKIAIOSFODNN7EXAMPLE
     "kubeadm-token": lambda v: re.search(r"\d", v) is not None and re.search(r"[a-z]", v.split(".")[1]) is not None,
     "url-credentials": lambda v: not v.startswith("[REDACTED") and not _reference(v)
-    and not re.fullmatch(r"<[^<>]{1,40}>|\*+|x{3,}|(?:your_?)?(?:password|pass|passwd|pwd|secret|token)|changeme|\$[A-Za-z_]\w{0,40}|%[A-Za-z_]\w{0,40}%",
+    and not re.fullmatch(r"<[^<>]{1,40}>|\*+|x{3,}|(?:your_?)?(?:password|pass|passwd|pwd|secret|token)|changeme|\$\{?(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{3,})\}?|%[A-Za-z_]\w{0,40}%",
                          v, re.I),
 }
 
@@ -669,9 +678,10 @@ def _read_as_digits(text: str) -> list[tuple[str, int, int]]:
 _PIECE_LINE = re.compile(r"[ \t]*([^\s=:/<>#$\[\]`,;|]{3,40})[ \t]*")  # a word, not a setting, a path or markup
 
 
-def split_over_lines(text: str) -> list[tuple[str, int, int]]:
-    from hymem_cli.screen.confided import _CREDENTIAL
+_PASSWORD_LINE = re.compile(rf"{_PASSWORD_WORD}|(?<![^\W\d_])(?:wi-?fi|wlan)(?![^\W\d_])", re.I)
 
+
+def split_over_lines(text: str) -> list[tuple[str, int, int]]:
     if text.count("\n") < 2:
         return []
     lines: list[tuple[int, int]] = []  # each line's start and end, its chat head ("[10:02] Tom: ") left out
@@ -682,8 +692,8 @@ def split_over_lines(text: str) -> list[tuple[str, int, int]]:
         at += len(line) + 1
     found: list[tuple[str, int, int]] = []
     for i, (a, b) in enumerate(lines[:-2]):
-        if not _CREDENTIAL.search(text, a, b) or b - a > 200:
-            continue
+        if not _PASSWORD_LINE.search(text, a, b) or b - a > 200 or re.search(r"\d", text[a:b]):
+            continue  # a line that names a password and gives no value of its own
         pieces = []
         for c, d in lines[i + 1:i + 5]:
             piece = _PIECE_LINE.fullmatch(text, c, d)
