@@ -10,6 +10,7 @@ import math
 import re
 import threading
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 
 from hymem_cli.screen.confided import codes_after_cards, confided_values
 from hymem_cli.screen.forms import (
@@ -991,8 +992,13 @@ _THAN = re.compile(r"[ \t]{1,3}(?:than|als|que|che|dan|daripada|niż|než|чем
 
 def _a_variable(text: str, value: str) -> bool:
     """A name the same code assigns a value to, passed on ("password = getpass(...)" then "connect(password=password)")."""
-    name = value.rstrip(",;)]}")
-    return re.fullmatch(r"[a-z_][a-z0-9_]{0,40}", name) is not None and re.search(rf"(?m)^[ \t]*{name}[ \t]*=[^=]", text) is not None
+    return value.rstrip(",;)]}") in _assigned_names(text)
+
+
+@lru_cache(maxsize=4)
+def _assigned_names(text: str) -> frozenset[str]:
+    """The names a text's lines assign to ("password = ..."), read once per text however many values are checked."""
+    return frozenset(re.findall(r"(?m)^[ \t]*([a-z_][a-z0-9_]{0,40})[ \t]*=(?!=)", text))
 
 
 def _compared(text: str, value: str, end: int) -> bool:
