@@ -657,3 +657,26 @@ def test_a_card_keeps_the_short_number_after_it_and_codes_begun_on_their_heading
     assert redacted("card 4000 0000 0000 0002 91 days to go").endswith(" 91 days to go")
     assert redacted("backup codes: 7h2k\n Alex\n2024-05-01").endswith("\n Alex\n2024-05-01")
     assert_caught("postgres://app:$A00@db.example.com/app", "$A00")  # a password that starts with "$", not a variable
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("Код из СМС только что пришёл: 482 916 — введи побыстрее.", "482 916"),
+    ("the code from the text is 418-227, type it before it expires", "418-227"),
+    ("mã OTP là 550193 nhé", "550193"),
+    ("और अलमारी वाले ताले का कोड 60-14-33 है।", "60-14-33"),
+    ("echo 'Orchid lantern 7 tides' | gpg --batch --yes --passphrase-fd 0 -d backup.tar.gz.gpg", "Orchid lantern 7 tides"),
+    ("echo Tern4Bay | sudo -S apt-get update", "Tern4Bay"),
+])
+def test_twenty_ninth_round_codes_from_a_message_and_passwords_piped_in_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    'echo "$GPG_PASSPHRASE" | gpg --batch --passphrase-fd 0 -d backup.tar.gz.gpg',
+    "echo hello | sudo tee /etc/motd",
+    "the verification code was sent by SMS at 10:42",
+    "Tracking code from the text: 730211458",
+    "the code in the message was from 2024, ignore it",
+])
+def test_twenty_ninth_round_look_alikes_are_kept(text):
+    assert_kept(text)

@@ -240,8 +240,10 @@ _PIN_STATED = re.compile(
     # a word that names only a PIN needs no connector after what it is for: "пин-код от карты 4417", "ПІН-код картки: 3904"
     # (a year after such words is a date: "PIN valid until 2027")
     + r"|" + _PIN_ONLY + r"(?:[ \t]{1,3}[^\W\d_]{2,20}){1,3}?(?:[ \t]{0,3}[:=：#])?[ \t]{1,3}(?!(?:19|20)\d\d(?!\d))" + _pin_value(4)
-    # Hindi puts "is" last: "मेरा एटीएम पिन 3391 है"
-    + r"|पिन(?:[ \t\-]?(?:कोड|नंबर))?[ \t]{1,3}" + _pin_value(7) + r"(?=[ \t]{1,3}है)",
+    # Hindi puts "is" last: "मेरा एटीएम पिन 3391 है", "ताले का कोड 60-14-33 है"
+    + r"|(?:पिन(?:[ \t\-]?(?:कोड|नंबर))?"
+      r"|(?:ताले|ताला|दरवाज़े|दरवाजे|अलार्म|लॉकर|तिजोरी|गेट|सेफ|फ़ोन|फोन|एटीएम|कार्ड)"
+      r"[ \t]{1,3}(?:का|की|के)[ \t]{1,3}कोड)[ \t]{1,3}" + _pin_value(7) + r"(?=[ \t]{1,3}है)",
     re.I,
 )
 
@@ -559,7 +561,7 @@ NOT_A_VALUE_ABROAD = frozenset(
 _CLAUSE_GOES_ON = re.compile(
     r"[ \t]{1,3}(?!(?:for|now|today|yesterday|tomorrow|again|so|and|but|because|since|until|last|this|then|ok|okay)\b)[A-Za-z]"
 )
-_ANY_PIN_WORD = re.compile(r"pin|code|c(?:ó|o)digo|codice|kod|combo|combination|пин|пін|暗証|비밀|पिन|سري|סודי", re.I)
+_ANY_PIN_WORD = re.compile(r"pin|code|c(?:ó|o)digo|codice|kod|combo|combination|пин|пін|暗証|비밀|पिन|कोड|سري|סודי", re.I)
 # A cheap look before the patterns above: plain substrings of the lower-cased text (one fast scan each), not a regex
 # alternation, which tries every word at every position.
 _PASSWORD_HINTS = tuple("""pass pasw pssw psw pw wort contrase senha wacht has heslo jelsz senord kode passord salasana ifre парол 密 口令

@@ -41,6 +41,12 @@ _ABOUT_PASSWORDS = (r"(?:hash|hashing|algorithm|algo|ttl|length|len|min|max|poli
                     r"changed|updated|at|days|count|minutes|seconds|hours|type|mode|format|scheme|version|cost|iterations|store|backend)(?![A-Za-z0-9])")
 
 # kind -> pattern; where a pattern has a group, only that group is the secret (the label stays).
+# What brings a one-time code, and the word for a code, in the languages the screens read
+_ONE_TIME = (r"(?:sms|смс|text(?:ed)?|texto|mensaje|message|verification|verify|one[ \t\-]time|otp|2fa|mfa|подтвержд\w*|проверочн\w*"
+             r"|одноразов\w*|v(?:é|e)rification|verificaci(?:ó|o)n|verifica|best(?:ä|a)tigung\w*|doğrulama|onay|xác[ \t]+(?:thực|nhận)"
+             r"|weryfikac\w*|jednorazow\w*|eenmalig\w*|verificatie|einmal\w*|验证|驗證|認証|인증|सत्यापन|ओटीपी)")
+_A_CODE_WORD = r"(?:codes?|c(?:ó|o)digo|codice|kod[eu]?|k(?:ó|o)d|код\w{0,3}|kode|otp|コード|코드|번호|码|碼|कोड|mã)"
+
 SECRET_PATTERNS: dict[str, re.Pattern] = {
     "private-key": re.compile(
         r"-----BEGIN[A-Za-z0-9 ]{0,40}(?:PRIVATE KEY|[Ss]tatic [Kk]ey)[A-Za-z0-9 ]{0,12}-----"  # a key pair's or OpenVPN's shared key
@@ -118,6 +124,20 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
         r"\bmysql\w{0,6}\b[^\n]{0,120}?[ \t]-p([^\s\"'\-][^\s\"']{2,127})"
         r"|(?:\blogin\b|\bsshpass\b|[ \t]-u[ \t]{1,3}\S{1,64})[^\n]{0,80}?[ \t]-p[ \t]{1,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|[\"']?[^\s\"'\-][^\s\"']{2,127})"
         r"|(?<![\w\-])--pass(?:word|wd)?(?:[ \t]{1,3}|=)([\"']?[^\s\"'\-][^\s\"']{2,127})",
+        re.I,
+    ),
+    # a password piped into the program that asks for it: "echo 'Orchid lantern' | gpg --passphrase-fd 0", "| sudo -S"
+    "password-piped": re.compile(
+        r"\b(?:echo|printf)[ \t]{1,3}(?:-[ne][ \t]{1,3})?(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|[^\s|;&\"']{3,128})[ \t]{0,3}\|[ \t]{0,3}"
+        r"(?:gpg2?\b[^\n|]{0,200}?--passphrase-fd[ \t=]{1,3}0|sudo[ \t]{1,3}(?:-\w+[ \t]{1,3}){0,3}?-S\b|cryptsetup\b|passwd[ \t]{1,3}--stdin"
+        r"|[^\n|]{0,200}?(?:-pass(?:in)?[ \t]{1,3}stdin|--password-stdin|--passphrase-stdin))",
+        re.I,
+    ),
+    # a one-time code a message brought: "Код из СМС только что пришёл: 482 916", "the code from the text is 418-227"
+    "one-time-code": re.compile(
+        r"(?<![^\W\d_])(?:" + _ONE_TIME + r"[^\n.!?\d]{0,30}?" + _A_CODE_WORD + r"|" + _A_CODE_WORD + r"[^\n.!?\d:]{0,50}?" + _ONE_TIME
+        + r"[^\n.!?\d:]{0,40}?)(?![^\W\d_])[ \t]{0,3}(?:[:=：]|—|–|-(?=[ \t])|(?:is|was|est|es|ist|lautet|é|è|là|это|jest|adalah)(?![^\W\d_]))"
+        r"[ \t]{0,3}(?!(?:19|20)\d\d(?!\d))(\d{3}[ \-]\d{3}|\d{4,8})(?![\d\-]?\d)",
         re.I,
     ),
     # a keyword straight before a value that looks like a secret ("with password Blue-Falcon-12", "passcode 482913")
@@ -498,6 +518,7 @@ _CHECKS: dict[str, Callable[[str], bool]] = {
     "secret-token": _short_random,
     "password": _password_value,
     "passphrase": _passphrase,
+    "password-piped": lambda v: not _reference(v.strip("\"'")) and not v.strip("\"'").startswith(("$", "<", "%")),
     "basic-auth": _basic_auth,
     "bearer": _bearer,
     "token": lambda v: _looks_random(v) and not _BECH32_ADDRESS.fullmatch(v),
@@ -510,7 +531,7 @@ _CHECKS: dict[str, Callable[[str], bool]] = {
 
 
 # Kinds whose value may be quoted (the quotes stay) or followed by punctuation (which stays too).
-_VALUE_KINDS = frozenset({"password", "password-field", "secret-field", "password-flag", "password-bare", "key-phrase", "login-pair",
+_VALUE_KINDS = frozenset({"password", "password-piped", "password-field", "secret-field", "password-flag", "password-bare", "key-phrase", "login-pair",
                           "security-answer", "url-secret", "secret-token"})
 
 
@@ -535,6 +556,8 @@ _NEEDS_WORD = {
     "secret-token": ("secret", "token", "key", "auth", "credential", "2fa", "mfa", "otp"), "backup-code": ("code",),
     "passphrase": ("phrase",),
     "aws-secret-key": ("aws",), "bearer": ("bearer",), "basic-auth": ("basic",), "pin": ("pin",),
+    "password-piped": ("echo", "printf"),
+    "one-time-code": ("cod", "kod", "код", "kode", "otp", "コード", "코드", "번호", "码", "碼", "कोड", "mã"),
 }
 
 
