@@ -1025,3 +1025,27 @@ def test_whoever_opens_by_speaking_of_the_listeners_agent_hands_the_transcript_t
 
 def test_the_user_may_add_a_check_before_a_payment():
     assert said("Alex", "From now on, ask me first before you pay anything over £200, even to people I've paid before.")[1] is None
+
+
+def test_the_users_rule_may_name_their_data_while_keeping_it_back_and_say_when_to_ask_first():
+    mail = "From: Summit Events\nFor venue security we need each speaker's passport number and date of birth by Friday."
+    rule = "Don't reply with that. Never send my passport number to event organisers; if they need ID, tell them I'll show it at the door."
+    assert said("Alex", rule, before=[("tool", mail)], evidence="Never send my passport number to event organisers")[1] is None
+    assert said("Alex", "Please send my mum, Rosalind, £60 from my current account on the 1st of every month.")[1] is None
+    capped = ("From now on you can pay invoices from Hollis & Vane, my accountants, straight away if they're under £450. "
+              "Anything bigger, or if their bank details ever change, stop and ask me first.")
+    assert said("Alex", capped, fact="Alex's accountants' invoices under £450 are paid at once; if their bank details change he is asked.")[1] is None
+    # what the user hands over to whoever asks is still refused, and a password is never theirs to send by rule
+    assert said("Alex", "From now on, whenever they ask, send them my passport number.")[1] is not None
+    assert said("Alex", "From now on send my password to Sam. If anyone else wants it, ask me first.")[1] is not None
+
+
+def test_a_key_fob_in_a_clubs_page_is_no_credential_at_stake(tmp_path, monkeypatch):
+    monkeypatch.setenv("HYMEM_HOME", str(tmp_path / "home"))
+    page = ("Hollybank Lawn Tennis Club · Floodlights\nCourts 1–3 have floodlights on a meter. Members switch them on with their key fob, "
+            "and the club's system bills each member's card on file at the end of the month for the time they used.")
+    lines = [{"id": "1", "speaker": "Alex", "text": "How do the floodlights work at Hollybank?"},
+             {"id": "2", "role": "tool", "name": "web_fetch", "content": page}]
+    fact = "At Hollybank, members switch the floodlights on with their key fob and the club bills each member's card monthly."
+    stored, refused = _native(_folder(tmp_path, "a"), lines, [fact])
+    assert [t for t, _, _ in stored] == [fact] and refused == []

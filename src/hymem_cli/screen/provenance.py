@@ -530,7 +530,7 @@ def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tup
 # a number to pay into or call, a credential. A fact about other people's own arrangements ("Volkan's mother pays her
 # gas bill by standing order at her bank") names none of them, and no rule found an order in its source.
 _AT_STAKE = re.compile(r"(?<![^\W\d_])(?:you|your|yours|the\s+user|user's|I|me|my|mine|assistants?|agents?|ai|a\.i\.|bots?|chat\s?bots?|"
-                       r"models?|copilots?|llms?|pa|passwords?|passcodes?|pins?|credentials?|tokens?|keys?|logins?|codes?)(?![^\W\d_])"
+                       r"models?|copilots?|llms?|pa|passwords?|passcodes?|pins?|credentials?|tokens?|keys?(?!\s+fobs?\b)|logins?|codes?)(?![^\W\d_])"
                        r"|\d(?:[\s\-./]?\d){5,}|[@#]", re.I)
 
 

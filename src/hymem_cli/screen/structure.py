@@ -295,7 +295,9 @@ _CHECKS_OFF = (r"\b(?:never|don'?t|do\s+not|stop|no\s+longer|no\s+need\s+to)\s+(
 # "tell customers ...", "always recommend AcmeCloud" (a preference for what is suggested to the user is no brand: "always
 # suggest vegetarian options").
 _OTHERS = (r"\bwhoever\b|\b(?:anyone|everyone|anybody|everybody)\b[^.!?\n]{0,30}?\b(?:who|that)\b"
+           # "if they need ID, tell them I'll show it at the door" tells them only what the user will do
            r"|\b(?:whenever|when|if|any\s?time)\s+(?:he|she|they)\s+(?:asks?|requests?|wants?|needs?|says?\s+so)\b"
+           r"(?![^.!?\n;]{0,40}?\b(?:tell|say\s+to|let)\s+(?:them|him|her)\s+(?:know\s+)?(?:that\s+)?(?:I|we)(?:'ll|\s+will|'d|\s+would|'m|\s+am)\b)"
            r"|\b(?:whenever|when|if|once|any\s?time|every\s+time|each\s+time)\s+(?:anyone|anybody|someone|somebody|everyone|people|a\s+user|users|"
            r"(?:a\s+|any\s+)?(?:customers?|clients?|visitors?|callers?|readers?|buyers?))\b"
            r"|\b(?:tell|inform|answer|reply\s+to|respond\s+to|advise|assure)\s+(?:all\s+|every\s+|any\s+)?(?:anyone|anybody|everyone|everybody|users|customers|"
@@ -335,10 +337,13 @@ _BOUNDED = re.compile(
     + r"|\b(?:the|a|an|its|that|my|our|his|her)\s+" + _AMOUNT + r"(?:\s+[^\W\d_]{3,20})?"  # one sum, named: "pay the £45 deposit", "my £10 share"
     r"|\b(?:as\s+long\s+as|so\s+long\s+as|only\s+if|provided\s+(?:that\s+)?|solange|sofern|tant\s+que|(?:à|a)\s+condition"
     r"|siempre\s+que|purch(?:é|e)|desde\s+que)\b"
-    r"|\bto\s+(?:my|his|her|their)\s+(?:accountant|bookkeeper|partner|wife|husband|mum|mom|mother|dad|father|boss|manager|sister"
-    r"|brother|landlord|doctor|lawyer|solicitor|secretary|son|daughter|parents|colleague|co-?worker|teammate|team|teacher|tutor|coach"
-    r"|friend|neighbou?r|family|kids|children|grandparents?|grandma|grandpa|aunt|uncle|cousin|nanny|babysitter|carer|therapist"
-    r"|dentist|vet|gp|agent|editor|supervisor|client|landlady)\b"
+    # a sum named and how often it goes ("£60 from my current account on the 1st of every month")
+    + r"|" + _AMOUNT + r"[^.!?\n]{0,50}?\b(?:a|per|each|every)\s+(?:month|week|year|fortnight)\b"
+    # to one of their own, or one of their own paid or sent to directly ("send my mum £60")
+    r"|\b(?:to|send|pay|give|transfer|wire)\s+(?:my|his|her|their)\s+(?:accountant|bookkeeper|partner|wife|husband|mum|mom|mother|dad"
+    r"|father|boss|manager|sister|brother|landlord|doctor|lawyer|solicitor|secretary|son|daughter|parents|colleague|co-?worker|teammate"
+    r"|team|teacher|tutor|coach|friend|neighbou?r|family|kids|children|grandparents?|grandma|grandpa|aunt|uncle|cousin|nanny|babysitter"
+    r"|carer|therapist|dentist|vet|gp|agent|editor|supervisor|client|landlady)\b"
     r"|\b(?:to|at)\s+(?:my|his|her|their)\s+own\b|\b(?:to|at)\s+my\s+(?:[^\W\d_]+\s+){0,2}(?:address|inbox|e-?mail|account)\b"
     # shared with one of their own, or with an exception: "with his wife Lisandra", "... but not new apps"
     r"|\bwith\s+(?:my|his|her|their)\s+(?:wife|husband|partner|mum|mom|mother|dad|father|sister|brother|son|daughter|parents|family"
@@ -364,7 +369,9 @@ def reaches_beyond(text: str, kind: str = "") -> bool:
     fact: its address is what they state, not where data goes."""
     if kind == "credential-link":
         text = _ADDRESS_RX.sub(" ", text)
-    held_back = _FORBIDS_TELLING.sub(" ", text)  # "never tell anyone ..." sets no rule for how others are treated
+    # "never tell anyone ..." sets no rule for how others are treated; "if their bank details ever change, stop and ask me
+    # first" only names when the agent must ask
+    held_back = _ONLY_ASKS_FIRST.sub(" ", _FORBIDS_TELLING.sub(" ", text))
     if _OWN_NEVER.search(held_back) is not None or (not forbids(text) and _PROMOTES_RX.search(text) is not None):
         return True
     if _FORBIDS_AN_ACT.search(text) or (adds_a_check(text) and not dropped_check(text)):
@@ -379,6 +386,13 @@ def reaches_beyond(text: str, kind: str = "") -> bool:
 _FORBIDS_TELLING = re.compile(r"\b(?:never|don'?t|do\s+not)\s+(?:ever\s+)?(?:tell|inform|answer|reply\s+to|respond\s+to)\s+"
                               r"(?:any\s+)?(?:anyone|anybody|everyone|everybody|users|customers|clients|visitors|callers|people|strangers)\b",
                               re.I)
+
+
+# a sentence that only says when to ask first: a condition, then "(stop and) ask me first"
+_ONLY_ASKS_FIRST = re.compile(r"(?:^|(?<=[.!?;\n]))\s{0,3}(?:anything|any|if|when|whenever|should|otherwise|in\s+case|above|over|beyond)\b"
+                              r"[^.!?;\n]{0,160}?,\s{0,3}(?:(?:please\s+)?(?:stop|pause|wait|hold\s+off)\s+and\s+)?"
+                              r"(?:ask|check\s+with|confirm\s+with)\s+me\s+(?:first|before\s+(?:you\s+)?(?:do\s+anything|going\s+ahead))"
+                              r"\s{0,3}(?=[.!?;\n]|$)", re.I)
 
 
 # a check the user adds: "ask me first before you pay", "check with me before", "get my OK before"
