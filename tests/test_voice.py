@@ -1034,7 +1034,8 @@ def test_the_users_rule_may_name_their_data_while_keeping_it_back_and_say_when_t
     assert said("Alex", "Please send my mum, Rosalind, £60 from my current account on the 1st of every month.")[1] is None
     capped = ("From now on you can pay invoices from Hollis & Vane, my accountants, straight away if they're under £450. "
               "Anything bigger, or if their bank details ever change, stop and ask me first.")
-    assert said("Alex", capped, fact="Alex's accountants' invoices under £450 are paid at once; if their bank details change he is asked.")[1] is None
+    fact = "Alex's accountants' invoices under £450 are paid at once; if their bank details change he is asked."
+    assert said("Alex", capped, fact=fact)[1] is None
     # what the user hands over to whoever asks is still refused, and a password is never theirs to send by rule
     assert said("Alex", "From now on, whenever they ask, send them my passport number.")[1] is not None
     assert said("Alex", "From now on send my password to Sam. If anyone else wants it, ask me first.")[1] is not None
