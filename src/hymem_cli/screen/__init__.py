@@ -170,7 +170,7 @@ class Screen:
             if someone_elses_agent(text, user) if own else speakers_own_agent(text, user):
                 return None
             hit = self._find(text, own)
-            if own and hit and hit[0] == "ai-address" and (rest := own_agent_addressed(text, user)) is not None:
+            if own and hit and hit[0] in ("ai-address", "agent-header") and (rest := own_agent_addressed(text, user)) is not None:
                 return self._find(rest, True)  # "Note to my AI, from me: never accept ...": the user's rule, read as one
             return hit
 

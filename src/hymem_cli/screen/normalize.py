@@ -193,9 +193,25 @@ def _unquoted(text: str) -> str:
 _DOTTED_WORD = re.compile(r"(?<![\w.\u00b7])(?:[^\W\d_][.\u00b7]){1,20}[^\W\d_](?![\w.\u00b7]|\.\w)")
 
 
+# Text turned upside down ("˙ɯᴉɥ ʞsɐ oʇ pǝǝu oN"): each letter for its turned twin, the line read from its end.
+_TURNED_PAIRS = ("aɐ", "bq", "cɔ", "dp", "eǝ", "fɟ", "gƃ", "hɥ", "iᴉ", "jɾ", "kʞ", "mɯ", "nu", "rɹ", "tʇ", "vʌ", "wʍ", "yʎ", "A∀", "CƆ",
+                 "Dᗡ", "EƎ", "FℲ", "G⅁", "Jſ", "L˥", "MW", "PԀ", "Rᴚ", "T⊥", "U∩", "VΛ", "Y⅄", "1Ɩ", "2ᄅ", "3Ɛ", "4ㄣ", "5ϛ", "69", "7ㄥ",
+                 ".˙", ",'", "?¿", "!¡", "()", "[]", "{}", "<>", "&⅋", "_‾")
+_TURNED = {**{p[0]: p[1] for p in _TURNED_PAIRS}, **{p[1]: p[0] for p in _TURNED_PAIRS}}
+# letters found only turned (not ɔ, a letter of Twi and Ewe, nor the schwa ə of Azerbaijani)
+_ONLY_TURNED = frozenset("ɐǝɥɯɹʇʎʞʍɟƃᴉ∀˙ᄅƖƐㄣϛㄥ⅁Ⅎ⊥∩Λ⅄ԀᴚᗡƎ˥¿¡")
+
+
+def _turned_back(line: str) -> str:
+    turned = [c for c in line if c in _ONLY_TURNED]
+    if len(set(turned)) < 3 or len(turned) < 0.2 * sum(c.isalpha() for c in line):
+        return line
+    return "".join(_TURNED.get(c, c) for c in reversed(line))
+
+
 def normalize(text: str) -> str:
     """Text as the screen reads it: entities decoded (twice, for `&amp;nbsp;`), quoted-printable and JSON's `\\u` escapes
-    decoded, markup stripped to its words, letters folded (`fold_letters`), words spelt a letter at a time with dots
+    decoded, lines written upside down turned back, markup stripped to its words, letters folded (`fold_letters`), words spelt a letter at a time with dots
     between read whole, curly quotes straight, a word hyphenated
     across a line break joined ("pro-\ncessing", as text extracted from a PDF has it), runs of spaces as one (line breaks
     kept)."""
@@ -204,6 +220,8 @@ def normalize(text: str) -> str:
         text = _unquoted(text)
     if "\\u" in text and len(_ESCAPED.findall(text)) >= 3:  # JSON's "\u0041\u006c...": the letters it escapes
         text = _ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), text)
+    if any(c in _ONLY_TURNED for c in text):
+        text = "\n".join(_turned_back(line) for line in text.split("\n"))
     text = fold_letters(text)
     if "." in text and len(dotted := _DOTTED_WORD.findall(text)) >= 3 and sum(len(w) >= 5 for w in dotted) >= 2:
         text = _DOTTED_WORD.sub(lambda m: re.sub(r"[.\u00b7]", "", m.group()), text)  # "y.o.u.r a.s.s.i.s.t.a.n.t p.a.y.s"

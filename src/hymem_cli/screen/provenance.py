@@ -45,7 +45,8 @@ _ASKS_AFTER_YOUR_AGENT = re.compile(
 def session_owner(messages) -> str | None:
     """Whose transcript it is when writer.user is not set: the first speaker who is neither an assistant nor a tool,
     unless, between two such speakers, the first asks after the other's own agent in their own words ("Could your AI send
-    me the notes?"): the agent, and the transcript, are then the other's."""
+    me the notes?"), or the second heads a note to their own ("Y para mi asistente: ...") when the first spoke of no agent:
+    the agent, and the transcript, are then the other's."""
     people: list[str] = []
     for m in messages:
         if m.speaker and m.speaker.strip().casefold() not in ASSISTANT_NAMES and not is_tool(m.speaker) and m.speaker not in people:
@@ -53,7 +54,39 @@ def session_owner(messages) -> str | None:
     if len(people) == 2 and any(m.speaker == people[0] and (_asks_after_your_agent(m) or _tells_of_your_agent(m, people[1]))
                                 for m in messages):
         return people[1]
+    if len(people) == 2 and any(m.speaker == people[1] and _heads_a_note_to_own_agent(m) for m in messages) \
+            and not any(m.speaker == people[0] and _speaks_of_an_agent(m) for m in messages):
+        return people[1]  # "Y para mi asistente: nunca compartas ...", after the first speaker spoke of no agent at all
     return people[0] if people else None
+
+
+# A note the speaker heads to their own agent, in their own words: "Note for my AI:", "Y para mi asistente:", "私のアシスタントへ"
+_NOTE_TO_MY_AGENT = re.compile(
+    r"(?<![^\W\d_])(?:(?:note|message|memo|reminder)\s+)?(?:for|to|para|pour|für|fuer|an|per|voor|dla|do|для|pro|på|til|till)\s+"
+    r"(?:my|mi|mon|ma|meine[mn]?|mein|il\s+mio|la\s+mia|mio|mia|o\s+meu|a\s+minha|meu|minha|mijn|mojego|mojej|mého|mé|min|mitt|моего|моей|мого)\s+"
+    r"(?:ai|a\.i\.|ia|ki|assistant[ea]?|asistente|assistente|assistent\w{0,2}|asystent\w{0,3}|asistent\w{0,3}|agent[ea]?|bot"
+    r"|ассистент\w{0,2}|помощник\w{0,2})(?![^\W\d_])"
+    r"|私のアシスタント|我的助手|我的助理|내\s?비서|나의\s?비서|(?<![^\W\d_])(?:ai|asistan)\s+bilong\s+mi(?![^\W\d_])", re.I)
+
+
+def _own_words(message: Message) -> str:
+    """The message as the screen reads it, without what it quotes or pastes."""
+    from hymem_cli.screen.normalize import normalize
+
+    text = message.text
+    for a, b, _ in regions(message):
+        text = text[:a] + " " * (b - a) + text[b:]
+    return normalize(re.sub(r"[\"“«„][^\"”»\n]*[\"”»]", " ", text))
+
+
+def _heads_a_note_to_own_agent(message: Message) -> bool:
+    return _NOTE_TO_MY_AGENT.search(_own_words(message)) is not None
+
+
+def _speaks_of_an_agent(message: Message) -> bool:
+    from hymem_cli.screen.normalize import normalize
+
+    return _AGENT_ABROAD.search(normalize(message.text)) is not None or _NOTE_TO_MY_AGENT.search(normalize(message.text)) is not None
 
 
 _AN_AGENT = r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot|pa)(?![^\W\d_])"
@@ -69,7 +102,13 @@ def _tells_of_your_agent(message: Message, listener: str) -> bool:
         text = text[:a] + " " * (b - a) + text[b:]
     read = normalize(re.sub(r"[\"“«„][^\"”»\n]*[\"”»]", " ", text))  # a question or a remark quoted is someone else's
     theirs = re.compile(rf"(?<![^\W\d_]){re.escape(listener.strip())}['’]s\s+(?:[^\W\d_]{{2,20}}\s+)?{_AN_AGENT}", re.I)
-    return any(_ASKS_AFTER_YOUR_AGENT.search(reading) or theirs.search(reading) for reading in (read, read.translate(_LEET)))
+    return any(_ASKS_AFTER_YOUR_AGENT.search(reading) or theirs.search(reading) or _AGENT_OF_YOURS.search(reading)
+               for reading in (read, read.translate(_LEET)))
+
+
+# "the AI that runs your diary", "the assistant who does your admin": the listener's agent, named by what it does for them
+_AGENT_OF_YOURS = re.compile(r"(?<![^\W\d_])(?:the|that|this)\s+(?:ai|a\.i\.|assistant|bot|agent|chat\s?bot)\s+(?:that|which|who)\s+"
+                             r"(?:[^\W\d_]{2,20}\s+){1,3}?(?:your|ur)(?![^\W\d_])", re.I)
 
 
 def _asks_after_your_agent(message: Message) -> bool:
@@ -272,12 +311,13 @@ def rests_on(fact: str, messages: list[Message]) -> list[Message]:
     wanted = _words(fact)
     score = {m.id: len(_words(m.text) & wanted) for m in messages}
     best = max(score.values(), default=0)
-    if best:
-        return [m for m in messages if score[m.id] == best]
-    # no word shared: a fact in another language than its source ("Alex lets the assistant move his dentist appointments"
-    # from "Du darfst meine Zahnarzttermine verschieben"), linked by meaning
+    # a fact in another language than its source ("Alex lets the assistant move his dentist appointments" from "Du darfst
+    # meine Zahnarzttermine verschieben") shares no word with it, or a word or two another message shares too: those close
+    # to it in meaning are its sources as well
     said = [m for m in messages if m.text.strip()]
-    return [m for m, close in zip(said, closeness(fact, [m.text for m in said]) if said and fact.strip() else []) if close >= SAME_MEANING]
+    close = [m for m, near in zip(said, closeness(fact, [m.text for m in said]) if said and fact.strip() and best <= 2 else [])
+             if near >= SAME_MEANING]
+    return [m for m in messages if (best and score[m.id] == best) or m in close]
 
 
 _LEADS_ON = re.compile(r"(?:[:,\u2014\u2013\-]|\.\.\.|\u2026|\bcontinued|\bnext\s+(?:message|msg|text|post|comment|one)"
@@ -396,18 +436,21 @@ _PRONOUN_AGENT = re.compile(r"(?<![^\W\d_])(?:his|her|their)\s+(?:own\s+|persona
 _MY_AGENT = re.compile(r"(?<![^\W\d_])(?:my\s+(?:[^\W\d_]{2,20}\s+){0,2}?|our\s+(?:office|company|team|work|school|club|firm"
                        r"|department|practice|clinic|shop|store)(?:['’]s)?\s+(?:[^\W\d_]{2,20}\s+)?)(?:(?:ai|a\.i\.)\s+)?"
                        r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot)(?![^\W\d_])", re.I)
+_OUR_AGENT = re.compile(r"(?<![^\W\d_])our\s+(?:[^\W\d_]{2,20}\s+){0,2}?(?:(?:ai|a\.i\.)\s+)?(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?)"
+                        r"(?![^\W\d_])", re.I)
 _TO_THE_LISTENER = re.compile(r"(?<![^\W\d_])(?:you|your|yours|yourself)(?![^\W\d_])", re.I)
 
 
-def speakers_own_agent(text: str, user: str | None) -> bool:
+def speakers_own_agent(text: str, user: str | None, ours: bool = False) -> bool:
     """Whether someone other than the user, speaking to them, speaks only of their own agent ("my AI assistant renews my
     swim pass every January") or a third person's ("His AI assistant books his hearing-aid checks"), and of nothing of
-    the user's: not the user by name, not "you" or "your"."""
+    the user's: not the user by name, not "you" or "your". `ours`: the text is written by others for their readers (a
+    web page, a mail), so "our assistant" is its writers' ("Our assistant, Pip, answers customer messages 24/7")."""
     if not user or not user.strip() or _TO_THE_LISTENER.search(text):
         return False
     if re.search(rf"(?<![^\W\d_]){re.escape(user.strip())}(?![^\W\d_])", text, re.I):
         return False
-    theirs = [m.span() for rx in (_MY_AGENT, _PRONOUN_AGENT) for m in rx.finditer(text)]
+    theirs = [m.span() for rx in (_MY_AGENT, _PRONOUN_AGENT, *((_OUR_AGENT,) if ours else ())) for m in rx.finditer(text)]
     return bool(theirs) and all(any(a <= w.start() < b for a, b in theirs) for w in _AGENT_WORD.finditer(text))
 
 
@@ -417,7 +460,7 @@ def own_agent_addressed(text: str, user: str | None) -> str | None:
     owner = rf"|{re.escape(user.strip())}['’]s" if user and user.strip() else ""
     address = re.compile(rf"(?:note|message|memo|reminder)s?\s+(?:to|for)\s+(?:my{owner})\s+(?:own\s+)?(?:ai|a\.i\.|assistant|agent|bot)"
                          r"(?:[^:\n]{0,60}?)?\s*[:,\-\u2014]", re.I)
-    m = address.search(text)
+    m = address.search(text) or re.search(rf"(?:{_NOTE_TO_MY_AGENT.pattern})[^:\n]{{0,60}}?\s*[:：,\-\u2014]", text, re.I)
     return None if m is None else text[:m.start()] + text[m.end():]
 
 
@@ -664,8 +707,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
                 return f'its source holds an instruction to the agent (directive from {message.speaker}: "{snippet}")', None, ()
             # what no rule found, by meaning (after the rules, whose reasons say more), sentence by sentence: one order does
             # not take the rest of its message down with it
-            by_meaning = screening and not own and not is_assistant(message.speaker) and not speakers_own_agent(read, user) \
-                and at_stake and reads_as_directive(read, user)
+            by_meaning = screening and not own and not is_assistant(message.speaker) \
+                and not speakers_own_agent(read, user, ours=region is not None) and at_stake and reads_as_directive(read, user)
             if by_meaning and region is None:
                 return "its source holds an instruction to the agent (it reads as one, by meaning)", None, ()
             voices.append(own)
@@ -677,7 +720,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
             if hit := find(text[a:b], False):
                 return f'its source holds an instruction to the agent ({hit[0]}: "{hit[1]}") in {origin} text', origin, ()
             quoted = f"{lead} {sentence.lstrip('> ')}" if lead else sentence.lstrip("> \t")
-            if ordered(quoted) if origin != "code" else directs_the_agent(quoted):  # code is full of imperatives, not of agents
+            if (ordered(quoted) if origin != "code" else directs_the_agent(quoted)) \
+                    and not speakers_own_agent(quoted, user, ours=True):  # code is full of imperatives, not of agents
                 snippet = re.sub(r"\s+", " ", sentence).strip()[:60]
                 return f'its source holds an instruction to the agent (imperative in {origin} text: "{snippet}")', origin, ()
             if by_meaning:

@@ -344,6 +344,7 @@ _BOUNDED = re.compile(
     r"|father|boss|manager|sister|brother|landlord|doctor|lawyer|solicitor|secretary|son|daughter|parents|colleague|co-?worker|teammate"
     r"|team|teacher|tutor|coach|friend|neighbou?r|family|kids|children|grandparents?|grandma|grandpa|aunt|uncle|cousin|nanny|babysitter"
     r"|carer|therapist|dentist|vet|gp|agent|editor|supervisor|client|landlady)\b"
+    r"|\bon\s+(?:my|his|her|their)\s+(?:own\s+)?(?:laptop|phone|computer|pc|mac|tablet|desktop|machine)\b"  # a device of their own
     r"|\b(?:to|at)\s+(?:my|his|her|their)\s+own\b|\b(?:to|at)\s+my\s+(?:[^\W\d_]+\s+){0,2}(?:address|inbox|e-?mail|account)\b"
     # shared with one of their own, or with an exception: "with his wife Lisandra", "... but not new apps"
     r"|\bwith\s+(?:my|his|her|their)\s+(?:wife|husband|partner|mum|mom|mother|dad|father|sister|brother|son|daughter|parents|family"
