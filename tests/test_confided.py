@@ -680,3 +680,38 @@ def test_twenty_ninth_round_codes_from_a_message_and_passwords_piped_in_are_reda
 ])
 def test_twenty_ninth_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("the password is, um, hockey sticks forever, all one word, lower case", "hockey sticks forever"),
+    ("the password, I'll spell it: lowercase b, r, a, m, b, l, e, then the number sign, then capital F, o, x, then one nine eight four.",
+     "b, r, a, m, b, l, e"),
+    ("Dad's password is snapdragon with a capital S, then the at sign, then two six nine, then the word walrus all lowercase.", "walrus"),
+    ("la contraseña del correo es todo junto: mariposa, con la eme mayúscula, luego una arroba, luego dos mil dieciocho.",
+     "dos mil dieciocho"),
+    ("la contraseña del correo es todo junto: mariposa, con la eme mayúscula", "mariposa"),
+    ("Ο κωδικός του συναγερμού στο μαγαζί είναι δύο, επτά, επτά, ένα.", "δύο, επτά, επτά, ένα"),
+    ("Оксано, пароль від Дії такий: Vyshnia, з великої В, потім одразу два нуль два два, і в кінці знак оклику.", "два нуль два два"),
+    ("locker 118 in the women's changing room, combination 27-04-11. thanks", "27-04-11"),
+    ("ส่วนรหัสเข้าห้องเซิร์ฟเวอร์ชั้น 3 คือ 4 4 1 7 แล้วกดปุ่มสี่เหลี่ยม", "4 4 1 7"),
+    ('"cookies": [\n  { "name": "JSESSIONID", "value": "A6CA1762FD78BADB18F488EAE9D45682", "httpOnly": true }\n]',
+     "A6CA1762FD78BADB18F488EAE9D45682"),
+])
+def test_thirtieth_round_values_read_out_piece_by_piece_and_codes_without_a_connector_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "Forgot my password again, the one for the gym, so I'll be there at five thirty instead.",
+    "I changed the password twenty two days ago.",
+    "the password needs twelve characters, one or two digits",
+    "The password must have at least one capital, then a number, then the word of your choice.",
+    "The hashtag is summer vibes, all one word",
+    "the combination 1989 vintage was the best of the tasting",
+    '{"name": "session_timeout", "value": "3600seconds"}',
+    "उत्पाद कोड 4521 वाला मिक्सर-ग्राइंडर अभी स्टॉक में नहीं है।",
+    "Our verification key, the public half:\n-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAyJrZnmTMrwXVqz4YcVjN\n"
+    "+QIDAQAB\n-----END PUBLIC KEY-----",
+])
+def test_thirtieth_round_look_alikes_are_kept(text):
+    assert_kept(text)

@@ -76,7 +76,8 @@ _PUBLIC_CODE = re.compile(
     r"|prenotazione|zam(?:ó|o)wienia|rezerwacji|заказа|бронирования|παραγγελ\w*|κράτησ\w*)"
     r"|c(?:ó|o)digo[ \t]+(?:postal|de[ \t]+(?:descuento|reserva|promoci(?:ó|o)n|seguimiento|barras))|code[ \t]+(?:postal|promo)"
     r"|codice[ \t]+(?:postale|fiscale|sconto|promozionale)|kod[ \t]+(?:pocztowy|rabatowy)|postleitzahl|gutscheincode|rabattcode"
-    r"|aktionscode|kortingscode|postcode|postnummer|postinumero)(?![^\W\d_])",
+    r"|aktionscode|kortingscode|postcode|postnummer|postinumero)(?![^\W\d_])"
+    r"|(?:उत्पाद|प्रोडक्ट|ऑर्डर|आइटम|पोस्टल|डिस्काउंट|कूपन|प्रोमो|ट्रैकिंग|बुकिंग|एरर|एसटीडी|क्यूआर|बार)[ \t]?कोड",
     re.I,
 )
 # "don't tell anyone", "keep it to yourself", in the languages the forms read and a few more
@@ -216,6 +217,11 @@ def confided_values(text: str) -> Iterator[Span]:
     for m in _LEXICON_VALUE.finditer(text):  # a password word of another language, then its value
         if not (_LEXICON_WORD.match(text, m.start(1)) or _CREDENTIAL.match(text, m.start(1))):  # not the name of the next one
             yield ("password", *m.span(1))
+    for m in _NUMBER_RUN.finditer(text):  # "... είναι δύο, επτά, επτά, ένα", a credential named just before
+        since = max(0, m.start() - 120)
+        if (_CREDENTIAL.search(text, since, m.start()) or _LEXICON_WORD.search(text, since, m.start())) \
+                and not _A_TIME_SAID.search(text, max(0, m.start() - 14), m.start()) and not _A_TIME_AFTER.match(text, m.end()):
+            yield ("password-said", *m.span())
     for m in _SPELLED_BY_NAMES.finditer(text):  # "P maiuscola come Palermo, I come Imola, ...", a credential named before
         since = max(0, m.start() - 400)
         if _CREDENTIAL.search(text, since, m.start()) or _LEXICON_WORD.search(text, since, m.start()):
@@ -239,7 +245,7 @@ _SAID_DIGIT = (r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine"
                r"|cero|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|z(?:é|e)ro|deux|trois|quatre|cinq|sept|huit|neuf"
                r"|null|eins|zwei|drei|vier|f(?:ü|u)nf|sechs|sieben|acht|neun|due|tre|quattro|cinque|sei|sette|otto|nove"
                r"|dois|tr(?:ê|e)s|sete|oito)")
-_SAID_SIGN = (r"(?:hash|pound|at|dollar|percent|ampersand|and|star|asterisk|plus|equals|exclamation|question|dash|hyphen|minus"
+_SAID_SIGN = (r"(?:hash|pound|number|at|dollar|percent|ampersand|and|star|asterisk|plus|equals|exclamation|question|dash|hyphen|minus"
               r"|underscore|dot|full[ \t]+stop|period|comma|slash|backslash|tilde|caret|colon|semicolon"
               r"|gui(?:ó|o)n(?:[ \t]+bajo)?|almohadilla|arroba|asterisco|barra|exclamaci(?:ó|o)n|interrogaci(?:ó|o)n|tiret|di(?:è|e)se"
               r"|arobase|(?:é|e)toile|bindestrich|raute|unterstrich|ausrufezeichen|trattino|cancelletto|chiocciola|h(?:í|i)fen"
@@ -252,8 +258,10 @@ _SAID_LETTER = (r"(?:(?:erre|ele|eme|ene|efe|ese|jota|hache|equis|zeta|uve|[A-Za
 _SPELLING_WORD = (r"(?:alfa|alpha|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliett?|kilo|lima|mike|november|oscar|papa|quebec"
                   r"|romeo|sierra|tango|uniform|victor|whiske?y|x-?ray|yankee|zulu)")
 _SAID_CHAR = (rf"(?:(?:capital|upper[ \t\-]?case|big|small|lower[ \t\-]?case)[ \t]+(?:{_SPELLING_WORD}|[A-Za-z])|{_SAID_LETTER}|[A-Za-z0-9]"
-              rf"|{_SAID_DIGIT}|{_SAID_SIGN})")
-_SPELLED = re.compile(rf"(?<![^\W_]){_SAID_CHAR}(?:(?:,[ \t]*|[ \t]+){_SAID_CHAR}){{5,40}}(?![^\W_])",
+              rf"|{_SAID_DIGIT}|(?:the[ \t]+)?{_SAID_SIGN}|the[ \t]+word[ \t]+[a-z]{{2,20}})")
+# what joins the pieces read out: a comma, a space, "then", "and then", "followed by"
+_SAID_JOIN = r"(?:,[ \t]*|[ \t]+)(?:(?:and[ \t]+)?then,?[ \t]+|followed[ \t]+by[ \t]+)?"
+_SPELLED = re.compile(rf"(?<![^\W_]){_SAID_CHAR}(?:{_SAID_JOIN}{_SAID_CHAR}){{5,40}}(?![^\W_])",
                       re.I)
 _WORDS_AND_SIGNS = re.compile(rf"(?<![^\W\d_])[a-z]{{3,20}}(?:[ \t]+{_SAID_SIGN}[ \t]+"
                               rf"(?:{_SAID_DIGIT}(?:[ \t]+{_SAID_DIGIT})*|[a-z]{{3,20}}))+(?![^\W\d_])", re.I)
@@ -284,7 +292,8 @@ def _spelled(sentence: str) -> Iterator[tuple[int, int]]:
     """Spans of values read out: a run of single characters with a letter and a digit or a sign among them, or a word
     and a named sign followed by a word or digits ("marigold underscore two two five")."""
     for m in _SPELLED.finditer(sentence):
-        items = re.split(r",[ \t]*|[ \t]+(?=\S)", m.group())
+        joins = re.sub(r"(?i)\b(?:and[ \t]+)?then\b,?|\bfollowed[ \t]+by\b|\bthe[ \t]+word\b|\bthe\b", " ", m.group())
+        items = re.split(r",[ \t]*|[ \t]+(?=\S)", joins)
         if any(len(i) == 1 and i.isalpha() or i.lower().startswith(("capital", "small", "upper", "lower", "big"))
                or re.fullmatch(_SAID_LETTER, i, re.I) for i in items) and \
                 any(i.isdigit() or re.fullmatch(_SAID_DIGIT, i, re.I) or re.fullmatch(_SAID_SIGN, i, re.I) for i in items):
@@ -294,6 +303,35 @@ def _spelled(sentence: str) -> Iterator[tuple[int, int]]:
     for m in _WORDS_AND_SIGNS.finditer(sentence):
         if not _SIGN_AS_A_WORD.fullmatch(m.group()):
             yield m.span()  # "rock and roll", "length equals twelve" are words; "x underscore two two five" is a value
+
+
+# Numbers said as words, in the languages people read a password out in: "two six nine", "dos mil dieciocho", "два нуль два
+# два", "δύο, επτά, επτά, ένα". Two or more in a row, in a sentence about a credential, and no unit after them.
+_NUMBER_WORDS = """zero oh one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen
+    eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand double triple
+    cero uno una dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince dieciséis diecisiete dieciocho
+    diecinueve veinte treinta cuarenta cincuenta sesenta setenta ochenta noventa cien ciento mil
+    zéro deux trois quatre cinq sept huit neuf dix onze douze treize quatorze quinze seize vingt trente quarante cinquante soixante
+    mille null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf zwanzig hundert tausend due tre quattro cinque sei
+    sette otto nove dieci venti trenta cento dois duas três quatro sete oito nove dez vinte cem
+    ноль нуль один одна одно два две дві три четыре чотири пять п'ять шесть шість семь сім восемь вісім девять дев'ять десять
+    μηδέν ένα δύο τρία τέσσερα πέντε έξι επτά εφτά οκτώ οχτώ εννέα εννιά δέκα
+    jeden dwa trzy cztery pięć sześć siedem osiem dziewięć twee drie vijf zes zeven negen sıfır iki üç dört beş altı yedi sekiz
+    dokuz""".split()
+_WORD_FOR_A_NUMBER = r"(?:" + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True)) + r"|veinti[^\W\d_]{3,8})"
+_NUMBER_RUN = re.compile(
+    rf"(?<![^\W\d_]){_WORD_FOR_A_NUMBER}(?:(?:,[ \t]*|[ \t]+|[ \t]*-[ \t]*){_WORD_FOR_A_NUMBER}){{1,11}}(?![^\W\d_])"
+    r"(?![ \t,]*(?:[^\W\d_]+[ \t]+)?(?:times?|days?|weeks?|months?|years?|hours?|minutes?|seconds?|characters?|chars?|letters?|digits?"
+    r"|numbers?|tries|attempts?|people|of|or|and|veces|d(?:í|i)as|a(?:ñ|n)os|meses|caracteres|d(?:í|i)gitos|letras|intentos|fois|jours"
+    r"|ans|mois|caract(?:è|e)res|chiffres|lettres|essais|mal|tage|jahre|monate|zeichen|ziffern|buchstaben|versuche|volte|giorni|anni"
+    r"|mesi|cifre|lettere|vezes|anos|letras|раз\w*|дн\w*|лет|год\w*|месяц\w*|символ\w*|цифр\w*|букв\w*|спроб\w*|попыт\w*"
+    r"|φορ\w*|μέρ\w*|χρόν\w*|χαρακτήρ\w*|ψηφί\w*)(?![^\W\d_]))", re.I)
+
+
+# a time of day said as words: "at five thirty", "a las siete y media", "um halb acht", "five forty pm"
+_A_TIME_SAID = re.compile(r"(?<![^\W\d_])(?:at|by|until|till|from|around|about|before|after|past|à|a[ \t]+las|a[ \t]+la|um|alle|às|ab"
+                          r"|bis)[ \t]+\Z", re.I)
+_A_TIME_AFTER = re.compile(r"[ \t]*(?:a\.?m\b|p\.?m\b|o['’]clock|uhr\b|heures?\b|hours\b|de[ \t]+la[ \t]+(?:mañana|tarde|noche))", re.I)
 
 
 # How a plain word is typed, said of it: "harriet (all lowercase)", "martabak, huruf kecil semua", "with the spaces"

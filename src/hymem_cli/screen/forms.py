@@ -240,10 +240,15 @@ _PIN_STATED = re.compile(
     # a word that names only a PIN needs no connector after what it is for: "пин-код от карты 4417", "ПІН-код картки: 3904"
     # (a year after such words is a date: "PIN valid until 2027")
     + r"|" + _PIN_ONLY + r"(?:[ \t]{1,3}[^\W\d_]{2,20}){1,3}?(?:[ \t]{0,3}[:=：#])?[ \t]{1,3}(?!(?:19|20)\d\d(?!\d))" + _pin_value(4)
+    # a lock's combination needs no connector: "locker 118, combination 27-04-11"
+    + r"|(?<![^\W\d_])(?:combination|combo|kombination|combinaison|combinaci(?:ó|o)n|combinazione)[ \t]{1,3}"
+    + r"(?!(?:19|20)\d\d(?!\d))" + _pin_value(7)
+    # Thai writes what the code opens straight after its word: "รหัสเข้าห้องเซิร์ฟเวอร์ชั้น 3 คือ 4 4 1 7"
+    + r"|รหัส[^\n:：]{0,40}?คือ[ \t]{0,2}" + _pin_value(10)
     # Hindi puts "is" last: "मेरा एटीएम पिन 3391 है", "ताले का कोड 60-14-33 है"
     + r"|(?:पिन(?:[ \t\-]?(?:कोड|नंबर))?"
       r"|(?:ताले|ताला|दरवाज़े|दरवाजे|अलार्म|लॉकर|तिजोरी|गेट|सेफ|फ़ोन|फोन|एटीएम|कार्ड)"
-      r"[ \t]{1,3}(?:का|की|के)[ \t]{1,3}कोड)[ \t]{1,3}" + _pin_value(7) + r"(?=[ \t]{1,3}है)",
+      r"[ \t]{1,3}(?:का|की|के)[ \t]{1,3}कोड)[ \t]{1,3}" + _pin_value(13) + r"(?=[ \t]{1,3}है)",
     re.I,
 )
 
@@ -561,7 +566,7 @@ NOT_A_VALUE_ABROAD = frozenset(
 _CLAUSE_GOES_ON = re.compile(
     r"[ \t]{1,3}(?!(?:for|now|today|yesterday|tomorrow|again|so|and|but|because|since|until|last|this|then|ok|okay)\b)[A-Za-z]"
 )
-_ANY_PIN_WORD = re.compile(r"pin|code|c(?:ó|o)digo|codice|kod|combo|combination|пин|пін|暗証|비밀|पिन|कोड|سري|סודי", re.I)
+_ANY_PIN_WORD = re.compile(r"pin|code|c(?:ó|o)digo|codice|kod|combo|combina|combinación|пин|пін|暗証|비밀|पिन|कोड|سري|סודי|รหัส", re.I)
 # A cheap look before the patterns above: plain substrings of the lower-cased text (one fast scan each), not a regex
 # alternation, which tries every word at every position.
 _PASSWORD_HINTS = tuple("""pass pasw pssw psw pw wort contrase senha wacht has heslo jelsz senord kode passord salasana ifre парол 密 口令
@@ -788,6 +793,12 @@ _TYPING_NOTE = (
 )
 _TYPED_AS_NOTED = re.compile(r"(?:^|(?<=[\s:=]))(" + _QUOTED + r"|[^\s,;:()\"'“”«»„‚‘’]{3,64})[ \t]{0,2}(?:[,(—–]|[ \t]-)[ \t]{0,3}(?:"
                              + _TYPING_NOTE + r")(?![^\W\d_])", re.I)
+# the note on how it is typed, then the value: "es todo junto: mariposa", "all lowercase: hedgehog"
+_NOTE_THEN_VALUE = re.compile(r"(?:" + _TYPING_NOTE + r")[ \t]*[:：][ \t]*([^\W\d_][^\s,;.!?]{2,40})", re.I)
+# plain words said to be typed as one: "the password is, um, hockey sticks forever, all one word"
+_SAID_AS_ONE_WORD = re.compile(r"(?<![^\W\d_])(?:is|was|it's|it’s)[, \t]+(?:(?:um+|uh+|er+|erm|like|so|ok(?:ay)?)[, \t]+)*"
+                               r"((?:[^\W\d_]{2,20}[ \t]+){1,4}[^\W\d_]{2,20})[ \t]*,?[ \t]+(?:all[ \t]+)?"
+                               r"(?:one[ \t]+word|no[ \t]+spaces|joined[ \t]+(?:up|together))(?![^\W\d_])", re.I)
 # a password described, then given after "so", "i.e.", "o sea", "c'est-à-dire" ...: letters and digits, or a sign
 _NAMELY_VALUE = re.compile(r"(?<![^\W\d_])(?:so|i\.e\.|ie|that[ \t]+is|namely|o[ \t]+sea|es[ \t]+decir|c'est-(?:à|a)-dire|donc|also"
                            r"|d\.[ \t]?h\.|cio(?:è|e)|ossia|ou[ \t]+seja|czyli|dus|yani|tức[ \t]+là)[,:]?[ \t]+"
@@ -846,6 +857,10 @@ def _in_a_password_sentence(text: str) -> Iterator[Span]:
         return
     for m in _ASKED_THEN_DIGITS.finditer(text):
         yield ("pin", *m.span(1))
+    for m in _SAID_AS_ONE_WORD.finditer(text):  # however long the sentence a voice note runs on in
+        words = m.group(1).lower().split()
+        if _PASSWORD_OR_CODE.search(text, max(0, m.start() - 40), m.start()) and not _FUNCTION_WORDS.intersection(words):
+            yield ("password", *m.span(1))
     for piece in _SENTENCE_PIECE.finditer(text):
         sentence = piece.group()
         if len(sentence) > 200 or not _names_a_secret_word(sentence):
@@ -879,7 +894,7 @@ def _in_a_password_sentence(text: str) -> Iterator[Span]:
                 if m.group(1)[:1] in "'\"“”«»„‚‘’":  # a quoted value: what the quotes hold
                     start, end = start + 1, end - 1
                 yield ("password", at + start, at + end)
-        for rx in (_PW_LABEL_WORD, _TYPED, _VALUE_THEN_WORD):
+        for rx in (_PW_LABEL_WORD, _TYPED, _VALUE_THEN_WORD, _NOTE_THEN_VALUE):
             for m in rx.finditer(sentence):
                 if not _FUNCTION_WORDS.intersection(m.group(1).lower().split()):
                     yield ("password", at + m.start(1), at + m.end(1))
@@ -1067,7 +1082,7 @@ def _stated_pins(text: str) -> Iterator[Span]:
     if not _ANY_PIN_WORD.search(text):
         return
     for m in _PIN_STATED.finditer(text):
-        yield ("pin", *m.span(next(g for g in (1, 4, 7) if m.group(g) is not None)))
+        yield ("pin", *m.span(next(g for g in (1, 4, 7, 10, 13) if m.group(g) is not None)))
 
 
 def _pgpass_lines(text: str) -> Iterator[Span]:

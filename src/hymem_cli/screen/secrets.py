@@ -133,6 +133,12 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
         r"|[^\n|]{0,200}?(?:-pass(?:in)?[ \t]{1,3}stdin|--password-stdin|--passphrase-stdin))",
         re.I,
     ),
+    # a cookie as a HAR file or a browser's export lists it: {"name": "JSESSIONID", "value": "A6CA1762..."}
+    "cookie-value": re.compile(
+        r"\"name\"[ \t]{0,3}:[ \t]{0,3}\"(?:jsessionid|phpsessid|asp\.net_sessionid|connect\.sid|sid|remember[-_]me|csrftoken|xsrf-token"
+        r"|[\w.\-]{0,40}(?:sess(?:ion)?|token|auth)[\w.\-]{0,40})\"[ \t]{0,3},[ \t]{0,3}\"value\"[ \t]{0,3}:[ \t]{0,3}\"([^\"\n]{8,4096})\"",
+        re.I,
+    ),
     # a one-time code a message brought: "Код из СМС только что пришёл: 482 916", "the code from the text is 418-227"
     "one-time-code": re.compile(
         r"(?<![^\W\d_])(?:" + _ONE_TIME + r"[^\n.!?\d]{0,30}?" + _A_CODE_WORD + r"|" + _A_CODE_WORD + r"[^\n.!?\d:]{0,50}?" + _ONE_TIME
@@ -518,6 +524,7 @@ _CHECKS: dict[str, Callable[[str], bool]] = {
     "secret-token": _short_random,
     "password": _password_value,
     "passphrase": _passphrase,
+    "cookie-value": lambda v: " " not in v and (_looks_random(v) or len(v) >= 20),
     "password-piped": lambda v: not _reference(v.strip("\"'")) and not v.strip("\"'").startswith(("$", "<", "%")),
     "basic-auth": _basic_auth,
     "bearer": _bearer,
@@ -556,7 +563,7 @@ _NEEDS_WORD = {
     "secret-token": ("secret", "token", "key", "auth", "credential", "2fa", "mfa", "otp"), "backup-code": ("code",),
     "passphrase": ("phrase",),
     "aws-secret-key": ("aws",), "bearer": ("bearer",), "basic-auth": ("basic",), "pin": ("pin",),
-    "password-piped": ("echo", "printf"),
+    "password-piped": ("echo", "printf"), "cookie-value": ('"value"',),
     "one-time-code": ("cod", "kod", "код", "kode", "otp", "コード", "코드", "번호", "码", "碼", "कोड", "mã"),
 }
 
@@ -600,7 +607,9 @@ _MISREAD_CARD = re.compile(r"(?<![\w])[\dOolI|]{4}(?:[ \-][\dOolI|]{4}){3}(?![\w
 # and a PostHog project key ("phc_..."), an age recipient ("age1...", its secret is "AGE-SECRET-KEY-1...")
 _PUBLIC_VALUE = re.compile(r"(?<![\w.])pk\.eyJ[\w\-]{10,}\.[\w\-]{10,}|(?<!\w)phc_[A-Za-z0-9]{30,60}(?!\w)|(?<!\w)age1[02-9ac-hj-np-z]{58}(?!\w)"
                            r"|(?<![\w-])(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d{3}|sk-ssh-ed25519@openssh\.com)[ \t]+AAAA[A-Za-z0-9+/]{40,}={0,2}"
-                           r"|(?<![\w])0x[0-9a-fA-F]{40}(?![0-9a-fA-F])")  # an Ethereum address: public
+                           r"|(?<![\w])0x[0-9a-fA-F]{40}(?![0-9a-fA-F])"  # an Ethereum address: public
+                           # a public key or a certificate in PEM: its body is public
+                           r"|-----BEGIN (?:(?:RSA |EC |SSH2? )?PUBLIC KEY|CERTIFICATE)-----[A-Za-z0-9+/=\s\\n]{0,8000}?-----END [A-Z0-9 ]{3,40}-----")
 _MASKED_RUN = re.compile(r"[xX]{8,}|\*{6,}|\u2022{6,}")  # "sk_live_xxxxxxxxxxxxxxxx": a value masked or left to fill in
 # A password word said to be missing: "no password, just accept the terms", "χωρίς κωδικό — απλώς ..."
 _NO_PASSWORD = re.compile(r"(?<![^\W\d_])(?:without|no|sans|sin|ohne|kein|keine|keinen|senza|sem|zonder|geen|bez|без|χωρίς|χωρις"
