@@ -433,6 +433,9 @@ GENERATED = {
                      st.tuples(_run(string.ascii_letters, 3, 10), _run(string.digits, 1, 4)).map("".join)),
     "passphrase": _one("passphrase", "Passphrase: ", st.lists(words, min_size=3, max_size=5).map(" ".join), "."),
     "pin": _one("pin", "my PIN is ", _run(string.digits, 4, 8)),
+    "password-piped": _one("password-piped", "echo '", _pw, "' | gpg --batch --passphrase-fd 0 -d backup.gpg"),
+    "one-time-code": _one("one-time-code", "the code from the SMS is ", _run(string.digits, 6)),
+    "cookie-value": _one("cookie-value", '{"name": "JSESSIONID", "value": "', _random_token(20, 32), '"}'),
     "ssn": _one("ssn", "SSN ", st.tuples(st.integers(1, 665), st.integers(1, 99), st.integers(1, 9999)).map(
         lambda p: f"{p[0]:03d}-{p[1]:02d}-{p[2]:04d}")),
     "card-number": _one("card-number", "card ", st.tuples(_run(string.digits, 14), st.sampled_from([" ", "-", ""])).map(
@@ -513,6 +516,9 @@ KIND_SAMPLES = {
     "password": "the wifi password is Blue$ky2024",
     "passphrase": "Passphrase: correct horse battery staple.",
     "pin": "my PIN is 4921",
+    "password-piped": "echo 'Tern4Bay' | sudo -S apt-get update",
+    "one-time-code": "Код из СМС: 482 916",
+    "cookie-value": '{ "name": "JSESSIONID", "value": "A6CA1762FD78BADB18F488EAE9D45682" }',
     "ssn": "SSN 123-45-6789",
     "card-number": "4111 1111 1111 1111",
     "iban": "DE89 3704 0044 0532 0130 00",

@@ -160,7 +160,9 @@ class Screen:
         from hymem_cli.screen.structure import SPOKEN_TO_ABROAD
 
         return find(value, True) is None and any(self._find(sentence, False) or SPOKEN_TO_ABROAD.search(fold(sentence))
-                                                 or states_a_rule(sentence) for sentence in own)
+                                                 # a redaction's label ("[REDACTED:openai-key]") is no word of theirs
+                                                 or states_a_rule(re.sub(r"\[REDACTED:[\w-]{1,40}\]", "[REDACTED]", sentence))
+                                                 for sentence in own)
 
     def _finder(self, user: str | None) -> Callable[[str, bool], tuple[str, str] | None]:
         """`_find`, except that the user's own words about another person's own agent ("my colleague Bogumiła's AI

@@ -770,7 +770,8 @@ _VALUE_THEN_WORD = re.compile(rf"^[ \t]*((?:[^\W\d_][\w\-]{{1,30}}[ \t]){{0,2}}[
                               rf"(?:is|é|es|est|ist|è|är|er|on)[ \t]+"
                               rf"(?:(?:the|a|an|my|o|la|le|el|il|das|die|der|het|de|mein|mon|mi|il[ \t]+mio)[ \t]+)?{_PASSWORD_WORD}"
                               r"(?![ \t-]*(?:manager|policy|field|reset|hint|prompt|requirement|rule|strength|generator|vault|app|box|"
-                              r"screen|page|form|change|expir))", re.I)  # "Version2 is the password manager" names no value
+                              r"screen|page|form|change|expir))(?![ \t]*[:=])", re.I)  # "Version2 is the password manager" names no value;
+# "Alex on Passphrase: ..." labels what follows
 # How a password is typed, said right after it: "gooseberry, all lowercase", "apfelstrudel, alles klein", "hoasen, không
 # viết hoa", "«castanyes calentes», amb l'espai al mig". Only a value is spelt out, so the word before the note is one.
 _TYPING_NOTE = (
