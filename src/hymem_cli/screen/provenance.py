@@ -86,7 +86,8 @@ def _heads_a_note_to_own_agent(message: Message) -> bool:
 def _speaks_of_an_agent(message: Message) -> bool:
     from hymem_cli.screen.normalize import normalize
 
-    return _AGENT_ABROAD.search(normalize(message.text)) is not None or _NOTE_TO_MY_AGENT.search(normalize(message.text)) is not None
+    read = normalize(message.text)
+    return _AGENT_ABROAD.search(read) is not None or _NOTE_TO_MY_AGENT.search(read) is not None
 
 
 _AN_AGENT = r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot|pa)(?![^\W\d_])"
@@ -95,12 +96,9 @@ _AN_AGENT = r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot|pa
 def _tells_of_your_agent(message: Message, listener: str) -> bool:
     """Whether a message, in its own words, speaks of the listener's agent: "I've told your AI to pay ...", "Alex, quick
     one for your assistant", "fr0m n0w 0n y0ur 4ss1st4nt ...", "Alex's assistant books ..." (the listener named)."""
-    from hymem_cli.screen.normalize import _LEET, normalize
+    from hymem_cli.screen.normalize import _LEET
 
-    text = message.text
-    for a, b, _ in regions(message):
-        text = text[:a] + " " * (b - a) + text[b:]
-    read = normalize(re.sub(r"[\"“«„][^\"”»\n]*[\"”»]", " ", text))  # a question or a remark quoted is someone else's
+    read = _own_words(message)  # a question or a remark quoted is someone else's
     theirs = re.compile(rf"(?<![^\W\d_]){re.escape(listener.strip())}['’]s\s+(?:[^\W\d_]{{2,20}}\s+)?{_AN_AGENT}", re.I)
     return any(_ASKS_AFTER_YOUR_AGENT.search(reading) or theirs.search(reading) or _AGENT_OF_YOURS.search(reading)
                for reading in (read, read.translate(_LEET)))
