@@ -715,3 +715,31 @@ def test_thirtieth_round_values_read_out_piece_by_piece_and_codes_without_a_conn
 ])
 def test_thirtieth_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("Der Laptop nimmt die LUKS-Passphrase nicht mehr an. Ich bin mir sicher, sie lautet „Kranich Dachboden Kiesel 4“ — was nun?",
+     "Kranich Dachboden Kiesel 4"),
+    ("Forgot my router password again. I'm fairly sure it was 'Tulip-Gravel-88' last time.", "Tulip-Gravel-88"),
+])
+def test_a_password_named_by_a_pronoun_is_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "I changed my password last week. It is \"too short\", the site says.",
+    "[12/11/25, 9:14:02 PM] Rohit Bhaiya: ऑफिस वाले वाई-फाई का पासवर्ड",
+    "12/11/25, 9:14 - Rohit: वाई-फाई का पासवर्ड",
+])
+def test_a_pronoun_after_a_password_word_without_a_value_and_a_speakers_name_are_kept(text):
+    assert_kept(text)
+
+
+def test_a_seed_written_in_numbered_columns_is_redacted_with_its_first_number():
+    text = ("Ledger backup, typed up before I laminate it. Is one word wrong?\n"
+            " 1. fossil      7. gauge     13. ladder     19. pencil\n 2. lunar       8. harvest   14. maple      20. rocket\n"
+            " 3. mimic       9. oyster    15. napkin     21. saddle\n 4. pledge     10. quote     16. orbit      22. tunnel\n"
+            " 5. rural      11. salad     17. parrot     23. uncle\n 6. tissue     12. vivid     18. puzzle     24. wagon\n"
+            "(read down the columns)")
+    out = redacted(text)
+    assert "wrong?\n [REDACTED:seed-phrase]\n(read down" in out, out

@@ -108,6 +108,18 @@ _STATED = re.compile(
     re.I,
 )
 
+# The value given a sentence later, the password named by a pronoun: "… nach der LUKS-Passphrase … Ich bin mir sicher, sie
+# lautet „Sonnenblume Treppenhaus Kiesel 9“", "my old password? I'm sure it was "Tulip Gravel 88"". Quoted values only.
+_STATED_AFTER = re.compile(
+    _PASSWORD_WORD + r"[^\n]{0,160}?[.!?,;:—][ \t]{1,3}(?:[^\n.!?\"'“”„«]{0,40}?[ \t,])?"
+    r"(?:it|sie|er|es|elle|il|ella|él|lei|ze|het|den|det)[ \t]{1,3}"
+    r"(?:is|was|lautet|lautete|ist|war|est|était|es|era|è|é|är|var|er|was)[ \t]{1,3}(" + _QUOTED + r")",
+    re.I,
+)
+
+_A_RULE_OF_LENGTH = re.compile(r"(?<![^\W\d_])(?:characters?|chars?|digits?|letters?|symbols?|least|minimum|maximum|long|zeichen"
+                               r"|stellen|mindestens|caract(?:è|e)res?|chiffres|caracteres|d(?:í|i)gitos|caratteri)(?![^\W\d_])", re.I)
+
 # Connectors that also join a password word to talk about it ("would be nice", "wordt morgen gewijzigd", "salasana on
 # liian lyhyt", "kata sandi saya adalah rahasia"): the value after them must look made up ("password-made").
 _STATED_LOOSELY = re.compile(
@@ -846,6 +858,16 @@ _NAMED_NOT_SECRET = re.compile(r"(?<![\w-])(?:user|username|user_name|login|host
                                r"|region|path|url)[ \t]*[=:][ \t]*\Z", re.I)
 
 
+# a chat line's speaker: "[12/11/25, 9:14 PM] Rohit Bhaiya: ऑफिस वाले वाई-फाई का पासवर्ड" names Rohit, not his password
+_BEFORE_A_SPEAKER = re.compile(r"(?:\[[^\]\n]{1,40}\][ \t]*|[\d/.,:\- \t]{1,30}(?:[AaPp]\.?[Mm]\.?)?[ \t]*[\-–][ \t]*)?\Z")
+_AFTER_A_SPEAKER = re.compile(r"(?:[ \t]+[^\W\d_][\w.\-]*){0,2}[ \t]*:")
+
+
+def _a_speakers_name(sentence: str, start: int, end: int) -> bool:
+    line_start = sentence.rfind("\n", 0, start) + 1
+    return bool(_BEFORE_A_SPEAKER.match(sentence, line_start, start) and _AFTER_A_SPEAKER.match(sentence, end))
+
+
 def _in_a_password_sentence(text: str) -> Iterator[Span]:
     text = _unlabelled(text)
     if "\n" in text:
@@ -880,7 +902,8 @@ def _in_a_password_sentence(text: str) -> Iterator[Span]:
             yield ("password-made", at + m.start(1), at + m.end(1))
         if _in_another_script(sentence):
             for m in _LATIN_WORD.finditer(sentence):
-                if m.group(1).lower() not in _NOT_A_LATIN_VALUE and not _PASSWORD_OR_CODE.fullmatch(m.group(1)):
+                if m.group(1).lower() not in _NOT_A_LATIN_VALUE and not _PASSWORD_OR_CODE.fullmatch(m.group(1)) \
+                        and not _a_speakers_name(sentence, m.start(1), m.end(1)):
                     yield ("password", at + m.start(1), at + m.end(1))
         for m in _AS_PASSWORD.finditer(sentence):
             g = 1 if m.group(1) is not None else 2
@@ -1058,7 +1081,7 @@ def _stated_passwords(text: str) -> Iterator[Span]:
         return
     for rx, kind in ((_STATED, "password"), (_STATED_LOOSELY, "password-made"), (_SET_TO, "password"), (_MADE, "password-made"),
                      (_PASS, "password-made"), (_VALUE_FIRST, "password-made"), (_USE_AS, "password-made"),
-                     (_SET_TO_ABROAD, "password-made")):
+                     (_SET_TO_ABROAD, "password-made"), (_STATED_AFTER, "password-made")):
         for m in rx.finditer(text):
             start, end = _value_span(m, text)
             if rx is _SET_TO_ABROAD:
@@ -1070,6 +1093,8 @@ def _stated_passwords(text: str) -> Iterator[Span]:
             end = words_after(text, start, end)
             if rx is _SET_TO and re.fullmatch(r"[a-z]+", text[start:end]) and _CLAUSE_GOES_ON.match(text, end):
                 continue  # "reset my password to access the portal": a purpose, not a new password
+            if rx is _STATED_AFTER and _A_RULE_OF_LENGTH.search(text, start, end):
+                continue  # "the policy changed, it is "at least 12 characters" now": what it must be, not what it is
             if rx is _PASS and (end - start < 6 or text[start:end].isdigit()):
                 continue  # "the ski pass is 3-day", "pass: 2024"
             if text[start:end].isdigit() and _GREEK_CODE.match(text, m.start()):

@@ -118,9 +118,11 @@ def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
                 continue  # "the English list starts with: abandon, ability, able ...": the list itself, not anyone's seed
             if _near_wallet_word(text, start, end) or _checks_alone(part, index) or _numbered_in_order(run.group()):
                 found.add(start)
-                yield ("seed-phrase", start, end)
+                number = _FIRST_NUMBER.search(text, max(0, start - 8), start)  # " 1. elder ...": its number goes too
+                yield ("seed-phrase", number.start() if number else start, end)
 
 
+_FIRST_NUMBER = re.compile(r"(?<![\w.])[(#]?\d{1,2}[.):]?[ \t]{1,8}\Z")
 _RANGE_LABEL = re.compile(r"(?m)^[ \t]*\d{1,2}[ \t]*[\-\u2013\u2014][ \t]*\d{1,2}[ \t]*[:.)]?[ \t]+(?=[^\W\d_])")
 _NAMES_THE_LIST = re.compile(r"\b(?:word\s?list|list|english\.txt|alphabetical|dictionary)\b", re.I)
 
