@@ -743,3 +743,43 @@ def test_a_seed_written_in_numbered_columns_is_redacted_with_its_first_number():
             "(read down the columns)")
     out = redacted(text)
     assert "wrong?\n [REDACTED:seed-phrase]\n(read down" in out, out
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("config/config.php:\n  'dbpassword' => 'Qm7!vLr2Tz9k',\n  'passwordsalt' => 'hT4+kQz9WmXcVbNaLsPe',", "Qm7!vLr2Tz9k"),
+    ("config/config.php:\n  'dbpassword' => 'Qm7!vLr2Tz9k',\n  'passwordsalt' => 'hT4+kQz9WmXcVbNaLsPe',", "hT4+kQz9WmXcVbNaLsPe"),
+    ("$settings['db_password'] = 'Qm7!vLr2Tz9k';", "Qm7!vLr2Tz9k"),
+    ("Recovery key from my Microsoft account:\n118294-552013-600271-394815-220176-508849-713302-046697\nDashes needed?",
+     "118294-552013-600271-394815-220176-508849-713302-046697"),
+    ("kartu kredit: 4556 7375 8689 9855, berlaku 09/28, CVV 7 1 4, atas nama saya", "7 1 4"),
+    ("and the password, phonetically: Foxtrot, Lima, Echo, Tango, Charlie, Hotel, then four two.",
+     "Foxtrot, Lima, Echo, Tango, Charlie, Hotel"),
+    ("Ingrid: wifi-passordet er\nIngrid: Havørn\nIngrid: og så Lofoten\nIngrid: og tallene 3318 til slutt\nDu: takk", "Havørn"),
+    ("Ingrid: wifi-passordet er\nIngrid: Havørn\nIngrid: og så Lofoten\nIngrid: og tallene 3318 til slutt\nDu: takk", "Lofoten"),
+    ("Ingrid: wifi-passordet er\nIngrid: Havørn\nIngrid: og så Lofoten\nIngrid: og tallene 3318 til slutt\nDu: takk", "3318"),
+    ("Engraved the wallet seed on steel, first four letters only:\nABLE BRIC CRAW DOLP\nELEG FAMI GIRA HUMB\nIDEN JUNG KANG LAUN\nRight?",
+     "ABLE BRIC CRAW DOLP"),
+    ("Mökin hälytysjärjestelmän koodi on kolme seitsemän nolla kaksi.", "kolme seitsemän nolla kaksi"),
+    ("mật khẩu Zalo của bố là cá voi xanh, viết liền không dấu, rồi đến số hai không tám một.", "cá voi xanh"),
+    ("mật khẩu Zalo của bố là cá voi xanh, viết liền không dấu, rồi đến số hai không tám một.", "hai không tám một"),
+    ("사무실 금고 비밀번호는 삼 구 공 칠 일 이야.", "삼 구 공 칠 일"),
+    ("母のスマホのパスコードは「きゅう・さん・なな・ゼロ・に・ろく」です。", "きゅう・さん・なな・ゼロ・に・ろく"),
+    ("현관 도어락은 별표 누르고 7 1 8 5 0 2 야.", "7 1 8 5 0 2"),
+    ("Codul de la interfonul scării e 6 1 9 3, apoi cheia.", "6 1 9 3"),
+])
+def test_thirty_first_round_settings_recovery_keys_pieces_and_codes_said_in_more_languages_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "【ご利用のお知らせ】カード番号 **** **** **** 4417、ご利用日 3月2日、ご利用金額 2,150円。",
+    "[Interface]\nPrivateKey = <contents of your privatekey file>\n\n[Peer]\nPublicKey = 9sLxM2pQvT4rWbE7nYcK1uHjZa3dFgSe6oIiRtUyOw0=",
+    "BIP-39 test vector from the spec: \"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\"",
+    "Codul poștal al blocului este 400124.",
+    "Sam: I forgot my password\nSam: again\nSam: it is in the drawer somewhere\nAlex: lol",
+    "mật khẩu không đúng, hai lần rồi",
+    "도어락 배터리 4개 샀어",
+    "We stayed at the Hotel India near the Victor Hugo metro, then golf with Mike and Oscar.",
+])
+def test_thirty_first_round_look_alikes_are_kept(text):
+    assert_kept(text)

@@ -436,6 +436,8 @@ GENERATED = {
     "password-piped": _one("password-piped", "echo '", _pw, "' | gpg --batch --passphrase-fd 0 -d backup.gpg"),
     "one-time-code": _one("one-time-code", "the code from the SMS is ", _run(string.digits, 6)),
     "cookie-value": _one("cookie-value", '{"name": "JSESSIONID", "value": "', _random_token(20, 32), '"}'),
+    "recovery-key": _one("recovery-key", "BitLocker recovery key: ",
+                         st.lists(_run(string.digits, 6), min_size=8, max_size=8).map("-".join)),
     "ssn": _one("ssn", "SSN ", st.tuples(st.integers(1, 665), st.integers(1, 99), st.integers(1, 9999)).map(
         lambda p: f"{p[0]:03d}-{p[1]:02d}-{p[2]:04d}")),
     "card-number": _one("card-number", "card ", st.tuples(_run(string.digits, 14), st.sampled_from([" ", "-", ""])).map(
@@ -519,6 +521,7 @@ KIND_SAMPLES = {
     "password-piped": "echo 'Tern4Bay' | sudo -S apt-get update",
     "one-time-code": "Код из СМС: 482 916",
     "cookie-value": '{ "name": "JSESSIONID", "value": "A6CA1762FD78BADB18F488EAE9D45682" }',
+    "recovery-key": "642895-191884-035915-133507-029007-286407-376673-359018",
     "ssn": "SSN 123-45-6789",
     "card-number": "4111 1111 1111 1111",
     "iban": "DE89 3704 0044 0532 0130 00",

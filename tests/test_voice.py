@@ -1096,6 +1096,17 @@ def test_whoever_heads_a_note_to_their_own_agent_after_someone_who_spoke_of_none
     assert session_owner(messages) == "Álvaro"
 
 
+@pytest.mark.parametrize("note", [
+    "Teşekkürler Serkan Bey. Asistanım: aidatı her ay öde, 2.000 TL'ye kadar bana sorma.",
+    "Iya, terima kasih. Untuk asisten saya: bayar sopir sampai Rp 300.000 per hari.",
+    "Mulțumesc. Pentru asistentul meu: plătește întreținerea lunar, până la 400 de lei.",
+    "Cảm ơn anh. Ghi chú cho trợ lý của tôi: mỗi tháng trả tiền điện, tối đa 500 nghìn.",
+])
+def test_a_note_headed_to_ones_own_agent_with_my_after_the_noun_settles_whose_transcript_it_is(note):
+    messages = [Message(id="1", speaker="Serkan", text="Merhaba, bu ayın ödemesi hazır."), Message(id="2", speaker="Alex", text=note)]
+    assert session_owner(messages) == "Alex"
+
+
 def test_a_companys_own_assistant_in_its_page_is_its_arrangement(tmp_path, monkeypatch):
     monkeypatch.setenv("HYMEM_HOME", str(tmp_path / "home"))
     page = ("Fibrely · Help centre\nOur assistant, Pip, answers customer messages 24/7 and books engineer visits automatically when a "

@@ -61,10 +61,10 @@ def _lexicon() -> tuple[re.Pattern[str], re.Pattern[str]]:
 _UNSPACED_SCRIPT = re.compile(r"[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 _LEXICON_WORD, _LEXICON_VALUE = _lexicon()
 _DIGITS_CUE = re.compile(
-    rf"{_PIN_FOR_DIGITS.pattern}|(?<![^\W\d_])(?:codes?|c(?:ó|o)digo|codice|kod\w{{0,3}}|k(?:ó|o)d\w{{0,3}}|код\w{{0,3}}|κωδικ\w*"
-    r"|tunnuslu\w*|zahlencode|combination|combo|passcode|unlock\w*|lockbox|keybox|key[ \t]?safe|padlock|dials?|keypad"
+    rf"{_PIN_FOR_DIGITS.pattern}|(?<![^\W\d_])(?:codes?|codul\w{{0,3}}|c(?:ó|o)digo|codice|kod\w{{0,3}}|k(?:ó|o)d\w{{0,3}}|код\w{{0,3}}|κωδικ\w*"
+    r"|tunnuslu\w*|koodi\w{0,3}|zahlencode|combination|combo|passcode|unlock\w*|lockbox|keybox|key[ \t]?safe|padlock|dials?|keypad"
     r"|security[ \t]+(?:number|code))"
-    r"(?![^\W\d_])|பின்|暗証|番号|رمز|कोड|पिन|ಪಿನ್|పిన్|പിൻ|ਪਿੰਨ|પિન",
+    r"(?![^\W\d_])|பின்|暗証|番号|رمز|कोड|पिन|ಪಿನ್|పిన్|പിൻ|ਪਿੰਨ|પિન|도어락|비밀번호|번호키|금고|קוד|کد",
     re.I,
 )
 # codes anyone may know: "zip code 10115", "le code postal", "promo code 2024", "error code 5012"
@@ -76,6 +76,7 @@ _PUBLIC_CODE = re.compile(
     r"|prenotazione|zam(?:ó|o)wienia|rezerwacji|заказа|бронирования|παραγγελ\w*|κράτησ\w*)"
     r"|c(?:ó|o)digo[ \t]+(?:postal|de[ \t]+(?:descuento|reserva|promoci(?:ó|o)n|seguimiento|barras))|code[ \t]+(?:postal|promo)"
     r"|codice[ \t]+(?:postale|fiscale|sconto|promozionale)|kod[ \t]+(?:pocztowy|rabatowy)|postleitzahl|gutscheincode|rabattcode"
+    r"|cod(?:ul)?[ \t]+(?:po(?:ș|ş|s)tal|fiscal|de[ \t]+reducere|promo(?:ț|ţ|t)ional|de[ \t]+bare)"
     r"|aktionscode|kortingscode|postcode|postnummer|postinumero)(?![^\W\d_])"
     r"|(?:उत्पाद|प्रोडक्ट|ऑर्डर|आइटम|पोस्टल|डिस्काउंट|कूपन|प्रोमो|ट्रैकिंग|बुकिंग|एरर|एसटीडी|क्यूआर|बार)[ \t]?कोड",
     re.I,
@@ -106,7 +107,7 @@ _GIVES = re.compile(r"(?<![^\W\d_])(?:to|is|it['’]?s|now|use|try|type|enter|we
 _PIECE = re.compile(r"[^\n]+?(?:[.!?;。！？；](?=\s|$)|$)", re.M)  # a sentence; a sign inside a value does not end it
 _TOKEN = re.compile(r"(?<![^\s'\"`«»„“”‚‘’(\[:=|])[^\s'\"`«»„“”‚‘’()<>\[\]{},;|]{6,64}")
 # 4 to 8 digits, together or one by one; not a group of a longer number ("meeting number 2641 883 0597")
-_DIGITS = re.compile(r"(?<![\w.,/:\-+#€$£])(?<!\d[ ])(\d{4,8}|\d(?:[ \-]\d){3,7})(?![\w/:\-€$£%]|[.,]\d|[ ]\d)")
+_DIGITS = re.compile(r"(?<![\w.,/:\-+#€$£*•])(?<![\d*•][ ])(\d{4,8}|\d(?:[ \-]\d){3,7})(?![\w/:\-€$£%]|[.,]\d|[ ]\d)")
 _LABELLED = re.compile(r"(?<![^\W\d_])(?:in|at|on|since|until|by|of|from|before|after|year|years|room|rum|zimmer|chambre|camera|quarto"
                        r"|kamer|order|ticket|invoice|flight|page|no|nr|number|tel|phone|fax|ext|apt|unit|floor|bus|line|version|build"
                        r"|ref|case|account|member|port|ttl|timeout|size|max|min|limit|batch)[ \t.:#=\"']{0,4}$", re.I)
@@ -122,7 +123,8 @@ _A_STRONG_SIGN = "[" + re.escape("".join(sorted(_STRONG_SIGNS))) + "]"
 # what every value above holds: a digit, a sign between letters, or a sign or a capital said in words
 _MAYBE_A_VALUE = re.compile(rf"\d|[^\W\d_]{_ANY_SIGN}[^\W\d_]|(?i:underscore|hash|hyphen|dash|exclamation|capital|letter[ \t]+by"
                             r"|lower|caps|spaces|minuscul|klein|kecil|lahat|hit|press|answer|keypad|may(?:ú|u)scul|majuscul|maiuscol"
-                            r"|mai(?:ú|u)scul|gro(?:ß|ss)buchstab|gui(?:ó|o)n|almohadilla|arroba|tiret|unterstrich|trattino)")
+                            r"|mai(?:ú|u)scul|gro(?:ß|ss)buchstab|gui(?:ó|o)n|almohadilla|arroba|tiret|unterstrich|trattino"
+                            r"|viết[ \t]+(?:liền|thường)|không[ \t]+(?:dấu|cách)|liền[ \t]+nhau)")
 _STRONG_SIGN = re.compile(rf"[^\W\d_]{_A_STRONG_SIGN}|{_A_STRONG_SIGN}[^\W_]")  # such a sign beside a letter or digit
 _A_PASSPHRASE = re.compile(r"[^\W\d_]{3}[\-._~=^*+!#][^\W\d_]{3}")  # what a passphrase holds: a word, a joiner, a word
 _NOT_A_VALUE_SIGN = re.compile(r"[=/?:%\\]|&\w{1,30}=|@[\w\-]+\.|@v?\d")
@@ -198,18 +200,22 @@ def _mixed(part: str) -> bool:
     return any(c.isdigit() for c in part) and any(c.isalpha() for c in part)
 
 
+def _may_give_a_value(text: str) -> bool:
+    return _MAYBE_A_VALUE.search(text) is not None or _SPELLING_RUN.search(text) is not None
+
+
 def confided_values(text: str) -> Iterator[Span]:
     """("password-made"|"password-said"|"pin", start, end) of the values sentences about a credential give away."""
     text = _unlabelled(text)  # "[REDACTED:password]" names no password
     before = ""  # the line before, for an answer on the next line
     pos = 0
     for line in text.split("\n"):
-        if _MAYBE_A_VALUE.search(line):  # most lines hold no digit and no sign between letters: no value to give away
+        if _may_give_a_value(line):  # most lines do not: no digit, no sign between letters, no letters spelled out
             named_before = len(before) <= 400 and _CREDENTIAL.search(before) is not None and _GIVES.search(line[:400]) is not None
             named = False  # a sentence before, on this line, named one: "I changed the password. The new one: ..."
             for piece in _PIECE.finditer(line):
                 sentence = piece.group()
-                if len(sentence) <= 400 and _MAYBE_A_VALUE.search(sentence):
+                if len(sentence) <= 400 and _may_give_a_value(sentence):
                     yield from _in_sentence(sentence, pos + piece.start(), named_before or named and _GIVES.search(sentence) is not None)
                 named = named or _CREDENTIAL.search(sentence) is not None or _LEXICON_WORD.search(sentence) is not None
         before = line if line.strip() else before
@@ -219,7 +225,8 @@ def confided_values(text: str) -> Iterator[Span]:
             yield ("password", *m.span(1))
     for m in _NUMBER_RUN.finditer(text):  # "... είναι δύο, επτά, επτά, ένα", a credential named just before
         since = max(0, m.start() - 120)
-        if (_CREDENTIAL.search(text, since, m.start()) or _LEXICON_WORD.search(text, since, m.start())) \
+        if (_CREDENTIAL.search(text, since, m.start()) or _LEXICON_WORD.search(text, since, m.start())
+                or _DIGITS_CUE.search(text, since, m.start()) and not _PUBLIC_CODE.search(text, since, m.start())) \
                 and not _A_TIME_SAID.search(text, max(0, m.start() - 14), m.start()) and not _A_TIME_AFTER.match(text, m.end()):
             yield ("password-said", *m.span())
     for m in _SPELLED_BY_NAMES.finditer(text):  # "P maiuscola come Palermo, I come Imola, ...", a credential named before
@@ -263,6 +270,8 @@ _SAID_CHAR = (rf"(?:(?:capital|upper[ \t\-]?case|big|small|lower[ \t\-]?case)[ \
 _SAID_JOIN = r"(?:,[ \t]*|[ \t]+)(?:(?:and[ \t]+)?then,?[ \t]+|followed[ \t]+by[ \t]+)?"
 _SPELLED = re.compile(rf"(?<![^\W_]){_SAID_CHAR}(?:{_SAID_JOIN}{_SAID_CHAR}){{5,40}}(?![^\W_])",
                       re.I)
+# a value read out in the spelling alphabet's words alone: "Tango, Alpha, Mike, Alpha, Romeo"
+_SPELLING_RUN = re.compile(rf"(?<![^\W_]){_SPELLING_WORD}(?:{_SAID_JOIN}{_SPELLING_WORD}){{4,40}}(?![^\W_])", re.I)
 _WORDS_AND_SIGNS = re.compile(rf"(?<![^\W\d_])[a-z]{{3,20}}(?:[ \t]+{_SAID_SIGN}[ \t]+"
                               rf"(?:{_SAID_DIGIT}(?:[ \t]+{_SAID_DIGIT})*|[a-z]{{3,20}}))+(?![^\W\d_])", re.I)
 
@@ -298,6 +307,8 @@ def _spelled(sentence: str) -> Iterator[tuple[int, int]]:
                or re.fullmatch(_SAID_LETTER, i, re.I) for i in items) and \
                 any(i.isdigit() or re.fullmatch(_SAID_DIGIT, i, re.I) or re.fullmatch(_SAID_SIGN, i, re.I) for i in items):
             yield m.span()
+    for m in _SPELLING_RUN.finditer(sentence):
+        yield m.span()
     for m in _WORD_DIGITS_SIGN.finditer(sentence):
         yield m.span()
     for m in _WORDS_AND_SIGNS.finditer(sentence):
@@ -317,9 +328,19 @@ _NUMBER_WORDS = """zero oh one two three four five six seven eight nine ten elev
     ноль нуль один одна одно два две дві три четыре чотири пять п'ять шесть шість семь сім восемь вісім девять дев'ять десять
     μηδέν ένα δύο τρία τέσσερα πέντε έξι επτά εφτά οκτώ οχτώ εννέα εννιά δέκα
     jeden dwa trzy cztery pięć sześć siedem osiem dziewięć twee drie vijf zes zeven negen sıfır iki üç dört beş altı yedi sekiz
-    dokuz""".split()
+    dokuz nolla yksi kaksi kolme neljä viisi kuusi seitsemän kahdeksan yhdeksän kymmenen không một hai ba bốn lăm sáu bảy tám
+    chín mười nol kosong satu dua tiga empat enam tujuh delapan sembilan sepuluh sifuri moja mbili tatu nne tano sita saba nane tisa
+    nula jedna dva tři čtyři pět šest sedm osm devět unu doi trei patru cinci șase şase șapte şapte nouă kettő három négy öt hét
+    nyolc kilenc nul fem seks syv sju otte åtte noll två fyra nio isa dalawa tatlo apat anim pito walo siyam
+    صفر واحد اثنان ثلاثة أربعة خمسة ستة سبعة ثمانية تسعة אפס אחת אחד שתיים שלוש ארבע חמש שש שבע שמונה תשע
+    शून्य एक दो तीन चार पांच पाँच छह सात आठ नौ শূন্য এক দুই তিন চার পাঁচ ছয় সাত আট""".split()
+# digits said one syllable each, in Korean (Sino-Korean) and Japanese: four or more in a row, so "이 일" (this job) is none
+_SYLLABLE_DIGITS = (r"(?<![\uac00-\ud7af])[공영일이삼사오육칠팔구](?:[ \t,・、]{1,3}[공영일이삼사오육칠팔구]){3,11}(?![\uac00-\ud7af])"
+                    r"|(?:ゼロ|れい|いち|に|さん|よん|し|ご|ろく|なな|しち|はち|きゅう|く)"
+                    r"(?:[ \t]*[・、][ \t]*(?:ゼロ|れい|いち|に|さん|よん|し|ご|ろく|なな|しち|はち|きゅう|く)){3,11}")
 _WORD_FOR_A_NUMBER = r"(?:" + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True)) + r"|veinti[^\W\d_]{3,8})"
 _NUMBER_RUN = re.compile(
+    _SYLLABLE_DIGITS + "|"
     rf"(?<![^\W\d_]){_WORD_FOR_A_NUMBER}(?:(?:,[ \t]*|[ \t]+|[ \t]*-[ \t]*){_WORD_FOR_A_NUMBER}){{1,11}}(?![^\W\d_])"
     r"(?![ \t,]*(?:[^\W\d_]+[ \t]+)?(?:times?|days?|weeks?|months?|years?|hours?|minutes?|seconds?|characters?|chars?|letters?|digits?"
     r"|numbers?|tries|attempts?|people|of|or|and|veces|d(?:í|i)as|a(?:ñ|n)os|meses|caracteres|d(?:í|i)gitos|letras|intentos|fois|jours"
@@ -353,6 +374,9 @@ _SET_TO_WORDS = re.compile(
     r"(?<![^\W\d_])(?:password|passcode|passphrase|pin|login|wi-?fi)(?![^\W\d_])[^.;:\n]{0,30}?(?<![^\W\d_])(?:is|to|as|:)[ \t]+"
     r"((?:[^\W\d_]{3,20}[ \t]){0,3}[^\W\d_]{3,20})"
     r"(?=[ \t]*(?:[,.;(\u2014\u2013]|[ \t](?:after|because|since|so|but|for|until|now)(?![^\W\d_])))", re.I)
+# Vietnamese words are a syllable each: "mật khẩu ... là hoa sen hồ tây, viết liền không dấu" (written together, no accents)
+_SYLLABLES_BEFORE_HINT = re.compile(r"(?<![^\W\d_])là[ \t]+((?:[^\W\d_]{1,7}[ \t]){1,4}[^\W\d_]{1,7})[ \t]*,?[ \t]*"
+                                    r"(?:viết[ \t]+liền|viết[ \t]+thường|không[ \t]+dấu|không[ \t]+cách|liền[ \t]+nhau)(?![^\W\d_])", re.I)
 _A_TYPING_HINT = re.compile(_TYPING_HINT, re.I)
 _NOT_PLAIN = frozenset("now just all the in it set still also always only then and but not no new old my your his her our their "
                        "password passwords wifi login code pin same different case letters".split())
@@ -414,7 +438,7 @@ def _made_up_alone(value: str, before: str) -> bool:
 
 def _plain_values(sentence: str) -> Iterator[tuple[int, int]]:
     """Plain words given as a credential, said how they are typed."""
-    matches = list(_PLAIN_BEFORE_HINT.finditer(sentence))
+    matches = [*_PLAIN_BEFORE_HINT.finditer(sentence), *_SYLLABLES_BEFORE_HINT.finditer(sentence)]
     if _A_TYPING_HINT.search(sentence):
         matches += _SET_TO_WORDS.finditer(sentence)
     for m in matches:

@@ -606,8 +606,46 @@ def find_forms(text: str) -> list[Span]:
         *_tool_passwords(text), *_table_columns(text), *_codes_under_heading(text), *_odd_cards(text), *_spoken_cards(text),
         *_split_cards(text),
         *_config_values(text), *_otp_seeds(text), *_next_line_values(text), *_user_password_pairs(text), *_card_codes(text),
-        *_handed_over(text), *_in_a_password_sentence(text),
+        *_handed_over(text), *_in_a_password_sentence(text), *_sent_in_pieces(text),
     ]
+
+
+# A password sent a chat message at a time: "Sigrid: passordet til Netflix er" / "Sigrid: Fjellrev" / "Sigrid: og så
+# Trolltunga" / "Sigrid: og tallene 5906 helt til slutt". A line of a speaker that names a password and gives nothing
+# after it; then, from the same speaker, a word alone after a joining word, and any run of digits.
+_CHAT_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,40}\][ \t]*|[\d/.,: \t]{6,24}(?:[AaPp]\.?[Mm]\.?)?[ \t]*[\-–][ \t]*)?"
+                        r"([^\W\d_][^\n:\[\]]{0,38}?)[ \t]*:[ \t]*([^\n]*)$")
+_NOTHING_GIVEN = re.compile(r"(?:[ \t]+[^\W\d_]{1,15}){0,3}[ \t]*(?:[:=：\-–—…]|\.{2,3})?[ \t]*\Z")
+_JOINING_WORD = re.compile(r"(?i)(?:and[ \t]+then|then|and|first|followed[ \t]+by|og[ \t]+s(?:å|a)|og|s(?:å|a)|och[ \t]+sen|sen|dann|und"
+                           r"|puis|et|luego|despu(?:é|e)s|y|depois|e|poi|potem|i|a[ \t]+pak|pak|sitten|ja|sonra|ve|rồi|sau[ \t]+đó"
+                           r"|पहले|फिर|और|然后|그리고|그다음|それから|次に)(?![^\W\d_])[ \t]*")
+_A_WORD_ALONE = re.compile(r"[ \t]*([^\s,.;:!?\"'“”]{3,40})[ \t]*[.!]?[ \t]*\Z")
+_A_DIGIT_RUN = re.compile(r"(?<![\w.,/:\-])\d{3,12}(?![\w/:\-]|[.,]\d)")
+
+
+def _sent_in_pieces(text: str) -> Iterator[Span]:
+    if text.count(":") < 3 or not _names_a_password_somewhere(text):
+        return
+    lines = list(_CHAT_LINE.finditer(text))
+    for i, line in enumerate(lines):
+        said = line.group(2)
+        words = list(re.finditer(_PASSWORD_WORD, said, re.I))
+        if not words or len(said) > 120 or not _NOTHING_GIVEN.match(said, words[-1].end()):
+            continue
+        for piece in lines[i + 1:i + 6]:
+            if piece.group(1) != line.group(1):
+                break  # someone else speaks: the pieces, if any, are over
+            at = piece.start(2)
+            rest = piece.group(2)
+            if len(rest) > 60:
+                break
+            joined = _JOINING_WORD.match(rest)
+            alone = _A_WORD_ALONE.fullmatch(rest, joined.end() if joined else 0)
+            if alone and (joined or any(c.isupper() or c.isdigit() for c in alone.group(1))) \
+                    and alone.group(1).casefold() not in NOT_A_VALUE_ABROAD:
+                yield ("password", at + alone.start(1), at + alone.end(1))
+            for m in _A_DIGIT_RUN.finditer(rest):
+                yield ("password", at + m.start(), at + m.end())
 
 
 # Values handed over in shapes of their own: piped into a login ("echo 'X' | docker login --password-stdin"), an

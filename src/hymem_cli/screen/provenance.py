@@ -66,7 +66,11 @@ _NOTE_TO_MY_AGENT = re.compile(
     r"(?:my|mi|mon|ma|meine[mn]?|mein|il\s+mio|la\s+mia|mio|mia|o\s+meu|a\s+minha|meu|minha|mijn|mojego|mojej|mého|mé|min|mitt|моего|моей|мого)\s+"
     r"(?:ai|a\.i\.|ia|ki|assistant[ea]?|asistente|assistente|assistent\w{0,2}|asystent\w{0,3}|asistent\w{0,3}|agent[ea]?|bot"
     r"|ассистент\w{0,2}|помощник\w{0,2})(?![^\W\d_])"
-    r"|私のアシスタント|我的助手|我的助理|내\s?비서|나의\s?비서|(?<![^\W\d_])(?:ai|asistan)\s+bilong\s+mi(?![^\W\d_])", re.I)
+    r"|私のアシスタント|我的助手|我的助理|내\s?비서|나의\s?비서|(?<![^\W\d_])(?:ai|asistan)\s+bilong\s+mi(?![^\W\d_])"
+    # "my" after the noun: "Untuk asisten saya:", "Asistanım:", "pentru asistentul meu", "trợ lý của tôi", "לעוזר שלי"
+    r"|(?<![^\W\d_])(?:(?:untuk|buat|kepada|para|sa)\s+)?(?:asisten|ai|bot|agen|assistant)(?:\s+(?:saya|aku|ko|namin)|ku)(?![^\W\d_])"
+    r"|(?<![^\W\d_])(?:asistan(?:ım|im)(?:a|ın|in)?|asistent(?:ul|ului)\s+meu|tr(?:ợ|o)\s+l(?:ý|y)\s+(?:c(?:ủ|u)a\s+)?(?:t(?:ô|o)i|m(?:ì|i)nh)"
+    r"|(?:avustaja|assistentti|assistenti)(?:lleni|ni)|asszisztensem(?:nek)?|دستیار\s*من|مساعدي|ל?(?:ה)?עוזר(?:ת)?\s+שלי)(?![^\W\d_])", re.I)
 
 
 def _own_words(message: Message) -> str:

@@ -110,13 +110,13 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
         r"(?<![A-Za-z0-9_])(?:[A-Za-z0-9]{1,30}[_.\-]){0,4}[A-Za-z0-9]{0,12}?(?:pass(?:word|wd|wort|code|phrase)?|pwd|secret|psk)"
         # not a setting about passwords: a name that ends in what it sets (password_hash_algorithm, password_reset_ttl)
         r"(?!(?:[_.\-][A-Za-z0-9]{1,20}){0,2}?[_.\-]" + _ABOUT_PASSWORDS + r"[\"']?[ \t]{0,3}[=:])"
-        r"(?:[_.\-][A-Za-z0-9]{1,20}){0,3}[\"']?[ \t]{0,3}(?:=|:)[ \t]{0,3}(\"[^\"\n]{3,256}\"|'[^'\n]{3,256}'|[^\s\"',;]{3,256})",
+        r"(?:salt)?(?:[_.\-][A-Za-z0-9]{1,20}){0,3}[\"']?\]?[ \t]{0,3}(?:=>|=|:)[ \t]{0,3}(\"[^\"\n]{3,256}\"|'[^'\n]{3,256}'|[^\s\"',;]{3,256})",
         re.I,
     ),
     "secret-field": re.compile(
         r"(?<![A-Za-z0-9_])(?:[A-Za-z0-9]{1,30}[_.\-]){0,4}(?:api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|secret[_\-]?key|"
         r"signing[_\-]?key|auth(?:[_\-]?token)?|access[_\-]?token|refresh[_\-]?token|token|credentials?|macaroons?)(?:[_.\-][A-Za-z0-9]{1,20}){0,3}"
-        r"[\"']?[ \t]{0,3}(?:=|:)[ \t]{0,3}(\"[^\"\n]{8,2048}\"|'[^'\n]{8,2048}'|[^\s\"',;]{8,2048})",
+        r"[\"']?\]?[ \t]{0,3}(?:=>|=|:)[ \t]{0,3}(\"[^\"\n]{8,2048}\"|'[^'\n]{8,2048}'|[^\s\"',;]{8,2048})",
         re.I,
     ),
     # a password in a command line: mysql -pSECRET, docker login -u alex -p SECRET, --password SECRET
@@ -159,7 +159,7 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     ),
     # a card's security code, and a card-like run of digits beside a card word even when the checksum fails
     "card-cvv": re.compile(
-        r"(?<!REDACTED:card-)\b(?:cvv2?|cvc2?|csc|cvn|security[ \t]+code|card[ \t]+code)\b[^\w\n]{0,3}(?:(?:is|was|number|no)\b[^\w\n]{0,3})?(\d{3,4})(?!\d)",
+        r"(?<!REDACTED:card-)\b(?:cvv2?|cvc2?|csc|cvn|security[ \t]+code|card[ \t]+code)\b[^\w\n]{0,3}(?:(?:is|was|number|no)\b[^\w\n]{0,3})?(\d{3,4}(?!\d)|\d(?:[ \t]\d){2,3}(?![ \t]?\d))",
         re.I,
     ),
     "card-context": re.compile(
@@ -204,6 +204,8 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
         r"\b(?:backup|recovery|2fa|mfa|one[ -]time|otp|scratch)[ \t]+codes?\b([^\n]{1,300})",
         re.I,
     ),
+    # a BitLocker recovery key: eight groups of six digits, nothing else is written so
+    "recovery-key": re.compile(r"(?<![\d\-])\d{6}(?:-\d{6}){7}(?![\d\-])"),
     "ssn": re.compile(
         r"\b(?:ssn|social\s+security(?:\s+number)?)\W{0,5}(?:(?:is|was|number|no|nr)\W{1,5})?(\d{3}[- ]?\d{2}[- ]?\d{4})(?!\d)"
         r"|(?<![\d\-])((?!000|666|9)\d{3}-(?!00)\d{2}-(?!0000)\d{4})(?![\d\-])",
@@ -339,7 +341,8 @@ _PUBLIC_BY_DESIGN = re.compile(r"acme-challenge|//[0-9a-f]{32}@[\w.\-]*sentry\.i
 _CONTENT_ID = re.compile(r"(?:baf[ykz][a-z2-7]{50,70}|Qm[1-9A-HJ-NP-Za-km-z]{44})\Z")  # an IPFS content id: public by design
 _SRI_HASH = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,88}={0,2}\Z")
 # A transaction's or a block's hash is public ("tx 0x5c50...", "txid: ..."); so is a public key or a certificate.
-_PUBLIC_HASH_BEFORE = re.compile(r"(?:\btx(?:id|\s+hash)?|\btransaction(?:\s+(?:id|hash))?|\bblock(?:\s+hash)?|\bcommit)\s{0,3}[:#=]?\s{0,3}\Z", re.I)
+_PUBLIC_HASH_BEFORE = re.compile(r"(?:\btx(?:id|\s+hash)?|\btransaction(?:\s+(?:id|hash))?|\bblock(?:\s+hash)?|\bcommit"
+                                 r"|\bpublic[ _\-]?key|\bpubkey)\s{0,3}[:#=]?\s{0,3}\Z", re.I)
 _PUBLIC_BLOCK = re.compile(r"-----BEGIN (?:PUBLIC KEY|CERTIFICATE|RSA PUBLIC KEY|PGP PUBLIC KEY BLOCK)-----.*?-----END [A-Z ]+-----", re.S)
 
 
@@ -379,6 +382,8 @@ def _password_value(value: str) -> bool:
         return False
     if value.startswith("<%") or value.startswith(("<", "{{", "%(")) and value.rstrip(".,;:!?").endswith((">", "}}", ")s")):
         return False  # a placeholder: "<password>", "{{ db_pass }}", "%(password)s"
+    if value.startswith("<") and value[1:].replace("-", "").replace("_", "").isalpha():
+        return False  # the first word of one: "<contents of your privatekey file>", "<your-password"
     word = value.lstrip("(").rstrip(".,;:!?)]}")  # "(see vault)" is read as "see"
     if _elided(value) or _a_call(value):
         return False
@@ -574,7 +579,7 @@ _TOKEN_KINDS = frozenset({
     "anthropic-key", "openai-key", "stripe-key", "api-key", "aws-access-key", "github-token", "gitlab-token", "slack-token",
     "google-api-key", "google-oauth-token", "huggingface-token", "npm-token", "pypi-token", "sendgrid-key", "twilio-key",
     "mailgun-key", "digitalocean-token", "shopify-token", "discord-token", "telegram-token", "jwt", "token", "signed-session",
-    "kubeadm-token", "airtable-token",
+    "kubeadm-token", "airtable-token", "recovery-key",
 })
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-.+/=:]{12,}")
 _CODE_PIECE = re.compile(r"(?<![A-Za-z0-9\-])[A-Za-z0-9]{3,8}(?:-[A-Za-z0-9]{3,8})?(?![A-Za-z0-9\-])")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
@@ -101,6 +102,7 @@ def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
     yield from find_seedqr_digits(text)
     yield from _run_together(text)
     yield from _bit_rows(text)
+    yield from _cut_short(text)
     if "|" in text:  # a table's bars read as spaces, the same length: "| 1 | glimpse |" is "1 glimpse"
         text = text.replace("|", " ")
     if _RANGE_LABEL.search(text):  # " 7–12  hello zoo ...": a line's range of word numbers read as spaces
@@ -116,12 +118,16 @@ def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
                 continue
             if _the_list_itself(part, index) and _NAMES_THE_LIST.search(text, max(0, start - 120), start):
                 continue  # "the English list starts with: abandon, ability, able ...": the list itself, not anyone's seed
+            if max(Counter(w for _, _, w in part).values()) * 2 > len(part) \
+                    and _A_TEST_VECTOR.search(text, max(0, start - 200), min(len(text), end + 200)):
+                continue  # "the spec's test vector ... abandon abandon ... about": nobody's wallet
             if _near_wallet_word(text, start, end) or _checks_alone(part, index) or _numbered_in_order(run.group()):
                 found.add(start)
                 number = _FIRST_NUMBER.search(text, max(0, start - 8), start)  # " 1. elder ...": its number goes too
                 yield ("seed-phrase", number.start() if number else start, end)
 
 
+_A_TEST_VECTOR = re.compile(r"\btest(?:[ \t\-]?vectors?|ing|s)?\b|\bexamples?\b|\bsample\b|\bdummy\b|\bspec(?:ification)?\b", re.I)
 _FIRST_NUMBER = re.compile(r"(?<![\w.])[(#]?\d{1,2}[.):]?[ \t]{1,8}\Z")
 _RANGE_LABEL = re.compile(r"(?m)^[ \t]*\d{1,2}[ \t]*[\-\u2013\u2014][ \t]*\d{1,2}[ \t]*[:.)]?[ \t]+(?=[^\W\d_])")
 _NAMES_THE_LIST = re.compile(r"\b(?:word\s?list|list|english\.txt|alphabetical|dictionary)\b", re.I)
@@ -164,6 +170,32 @@ def _run_together(text: str) -> Iterator[tuple[str, int, int]]:
         words = [w.lower() for w in re.findall(r"[A-Z][a-z]+", m.group())]
         if len(words) in SEED_LENGTHS and all(w in english for w in words):
             yield ("seed-phrase", m.start(), m.end())
+
+
+# Each word cut to its first four letters, which is all BIP-39 needs, as stamped into steel: "GARD TIGE OCEA RABB ..."
+_SHORT_RUN = re.compile(r"(?<![A-Za-z])[A-Za-z]{3,4}(?:[ \t,]*\n?[ \t]*(?:\d{1,2}[.):][ \t]*)?[A-Za-z]{3,4}){11,40}(?![A-Za-z])")
+
+
+@lru_cache(maxsize=1)
+def _english_prefixes() -> frozenset[str]:
+    return frozenset(word[:4] for word in bip39_words() or {} if word.isascii())
+
+
+def _cut_short(text: str) -> Iterator[tuple[str, int, int]]:
+    prefixes = _english_prefixes()
+    for m in _SHORT_RUN.finditer(text) if prefixes else ():
+        words = [w for w in re.finditer(r"[A-Za-z]+", m.group()) if w.group().lower() in prefixes]
+        runs: list[list[re.Match[str]]] = []
+        for w in words:  # the longest runs of such words, nothing else between: "... PION\nDid I" ends at PION
+            if runs and not re.search(r"[A-Za-z]", m.group()[runs[-1][-1].end():w.start()]):
+                runs[-1].append(w)
+            else:
+                runs.append([w])
+        for run in runs:
+            if len(run) in SEED_LENGTHS and sum(len(w.group()) == 4 for w in run) * 4 >= len(run) * 3:
+                start, end = m.start() + run[0].start(), m.start() + run[-1].end()
+                if _near_wallet_word(text, start, end):
+                    yield ("seed-phrase", start, end)
 
 
 # Each word as its 11 bits, a row a word, as punched on a steel plate ("01  10100011111"); the checksum decides.
