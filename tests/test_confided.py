@@ -783,3 +783,26 @@ def test_thirty_first_round_settings_recovery_keys_pieces_and_codes_said_in_more
 ])
 def test_thirty_first_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("Пароль от почты поменял, новый: Kvas.Ryazan42\nЕсли включена русская раскладка, напечатается ЛмфыюКнфяфт42 — переключи язык.",
+     "ЛмфыюКнфяфт42"),
+    ("Conseiller : pouvez-vous m'épeler le mot de passe ?\nCliente : Alors… B comme Bernard, O comme Olivier, U comme Ursule, "
+     "L comme Louis, E comme Émile, trois, sept, point d'exclamation.", "point d'exclamation"),
+    ("If the TV app wants you to sign in again, it's the family email and our old street, written exactly like this: Linden Close 7a",
+     "Linden Close 7a"),
+    ("$ column -t -s: logins.txt\nkiosk-1     Parsnip.Harbor.11\nkiosk-2     Parsnip.Harbor.12\nmanager     velvet otter rain",
+     "velvet otter rain"),
+])
+def test_a_password_in_the_other_layout_spelled_with_its_sign_written_exactly_or_in_a_column_of_passwords_is_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "Put the address on the parcel, written exactly like this: 14 Harcourt Terrace, Leeds",
+    "name   score  note\nann    12     ok\nbob    14     good\ncid    9      fine",
+    "Раскладка переключается Alt+Shift, пароль вводи латиницей.",
+])
+def test_an_address_written_exactly_a_table_of_scores_and_talk_of_layouts_are_kept(text):
+    assert_kept(text)

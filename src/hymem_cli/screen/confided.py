@@ -200,6 +200,9 @@ def _mixed(part: str) -> bool:
     return any(c.isdigit() for c in part) and any(c.isalpha() for c in part)
 
 
+_KEYS_PRESSED = re.compile(r"(?i:ctrl|control|alt|altgr|shift|cmd|command|option|opt|win|super|fn|meta)(?:\+[\w]{1,12}){1,3}")
+
+
 def _may_give_a_value(text: str) -> bool:
     return _MAYBE_A_VALUE.search(text) is not None or _SPELLING_RUN.search(text) is not None
 
@@ -256,7 +259,7 @@ _SAID_SIGN = (r"(?:hash|pound|number|at|dollar|percent|ampersand|and|star|asteri
               r"|underscore|dot|full[ \t]+stop|period|comma|slash|backslash|tilde|caret|colon|semicolon"
               r"|gui(?:ó|o)n(?:[ \t]+bajo)?|almohadilla|arroba|asterisco|barra|exclamaci(?:ó|o)n|interrogaci(?:ó|o)n|tiret|di(?:è|e)se"
               r"|arobase|(?:é|e)toile|bindestrich|raute|unterstrich|ausrufezeichen|trattino|cancelletto|chiocciola|h(?:í|i)fen"
-              r"|cerquilha)"
+              r"|cerquilha|point[ \t]+d['’](?:exclamation|interrogation)|punto[ \t]+esclamativo)"
               r"(?:[ \t]+(?:sign|mark|point|symbol|bajo))?")
 # a letter by its Spanish name ("erre", "jota"), or with its case after it ("R mayúscula", "B majuscule", "k klein")
 _SAID_LETTER = (r"(?:(?:erre|ele|eme|ene|efe|ese|jota|hache|equis|zeta|uve|[A-Za-z])[ \t]+(?:may(?:ú|u)scula|min(?:ú|u)scula|majuscule"
@@ -282,7 +285,8 @@ _NAMED_LETTER = (r"[A-Z](?:[ \t]+(?:maiuscol[ao]|minuscol[ao]|majuscule|minuscul
                  r"|capital|small))?[ \t]+(?:come|wie|comme|como|de|as[ \t]+in|for)[ \t]+[A-Z][^\W\d_]{2,20}")
 _SPELLED_BY_NAMES = re.compile(rf"{_NAMED_LETTER}(?:[,;]?[ \t]+{_NAMED_LETTER}){{3,40}}"
                                rf"(?:[,;.]?[ \t]+(?:poi|then|dann|puis|luego|depois|e|and|und|et|y)?[ \t]*{_SAID_DIGIT}(?![^\W\d_])"
-                               rf"(?:[ \t,]+(?:e|and|und|et|y)?[ \t]*{_SAID_DIGIT}(?![^\W\d_])){{0,8}})?")
+                               rf"(?:[ \t,]+(?:e|and|und|et|y)?[ \t]*{_SAID_DIGIT}(?![^\W\d_])){{0,8}})?"
+                               rf"(?:[,;]?[ \t]+(?:poi|then|dann|puis|luego|depois|e|and|und|et|y)?[ \t]*{_SAID_SIGN}(?![^\W\d_]))?")
 
 
 # a word, its digits said, then its sign: "bittern, one seven, exclamation mark"
@@ -486,6 +490,8 @@ def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
         value = m.group()
         if m.end() == len(sentence) or sentence[m.end()].isspace():
             value = value.rstrip(".:!?")  # the sentence's own sign; "'Hazel-Ridge-93!'" keeps its "!"
+        if _KEYS_PRESSED.fullmatch(value):
+            continue  # "Alt+Shift", "Ctrl+Alt+Del": keys pressed together
         if strongly_invented(value) or about_one and (invented(value) or random_looking(value)) \
                 or _made_up_alone(value, sentence[:m.start()]):
             yield ("password-made", at + m.start(), at + m.start() + len(value))

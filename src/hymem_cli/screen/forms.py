@@ -108,6 +108,14 @@ _STATED = re.compile(
     re.I,
 )
 
+# A whole sentence as the password, given after a colon: "the password is the whole sentence, full stop included:
+# Harbour lights at 9. — yes with the spaces"
+_WHOLE_SENTENCE = re.compile(
+    _PASSWORD_WORD + r"[^\n:]{0,20}?(?:is|are)[ \t]+(?:the[ \t]+|a[ \t]+)?(?:whole|entire)[ \t]+(?:sentence|phrase|line)"
+    r"[^\n:]{0,40}:[ \t]*([^\n—–]{3,80}?)[ \t]*(?=[—–]|\n|$)",
+    re.I,
+)
+
 # The value given a sentence later, the password named by a pronoun: "… nach der LUKS-Passphrase … Ich bin mir sicher, sie
 # lautet „Sonnenblume Treppenhaus Kiesel 9“", "my old password? I'm sure it was "Tulip Gravel 88"". Quoted values only.
 _STATED_AFTER = re.compile(
@@ -606,8 +614,22 @@ def find_forms(text: str) -> list[Span]:
         *_tool_passwords(text), *_table_columns(text), *_codes_under_heading(text), *_odd_cards(text), *_spoken_cards(text),
         *_split_cards(text),
         *_config_values(text), *_otp_seeds(text), *_next_line_values(text), *_user_password_pairs(text), *_card_codes(text),
-        *_handed_over(text), *_in_a_password_sentence(text), *_sent_in_pieces(text),
+        *_handed_over(text), *_in_a_password_sentence(text), *_sent_in_pieces(text), *_written_exactly(text),
     ]
+
+
+# A value given "written exactly like this" after talk of signing in: "sign in again, it's the usual family email and
+# then our first street plus the flat number, written exactly like this: Harcourt Terrace 14b"
+_EXACTLY_LIKE_THIS = re.compile(r"(?<![^\W\d_])(?:written|typed|spelt|spelled|entered)[ \t]+exactly[ \t]+(?:like[ \t]+this|as[ \t]+follows)"
+                                r"[ \t]*:[ \t]*([^\n]{3,60}?)[ \t]*(?=[.!?]?[ \t]*(?:\n|$))", re.I)
+_SIGNING_IN = re.compile(r"(?<![^\W\d_])(?:sign(?:s|ing)?[ \t\-]?in|log(?:s|ging)?[ \t\-]?in|login|unlock)(?![^\W\d_])|"
+                         + _PASSWORD_WORD, re.I)
+
+
+def _written_exactly(text: str) -> Iterator[Span]:
+    for m in _EXACTLY_LIKE_THIS.finditer(text):
+        if _SIGNING_IN.search(text, max(0, m.start() - 200), m.start()):
+            yield ("password", *m.span(1))
 
 
 # A password sent a chat message at a time: "Sigrid: passordet til Netflix er" / "Sigrid: Fjellrev" / "Sigrid: og så
@@ -800,7 +822,8 @@ _LATIN_WORD = re.compile(r"(?<![\w@/.\-\[:])([a-zA-Z][a-zA-Z0-9]{3,30})(?![\w@/\
 _NOT_A_LATIN_VALUE = frozenset("wifi wi-fi wlan pass password passwort pin puk code admin email gmail router laptop login user username "
                                "netflix windows mac iphone android google apple atm ok okay pc reset change update forgot forget logout "
                                "share save send enter type wrong incorrect expired expire strong weak new old same default manager "
-                               "protected hint recovery otp sms link app account online bank card please sorry thanks help".split())
+                               "protected hint recovery otp sms link app account online bank card please sorry thanks help "
+                               "shift alt ctrl caps lock tab esc".split())
 _AS_PASSWORD = re.compile(rf"([^\W\d_][\w\-]{{2,30}})[ \t]{{1,3}}(?:as|als|som|como|come|comme|jako|kao|ως)[ \t]{{1,3}}"
                           rf"(?:(?:the|het|de|il|la|le|el|o|a)[ \t]+)?{_PASSWORD_WORD}"
                           rf"|\b(?:skriv[ \t]+in|type|enter|masukkan|digita|tippe|tape[sz]?|escribe|wpisz|введи|введите|yaz|pon|poné|mete"
@@ -1119,7 +1142,8 @@ def _stated_passwords(text: str) -> Iterator[Span]:
         return
     for rx, kind in ((_STATED, "password"), (_STATED_LOOSELY, "password-made"), (_SET_TO, "password"), (_MADE, "password-made"),
                      (_PASS, "password-made"), (_VALUE_FIRST, "password-made"), (_USE_AS, "password-made"),
-                     (_SET_TO_ABROAD, "password-made"), (_STATED_AFTER, "password-made")):
+                     (_SET_TO_ABROAD, "password-made"), (_STATED_AFTER, "password-made"),
+                     (_WHOLE_SENTENCE, "password")):
         for m in rx.finditer(text):
             start, end = _value_span(m, text)
             if rx is _SET_TO_ABROAD:

@@ -900,7 +900,7 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
     if cards:
         inside = _containment(found)
         found += [span for span in codes_after_cards(text, cards) if not inside(span[1], span[2])]
-    return found + _elsewhere(text, found)
+    return found + _elsewhere(text, found) + _in_the_other_layout(text, found) + _rest_of_the_column(text, found)
 
 
 def _rest_of_a_setting_line(text: str, start: int, end: int) -> int:
@@ -942,6 +942,65 @@ def _elsewhere(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, 
             if not inside and not _word_char(text, at - 1) and not _word_char(text, end):
                 more.append((kind, at, end))
             at = text.find(value, end, line_end)
+    return more
+
+
+# The same keys on a Russian keyboard: "Pirogi.Tula58" typed with the wrong layout on is "ЗшкщпшюЕгдф58"
+_LATIN_KEYS = "qwertyuiop[]asdfghjkl;'zxcvbnm,.`QWERTYUIOP{}ASDFGHJKL:\"ZXCVBNM<>~"
+_CYRILLIC_KEYS = "йцукенгшщзхъфывапролджэячсмитьбюёЙЦУКЕНГШЩЗХЪФЫВАПРОЛДЖЭЯЧСМИТЬБЮЁ"
+_TO_CYRILLIC = str.maketrans(_LATIN_KEYS, _CYRILLIC_KEYS)
+_TO_LATIN = str.maketrans(_CYRILLIC_KEYS, _LATIN_KEYS)
+
+
+def _in_the_other_layout(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """A password found, where the text also gives it as typed with the other keyboard layout on (Latin and Russian)."""
+    if not re.search(r"[\u0400-\u04ff]", text):
+        return []
+    more = []
+    for kind, s, e in found:
+        value = text[s:e]
+        if not (kind in _VALUE_KINDS or kind.startswith("password")) or len(value) < 6:
+            continue
+        for typed in {value.translate(_TO_CYRILLIC), value.translate(_TO_LATIN)} - {value}:
+            at = text.find(typed)
+            while at >= 0:
+                if not _word_char(text, at - 1) and not _word_char(text, at + len(typed)):
+                    more.append((kind, at, at + len(typed)))
+                at = text.find(typed, at + 1)
+    return more
+
+
+_CELL = re.compile(r"\S+(?:[ ]\S+)*")  # a printed table's cell: words one space apart; two spaces or a tab part cells
+
+
+def _rest_of_the_column(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """In a printed table (`column -t`, a terminal's listing) where two rows' cells of one column are passwords, that
+    column's cells in its other rows are too: "backoffice  sumac orchard lantern" under two rows of made-up ones."""
+    passwords = [(s, e) for kind, s, e in found if kind.startswith("password")]
+    if len(passwords) < 2 or "  " not in text and "\t" not in text:
+        return []
+    more: list[tuple[str, int, int]] = []
+    block: list[list[tuple[int, int]]] = []
+    pos = 0
+    for line in [*text.split("\n"), ""]:
+        cells = [(pos + m.start(), pos + m.end()) for m in _CELL.finditer(line)]
+        if len(cells) >= 2 and (not block or len(cells) == len(block[0])):
+            block.append(cells)
+        else:
+            more += _column_of_passwords(block, passwords)
+            block = [cells] if len(cells) >= 2 else []
+        pos += len(line) + 1
+    return more
+
+
+def _column_of_passwords(block: list[list[tuple[int, int]]], passwords: list[tuple[int, int]]) -> list[tuple[str, int, int]]:
+    if len(block) < 3:
+        return []
+    more = []
+    for col in range(1, len(block[0])):
+        inside = [any(s <= a and b <= e for s, e in passwords) for a, b in (row[col] for row in block)]
+        if sum(inside) >= 2 and sum(inside) * 2 >= len(block):
+            more += [("password", *row[col]) for row, hit in zip(block[1:], inside[1:]) if not hit]  # the first may be a heading
     return more
 
 
