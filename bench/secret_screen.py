@@ -153,7 +153,7 @@ SPLITS = (
     "after-20-tune", "after-20-held", "after-21-tune", "after-21-held", "after-22-tune", "after-22-held",
     "after-23-tune", "after-23-held", "after-24-tune", "after-24-held", "after-25-tune", "after-25-held",
     "after-26-tune", "after-26-held", "after-27-tune", "after-27-held", "after-28-tune", "after-28-held", "after-29-tune", "after-29-held",
-    "after-30-tune", "after-30-held", "after-31-tune", "after-31-held",
+    "after-30-tune", "after-30-held", "after-31-tune", "after-31-held", "after-32-tune", "after-32-held",
 )
 
 
