@@ -806,3 +806,36 @@ def test_a_password_in_the_other_layout_spelled_with_its_sign_written_exactly_or
 ])
 def test_an_address_written_exactly_a_table_of_scores_and_talk_of_layouts_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("Name\tCard number\tExp\tCVV\nMira Tan\t4556 0183 5438 6742\t04/27\t563", "563"),
+    ("И код за аларм у радњи је седам, нула, четири, један.", "седам, нула, четири, један"),
+    ("Sveika! kartes PIN ir pieci, divi, nulle, septiņi.", "pieci, divi, nulle, septiņi"),
+    ("i el codi de la porta és vuit, u, quatre, nou.", "vuit, u, quatre, nou"),
+    ("Mama, kortelės PIN kodas – devyni, du, trys, nulis.", "devyni, du, trys, nulis"),
+    ("بھائی، لاکر کا کوڈ ہے 7 3 0 5۔ کسی کو مت بتانا", "7 3 0 5"),
+    ("Lyklaboxið er vinstra megin og kóðinn er 3-9-1-6.", "3-9-1-6"),
+    ("Mum: ok the password for the council website\nMum: first bit is Gooseberry\nMum: then 7710\nMum: then Heron with a capital H\nMe: ok",
+     "Gooseberry"),
+    ("Mum: ok the password for the council website\nMum: first bit is Gooseberry\nMum: then 7710\nMum: then Heron with a capital H\nMe: ok",
+     "Heron"),
+    ("Scan of the Amex front:\nAMERICAN EXPRESS\n  7302\n3712 449018 50011\nVALID THRU 03/28", "7302"),
+    ("[Voice note] so, um, the password for the, uh, gym app is, um, it's pelican, um, sixty-one, uh, dash, lantern. All lowercase. "
+     "Yeah. Pelican sixty-one dash lantern. Bye.", "Pelican sixty-one dash lantern"),
+])
+def test_thirty_second_round_columns_codes_said_in_more_languages_pieces_and_voice_notes_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "is the 4-digit number above the long one the code they want?",
+    'cloudflare_api_token = "<your-token>"',
+    "Service\tLogin\tPassword\nNetflix\tana@example.com\t(in vault)\nSchool app\tana.t\t[hidden]\nBank\tana77\t••••••",
+    "the bus leaves at five, dash over to the station",
+    "We drove down Route sixty-six and stopped at a diner, um, near the border.",
+    "Le code du portail a changé, il faut demander du pain.",
+    "I changed the door code, then set one reminder for Friday.",
+])
+def test_thirty_second_round_look_alikes_are_kept(text):
+    assert_kept(text)

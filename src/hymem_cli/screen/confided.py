@@ -61,10 +61,10 @@ def _lexicon() -> tuple[re.Pattern[str], re.Pattern[str]]:
 _UNSPACED_SCRIPT = re.compile(r"[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 _LEXICON_WORD, _LEXICON_VALUE = _lexicon()
 _DIGITS_CUE = re.compile(
-    rf"{_PIN_FOR_DIGITS.pattern}|(?<![^\W\d_])(?:codes?|codul\w{{0,3}}|c(?:ó|o)digo|codice|kod\w{{0,3}}|k(?:ó|o)d\w{{0,3}}|код\w{{0,3}}|κωδικ\w*"
+    rf"{_PIN_FOR_DIGITS.pattern}|(?<![^\W\d_])(?:codes?|codi|codul\w{{0,3}}|c(?:ó|o)digo|codice|kod\w{{0,3}}|k(?:ó|o)d\w{{0,3}}|код\w{{0,3}}|κωδικ\w*"
     r"|tunnuslu\w*|koodi\w{0,3}|zahlencode|combination|combo|passcode|unlock\w*|lockbox|keybox|key[ \t]?safe|padlock|dials?|keypad"
     r"|security[ \t]+(?:number|code))"
-    r"(?![^\W\d_])|பின்|暗証|番号|رمز|कोड|पिन|ಪಿನ್|పిన్|പിൻ|ਪਿੰਨ|પિન|도어락|비밀번호|번호키|금고|קוד|کد",
+    r"(?![^\W\d_])|பின்|暗証|番号|رمز|कोड|पिन|ಪಿನ್|పిన్|പിൻ|ਪਿੰਨ|પિન|도어락|비밀번호|번호키|금고|קוד|کد|کوڈ|(?<![^\W\d_])kóð\w{0,4}",
     re.I,
 )
 # codes anyone may know: "zip code 10115", "le code postal", "promo code 2024", "error code 5012"
@@ -208,7 +208,19 @@ def _may_give_a_value(text: str) -> bool:
 
 
 def confided_values(text: str) -> Iterator[Span]:
-    """("password-made"|"password-said"|"pin", start, end) of the values sentences about a credential give away."""
+    """("password-made"|"password-said"|"pin", start, end) of the values sentences about a credential give away, and
+    of the same words said again ("… it's marmoset, um, eighty-four, uh, dash, bandstand. … Marmoset eighty-four dash
+    bandstand.")."""
+    spans = list(_confided_values(text))
+    yield from spans
+    for value in {text[a:b] for kind, a, b in spans if kind == "password-said"}:
+        words = [w for w in re.findall(r"[^\W_]+", _FILLER.sub(" ", value))]
+        if len(words) >= 3:
+            again = re.compile(r"(?<![^\W_])" + r"[\s,.\-]+".join(map(re.escape, words)) + r"(?![^\W_])", re.I)
+            yield from (("password-said", *m.span()) for m in again.finditer(text))
+
+
+def _confided_values(text: str) -> Iterator[Span]:
     text = _unlabelled(text)  # "[REDACTED:password]" names no password
     before = ""  # the line before, for an answer on the next line
     pos = 0
@@ -294,7 +306,7 @@ _WORD_DIGITS_SIGN = re.compile(rf"(?<![^\W\d_])[a-z]{{3,20}}(?:,?[ \t]+{_SAID_DI
 # the answer to a security question: "the security question is his first car, and the answer ... is Hillman Imp 1968"
 _ANSWER = re.compile(r"(?:security|secret|memorable)[ \t]+(?:question|word|answer)[^.\n]{0,80}?\banswer\b[^.\n]{0,40}?"
                      r"(?<![^\W\d_])(?:is|was)[ \t]+([^\n,.;:—–()]{3,40}?)(?=[ \t]*(?:[,.;:—–(]|$))", re.I)
-_SIGN_AS_A_WORD = re.compile(r"[a-z]+[ \t]+(?:and|at|dot|dash|star|plus|period|comma|colon|equals|minus|question|pound|percent"
+_SIGN_AS_A_WORD = re.compile(r"[a-z]+[ \t]+(?:and|at|dot|dash|star|plus|period|comma|colon|equals|minus|question|pound|percent|number"
                              r"|slash|hash|full[ \t]+stop)(?:[ \t]+(?:sign|mark|point|symbol))?[ \t]+[a-z]+", re.I)
 
 
@@ -337,7 +349,11 @@ _NUMBER_WORDS = """zero oh one two three four five six seven eight nine ten elev
     nula jedna dva tři čtyři pět šest sedm osm devět unu doi trei patru cinci șase şase șapte şapte nouă kettő három négy öt hét
     nyolc kilenc nul fem seks syv sju otte åtte noll två fyra nio isa dalawa tatlo apat anim pito walo siyam
     صفر واحد اثنان ثلاثة أربعة خمسة ستة سبعة ثمانية تسعة אפס אחת אחד שתיים שלוש ארבע חמש שש שבע שמונה תשע
-    शून्य एक दो तीन चार पांच पाँच छह सात आठ नौ শূন্য এক দুই তিন চার পাঁচ ছয় সাত আট""".split()
+    शून्य एक दो तीन चार पांच पाँच छह सात आठ नौ শূন্য এক দুই তিন চার পাঁচ ছয় সাত আট
+    нула један једна четири пет шест седам осам девет едно седем осем jedan četiri sedam osam devet
+    nulle viens divi trīs četri pieci seši septiņi astoņi deviņi nulis vienas du trys keturi penki šeši septyni aštuoni devyni
+    u un cinc sis vuit nou štyri päť šesť deväť üks kaks kolm neli kuus seitse kaheksa üheksa núll tveir þrír fjórir
+    fimm sjö átta níu dau pedwar pump chwech saith wyth naw""".split()
 # digits said one syllable each, in Korean (Sino-Korean) and Japanese: four or more in a row, so "이 일" (this job) is none
 _SYLLABLE_DIGITS = (r"(?<![\uac00-\ud7af])[공영일이삼사오육칠팔구](?:[ \t,・、]{1,3}[공영일이삼사오육칠팔구]){3,11}(?![\uac00-\ud7af])"
                     r"|(?:ゼロ|れい|いち|に|さん|よん|し|ご|ろく|なな|しち|はち|きゅう|く)"
@@ -354,6 +370,24 @@ _NUMBER_RUN = re.compile(
 
 
 # a time of day said as words: "at five thirty", "a las siete y media", "um halb acht", "five forty pm"
+# A value read out as words, numbers and signs, however the voice note's commas and fillers fall: "marmoset, um,
+# eighty-four, uh, dash, bandstand", "Marmoset eighty-four dash bandstand". A sign a value holds and a number are in it.
+_FILLER = re.compile(r"(?<![^\W\d_])(?:u+m+|u+h+|e+r+m+|h+m+|e+h+m+|ehh+|mm+)(?![^\W\d_]),?", re.I)
+_STRONG_SAID_SIGN = r"(?:dash|hyphen|underscore|hash|exclamation(?:[ \t]+(?:mark|point))?|dot|slash|star|asterisk|tilde|caret)"
+_READ_AS_WORDS = re.compile(
+    rf"(?<![^\W\d_])[^\W\d_]{{3,20}}(?:,?[ \t]+(?:{_WORD_FOR_A_NUMBER}(?:-{_WORD_FOR_A_NUMBER})?|{_STRONG_SAID_SIGN}"
+    rf"|[^\W\d_]{{3,20}})){{2,6}}(?![^\W\d_])", re.I)
+
+
+def _read_as_words(sentence: str) -> Iterator[tuple[int, int]]:
+    plain = _FILLER.sub(lambda m: " " * len(m.group()), sentence)  # the same offsets
+    for m in _READ_AS_WORDS.finditer(re.sub(r"[ \t]{2,}", lambda m: " " * len(m.group()), plain)):
+        words = m.group()
+        if re.search(rf"(?<![^\W\d_]){_STRONG_SAID_SIGN}(?![^\W\d_])", words, re.I) \
+                and re.search(rf"(?<![^\W\d_]){_WORD_FOR_A_NUMBER}(?![^\W\d_])", words, re.I):
+            yield m.span()
+
+
 _A_TIME_SAID = re.compile(r"(?<![^\W\d_])(?:at|by|until|till|from|around|about|before|after|past|à|a[ \t]+las|a[ \t]+la|um|alle|às|ab"
                           r"|bis)[ \t]+\Z", re.I)
 _A_TIME_AFTER = re.compile(r"[ \t]*(?:a\.?m\b|p\.?m\b|o['’]clock|uhr\b|heures?\b|hours\b|de[ \t]+la[ \t]+(?:mañana|tarde|noche))", re.I)
@@ -457,6 +491,7 @@ def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
     if about_one:
         yield from (("password-said", at + a, at + b) for a, b in _spelled(sentence))
         yield from (("password-said", at + a, at + b) for a, b in _plain_values(sentence))
+        yield from (("password-said", at + a, at + b) for a, b in _read_as_words(sentence))
     else:  # no credential named, but said how it is typed, and a digit in it: "it's Saoirse2, capital S"
         yield from (("password-said", at + a, at + b) for a, b in _plain_values(sentence) if any(c.isdigit() for c in sentence[a:b]))
         # or read out with the case of its letters: "capital Kilo, lowercase echo, ..., seven, two" is nobody's name
@@ -532,9 +567,16 @@ _ON_THE_BACK = re.compile(rf"(?:{_THREE_OR_FOUR})[ \t]{{1,3}}(?:on|at)[ \t]+the[
                           rf"|(?:背面|背后|背後|裏面|裏の|卡背)[^\n]{{0,3}}?(?:\d[位桁])?[^\d\n]{{0,6}}?(?:{_THREE_OR_FOUR})", re.I)
 
 
+# the four digits American Express prints above the number, alone on their line, as a scan of the card's front reads
+_LINE_ABOVE = re.compile(r"(?m)^[ \t]*(\d{4})[ \t]*\n[ \t]*\Z")
+
+
 def codes_after_cards(text: str, cards: list[tuple[int, int]]) -> Iterator[Span]:
-    """("card-cvv", start, end) of a card's security code named within 200 characters after the card's number."""
-    for _, end in cards:
+    """("card-cvv", start, end) of a card's security code named within 200 characters after the card's number, and of
+    an American Express card's four digits alone on the line above it."""
+    for start, end in cards:
+        if re.match(r"3[47]", text[start:start + 2]) and (above := _LINE_ABOVE.search(text, max(0, start - 40), start)):
+            yield ("card-cvv", *above.span(1))
         window = text[end:end + 200]
         back = _ON_THE_BACK.search(window)
         if back is not None:

@@ -637,11 +637,13 @@ def _written_exactly(text: str) -> Iterator[Span]:
 # after it; then, from the same speaker, a word alone after a joining word, and any run of digits.
 _CHAT_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,40}\][ \t]*|[\d/.,: \t]{6,24}(?:[AaPp]\.?[Mm]\.?)?[ \t]*[\-–][ \t]*)?"
                         r"([^\W\d_][^\n:\[\]]{0,38}?)[ \t]*:[ \t]*([^\n]*)$")
-_NOTHING_GIVEN = re.compile(r"(?:[ \t]+[^\W\d_]{1,15}){0,3}[ \t]*(?:[:=：\-–—…]|\.{2,3})?[ \t]*\Z")
-_JOINING_WORD = re.compile(r"(?i)(?:and[ \t]+then|then|and|first|followed[ \t]+by|og[ \t]+s(?:å|a)|og|s(?:å|a)|och[ \t]+sen|sen|dann|und"
+_NOTHING_GIVEN = re.compile(r"(?:[ \t]+[^\W\d_]{1,15}){0,5}[ \t]*(?:[:=：\-–—…]|\.{2,3})?[ \t]*\Z")
+_JOINING_WORD = re.compile(r"(?i)(?:(?:the[ \t]+)?(?:first|next|last|second|third)[ \t]+(?:bit|part|piece|word)(?:[ \t]+is)?"
+                           r"|and[ \t]+then|then|and|first|followed[ \t]+by|og[ \t]+s(?:å|a)|og|s(?:å|a)|och[ \t]+sen|sen|dann|und"
                            r"|puis|et|luego|despu(?:é|e)s|y|depois|e|poi|potem|i|a[ \t]+pak|pak|sitten|ja|sonra|ve|rồi|sau[ \t]+đó"
                            r"|पहले|फिर|और|然后|그리고|그다음|それから|次に)(?![^\W\d_])[ \t]*")
-_A_WORD_ALONE = re.compile(r"[ \t]*([^\s,.;:!?\"'“”]{3,40})[ \t]*[.!]?[ \t]*\Z")
+_A_WORD_ALONE = re.compile(r"[ \t]*([^\s,.;:!?\"'“”]{3,40})(?:,?[ \t]+(?:with[ \t]+a[ \t]+)?(?:capital|big|small)[ \t]+[A-Za-z]"
+                           r"|,?[ \t]+(?:all[ \t]+)?lower[ \t\-]?case|,?[ \t]+no[ \t]+spaces?)?[ \t]*[.!]?[ \t]*\Z")
 _A_DIGIT_RUN = re.compile(r"(?<![\w.,/:\-])\d{3,12}(?![\w/:\-]|[.,]\d)")
 
 
@@ -1446,10 +1448,13 @@ def _column_kind(header: str) -> str | None:
         return "key-column"  # a network's key ("| SSID | Band | Key |"), or a lock's: cells with letters and digits
     if words[-1] in ("code", "codes") and (len(words) == 1 or words[0] in _CODE_KINDS):
         return "code-column" if len(words) == 1 else "key-column"  # "code" alone: a recovery code only beside "used"
+    if len(words) <= 2 and words[-1] in _CARD_CODE_HEADERS:
+        return "card-cvv"  # "| Exp | CVV |": cells of three or four digits
     return "pin" if any(w in _PIN_HEADERS for w in words) else None
 
 
 _NETWORK_RX = re.compile(_NETWORK, re.I)
+_CARD_CODE_HEADERS = frozenset("cvv cvc cvv2 cvc2 cid csc cvn".split())
 _PLACE_HEADERS = frozenset("city town address state district area locality village postal_address shipping_address".split())
 _CODE_KINDS = frozenset("recovery backup 2fa mfa otp one-time emergency scratch".split())
 _USED_HEADERS = frozenset("used used? redeemed status".split())
@@ -1464,7 +1469,8 @@ _HEADER_WORD = re.compile(
     r"|sandi|kh(?:ẩ|a)u|비번|암호|口令"
     r"|secr|segre|sekret|hemlig|hemmelig|salaisuus|titok|секрет|μυστικ|סוד|سر|सीक्रेट|ความลับ|秘密|シークレット|rahasia"
     r"|parol|laluan|siri|contrasenya|κωδικ|συνθηματ|סיסמ|كلمة|पासवर्ड|รหัสผ่าน|wi-?fi|wlan|wpa|router|r[ée]seau|netz|netwerk|sieci|сети"
-    r"|code|combo|combina|kombina|magic|word|slapta|cyfrinair|lozink|geslo|лозинк|fjal|lykilor|pasahitz|contrasinal|wagwoord|პაროლ",
+    r"|code|combo|combina|kombina|magic|word|slapta|cyfrinair|lozink|geslo|лозинк|fjal|lykilor|pasahitz|contrasinal|wagwoord|პაროლ"
+    r"|cvv|cvc|cid|csc|cvn",
     re.I,
 )
 
@@ -1608,6 +1614,10 @@ def _column_values(rows: list[tuple[int, str]], split: Cells) -> Iterator[Span]:
             if kind == "secret-column":
                 if _MADE_UP.fullmatch(row[start:end]):
                     yield ("password-column", offset + start, offset + end)
+                continue
+            if kind == "card-cvv":
+                if re.fullmatch(r"\d{3,4}", row[start:end]):
+                    yield (kind, offset + start, offset + end)
                 continue
             if kind == "credential-column":
                 cell = row[start:end]

@@ -377,6 +377,8 @@ def _password_value(value: str) -> bool:
         if value[0] == "`" and value[1:-1] != value[1:-1].strip():
             return False  # "`password=` flag and the `PIN`": the text between two code spans
         inner = value[1:-1].strip()
+        if re.fullmatch(r"<[^<>]{1,60}>|\[(?:hidden|redacted|removed|masked)\]", inner, re.I):
+            return False  # a placeholder in quotes: "<your-token>"
         return inner != "" and not inner.startswith("[REDACTED") and not _masked(inner) and not _reference(inner)
     if _reference(value):
         return False
@@ -1010,7 +1012,7 @@ def _word_char(text: str, i: int) -> bool:
 
 # kind -> check of a value found by its form (forms.py, wallet.py); kinds without one are secrets as found
 _DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}")
-_NOT_IN_A_COLUMN = frozenset("never unset reset changed same - — – ? ✓ ✗ x".split())
+_NOT_IN_A_COLUMN = frozenset("never unset reset changed same hidden masked redacted removed - — – ? ✓ ✗ x".split())
 _NOTE_IN_A_CELL = frozenset("ask see check in on via frag siehe voir demande demander ver vedi chiedi zie vraag pregunta pergunte".split())
 _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "password": _password_value,
@@ -1018,7 +1020,7 @@ _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "password-flag": _field_value,
     "pgpass": _field_value,
     "netrc": _field_value,
-    "password-column": lambda v: _field_value(v) and not _DATE.fullmatch(v) and v.lower() not in _NOT_IN_A_COLUMN
+    "password-column": lambda v: _field_value(v) and not _DATE.fullmatch(v) and v.lower().strip("[]()") not in _NOT_IN_A_COLUMN
     and not (" " in v.strip() and v.split()[0].lower() in _NOTE_IN_A_CELL),  # a note in the cell: "ask Tigran", "see vault"
     "token-column": lambda v: _secret_field(v) and not re.search(r"\s", v) and not v.isdigit(),  # not "1,024 (2 calls)"
     "pin": lambda v: 4 <= len(card_digits(v)) <= 8 and (re.fullmatch(r"\d{1,8}(?:[ \-]\d{1,8}){0,7}", v) is not None
