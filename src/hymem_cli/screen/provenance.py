@@ -37,16 +37,21 @@ def is_tool(speaker: str | None) -> bool:
 # Someone asking after another person's agent ("Could your AI send me the notes?"): the agent is the listener's, and so is
 # the transcript it is given
 _ASKS_AFTER_YOUR_AGENT = re.compile(
-    r"(?<![^\W\d_])(?:your|ur|tu|tus|ton|ta|tes|dein|deine|deinem|deinen|je|jouw|il\s+tuo|la\s+tua|o\s+teu|a\s+tua|seu|sua)\s+"
-    r"(?:[^\W\d_]{2,20}\s+)?(?:ai|a\.i\.|ia|ki|assistant|assistent|assistente|asistente|agent|agente|bot|chat\s?bot|copilot)"
-    r"(?![^\W\d_])", re.I)
+    r"(?<![^\W\d_])(?:your|ur|tu|tus|ton|ta|tes|dein|deine|deinem|deinen|je|jouw|il\s+tuo|la\s+tua|o\s+teu|a\s+tua|seu|sua"
+    r"|dy|eich)\s+"  # Welsh, whose "dy gynorthwyydd" mutates the noun after it
+    r"(?:[^\W\d_]{2,20}\s+)?(?:ai|a\.i\.|ia|ki|assistant|assistent|assistente|asistente|agent|agente|bot|chat\s?bot|copilot"
+    r"|(?:c|g|ngh)ynorthwy-?ydd\w{0,3})"
+    r"(?![^\W\d_])"
+    # Icelandic puts "your" after the noun: "aðstoðarmaðurinn þinn", "gervigreindin þín"
+    r"|(?:\w{0,20}aðstoðarm\w{2,8}|gervigreind\w{0,20})\s+(?:þinn|þín|þitt|þínum|þínu|þíns|þinni)(?![^\W\d_])", re.I)
 
 
 def session_owner(messages) -> str | None:
     """Whose transcript it is when writer.user is not set: the first speaker who is neither an assistant nor a tool,
     unless, between two such speakers, the first asks after the other's own agent in their own words ("Could your AI send
-    me the notes?"), or the second heads a note to their own ("Y para mi asistente: ...") when the first spoke of no agent:
-    the agent, and the transcript, are then the other's."""
+    me the notes?", "Til gervigreindaraðstoðarmanns Alex:"), or the second heads a note to their own ("Y para mi
+    asistente: ...") or says what it will do ("my assistant can pay you from now on") when the first spoke of no agent
+    and the second of none of the first's: the agent, and the transcript, are then the other's."""
     people: list[str] = []
     for m in messages:
         if m.speaker and m.speaker.strip().casefold() not in ASSISTANT_NAMES and not is_tool(m.speaker) and m.speaker not in people:
@@ -55,7 +60,8 @@ def session_owner(messages) -> str | None:
                                 for m in messages):
         return people[1]
     if len(people) == 2 and any(m.speaker == people[1] and _heads_a_note_to_own_agent(m) for m in messages) \
-            and not any(m.speaker == people[0] and _speaks_of_an_agent(m) for m in messages):
+            and not any(m.speaker == people[0] and _speaks_of_an_agent(m) for m in messages) \
+            and not any(m.speaker == people[1] and _tells_of_your_agent(m, people[0]) for m in messages):
         return people[1]  # "Y para mi asistente: nunca compartas ...", after the first speaker spoke of no agent at all
     return people[0] if people else None
 
@@ -84,7 +90,16 @@ def _own_words(message: Message) -> str:
 
 
 def _heads_a_note_to_own_agent(message: Message) -> bool:
-    return _NOTE_TO_MY_AGENT.search(_own_words(message)) is not None
+    read = _own_words(message)
+    return _NOTE_TO_MY_AGENT.search(read) is not None or _MY_AGENT_WILL.search(read) is not None
+
+
+# The speaker says what their own agent will do: "my assistant can pay you from now on", "I'll have my AI pay your invoice"
+_MY_AGENT_WILL = re.compile(
+    r"(?<![^\W\d_])(?:my|mi|mon|ma|mein|meine|il\s+mio|la\s+mia|o\s+meu|a\s+minha|mijn)\s+(?:ai|a\.i\.|ia|ki|assistant[ea]?|asistente"
+    r"|assistente|assistent|agent[ea]?|bot)\s+(?:can|will|'ll|’ll|shall|is\s+going\s+to|puede|va\s+a|pourra|peut|va|kann|wird|può|pode|vai"
+    r"|kan|zal)(?![^\W\d_])"
+    r"|(?<![^\W\d_])(?:i['’]ll|i\s+will)\s+(?:have|get|ask)\s+my\s+(?:ai|a\.i\.|assistant|agent|bot)(?![^\W\d_])", re.I)
 
 
 def _speaks_of_an_agent(message: Message) -> bool:
@@ -97,13 +112,23 @@ def _speaks_of_an_agent(message: Message) -> bool:
 _AN_AGENT = r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot|pa)(?![^\W\d_])"
 
 
+# the agent's name in a word of its own, in the languages whose possessive or case ending sits apart from it
+_AGENT_APART = (r"(?:\w{0,20}aðstoðarm\w{2,6}|gervigreind\w{0,20}|assistant[ea]?|asistente|assistente|assistent\w{0,3}|assisten[dt]\w{0,6}"
+                r"|asistent\w{0,4}|asisten|(?:c|g|ngh)ynorthwy-?ydd\w{0,3}|agente?|ai)(?![^\W\d_])")
+
+
 def _tells_of_your_agent(message: Message, listener: str) -> bool:
     """Whether a message, in its own words, speaks of the listener's agent: "I've told your AI to pay ...", "Alex, quick
     one for your assistant", "fr0m n0w 0n y0ur 4ss1st4nt ...", "Alex's assistant books ..." (the listener named)."""
     from hymem_cli.screen.normalize import _LEET
 
     read = _own_words(message)  # a question or a remark quoted is someone else's
-    theirs = re.compile(rf"(?<![^\W\d_]){re.escape(listener.strip())}['’]s\s+(?:[^\W\d_]{{2,20}}\s+)?{_AN_AGENT}", re.I)
+    name = re.escape(listener.strip())
+    theirs = re.compile(rf"(?<![^\W\d_]){name}['’]s\s+(?:[^\W\d_]{{2,20}}\s+)?{_AN_AGENT}"
+                        # the name with a case ending before the agent ("Alexi assistendile"), or after it ("asistente de Alex",
+                        # "aðstoðarmanns Alex")
+                        rf"|(?<![^\W\d_]){name}\w{{0,3}}\s+{_AGENT_APART}|{_AGENT_APART}\s+(?:de\s+|d['’]\s?|von\s+|di\s+|van\s+|do\s+|da\s+)?"
+                        rf"{name}(?![^\W\d_])", re.I)
     return any(_ASKS_AFTER_YOUR_AGENT.search(reading) or theirs.search(reading) or _AGENT_OF_YOURS.search(reading)
                for reading in (read, read.translate(_LEET)))
 
@@ -603,7 +628,9 @@ def _numbers(text: str) -> set[str]:
 # The agent's name in the words and scripts of other languages, "assistant" written as it sounds among them
 _AGENT_ABROAD = re.compile(r"(?<![^\W\d_])(?:ai|a\.i\.|assistants?|assistente|asistente|assistant[ea]?|assistent\w{0,3}|asystent\w{0,3}|"
                            r"asistent\w{0,4}|asisten|asszisztens\w{0,4}|avustaja\w{0,6}|pembantu|umsizi|asistan\w{0,3}|msaidizi|"
-                           r"tro\s?ly|trợ\s?lý|agents?|agente|bots?|chat\s?bots?|copilot|ассистент\w{0,3}|"
+                           r"tro\s?ly|trợ\s?lý|agents?|agente|bots?|chat\s?bots?|copilot|ассистент\w{0,3}|assisten[dt]\w{0,6}|"
+                           # Icelandic (also inside a compound: "gervigreindaraðstoðarmanns"), Welsh with its mutations, Irish
+                           r"\w{0,20}aðstoðarm\w{2,6}|gervigreind\w{0,20}|(?:c|g|ngh)ynorthwy-?ydd\w{0,3}|c(?:ú|u)nt(?:ó|o)ir\w{0,3}|"
                            r"асистент\w{0,3}|помощник\w{0,3}|βοηθός)(?![^\W\d_])"
                            r"|اسسٹنٹ|دستیار|مساعد|असिस्टेंट|सहायक|অ্যাসিস্ট্যান্ট|সহকারী|உதவியாளர்|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|비서", re.I)
 

@@ -324,7 +324,7 @@ _OWN_NEVER = re.compile(_CREDENTIAL + "|" + _OTHERS
                         r"|challenge|warn)\w*|\b(?:ignore|bypass|disable|override|obey|disregard|circumvent)\b|\btrust\s+(?!me\b)\w+"
                         r"|\bauto-?(?:approve|accept|merge|pay|renew|sign|send|forward|confirm|book|buy|purchase|order|delete|transfer)\w*"
                         r"|\b(?:promot|endors|advertis|prais)\w*", re.I)  # blind obedience; asking first, dropped, is the act's
-_AMOUNT = (r"(?:[$€£¥₹₽₦₩₺₱₴₪৳₫]\s?\d[\d,.]*|\d[\d,.]*\s?(?:[$€£¥₹₽₦₩₺₱₴₪৳₫]|usd|eur|gbp|chf|zł|kr|dollars?|euros?|pounds?|r[uo]ubles?|rupees?"
+_AMOUNT = (r"(?:[$€£¥₹₽₦₩₺₱₴₪৳₫]\s?\d[\d,.]*|(?<![^\W\d_])(?:rm|rp|r\$|s\$|a\$|c\$|nz\$|hk\$|us\$|chf|kr\.?|kč|ft|zł)\s?\d[\d,.]*|\d[\d,.]*\s?(?:[$€£¥₹₽₦₩₺₱₴₪৳₫]|usd|eur|gbp|chf|zł|kr|dollars?|euros?|pounds?|r[uo]ubles?|rupees?"
            r"|naira|yen|yuan|pesos?|lira|rand|won|shillings?|dirhams?|riyals?|francs?|kwacha|cedis?|birr|taka|rupiah|ringgit|baht|dong"
            r"|hryvnias?|lari|tenge|som|soum|manat|leva?|lei|forint|koruna|crowns?)(?![^\W\d_]))")
 # A delegation the user bounds: a cap on the amount, a sum per period or named once, a condition, or a recipient of their
@@ -332,7 +332,9 @@ _AMOUNT = (r"(?:[$€£¥₹₽₦₩₺₱₴₪৳₫]\s?\d[\d,.]*|\d[\d,.]*\s
 # "forward them to my accountant")
 _BOUNDED = re.compile(
     r"\b(?:up\s+to|under|below|no\s+more\s+than|not\s+more\s+than|less\s+than|at\s+most|max(?:imum)?|capped\s+at|bis\s+(?:zu\s+)?"
-    r"|jusqu['’]?\s?(?:à|a)|hasta|fino\s+a|at(?:é|e))\s*" + _AMOUNT
+    r"|jusqu['’]?\s?(?:à|a)|hasta|fino\s+a|at(?:é|e)|sampai|hingga|maksimal|maksimum|hadi|tot|upp\s+till|inntil|op\s+til|enint(?:ää|aa)n"
+    r"|legfeljebb|maxim(?:á|a)ln(?:ě|e)|maksymalnie|p(?:â|a)n(?:ă|a)\s+la|do|až\s+do|najviac|ikiwa\s+ni\s+hadi|kadar|en\s+fazla|t(?:ố|o)i\s+(?:đ|d)a)\s*"
+    + _AMOUNT
     + r"|" + _AMOUNT + r"\s*(?:a|per|each|every|/|im|par|al|por|al)\s*(?:month|week|year|day|visit|time|monat|mois|mes|mese|mês)\b"
     + r"|\b(?:the|a|an|its|that|my|our|his|her)\s+" + _AMOUNT + r"(?:\s+[^\W\d_]{3,20})?"  # one sum, named: "pay the £45 deposit", "my £10 share"
     r"|\b(?:as\s+long\s+as|so\s+long\s+as|only\s+if|provided\s+(?:that\s+)?|solange|sofern|tant\s+que|(?:à|a)\s+condition"
