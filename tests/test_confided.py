@@ -839,3 +839,29 @@ def test_thirty_second_round_columns_codes_said_in_more_languages_pieces_and_voi
 ])
 def test_thirty_second_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("ok so netflix keeps logging me out, the current one is sunflowerpie2021!! is that a strong enough password lol",
+     "sunflowerpie2021!!"),
+    ("Оленко, від Приват24 у тата пароль — Barvinok4410!. Тільки нікому", "Barvinok4410!"),
+    ("كلمة سر الواي فاي هي Layla@5521 وكلمة سر حساب شاهد هي sahar_alnil88 ، لا تعطيها لأحد", "sahar_alnil88"),
+    ("Found:\n\nBACKUP VERIFICATION CODES\nmina.okoro91@gmail.com\n\n1. 7730 1182    6. 2093 4471\n2. 5518 0266    7. 8840 1937",
+     "7730 1182"),
+    ("Guardei a chave de recuperação da conta Apple: KQ7D-29HT-0XLP-N3ZB-WOR4-EPQM-TLKF. Não mostra.",
+     "KQ7D-29HT-0XLP-N3ZB-WOR4-EPQM-TLKF"),
+    ("[Zalo]\nMẹ: mật khẩu wifi nhà mới\nMẹ: chữ đầu là Hoamai\nMẹ: rồi số 1971\nCon: Hoamai!1971 hả mẹ?", "Hoamai!1971"),
+])
+def test_thirty_third_round_common_pastes_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "STRIPE_SECRET_KEY=sk_test_your_key_here\nSECRET_KEY=change-me",
+    "Here's the doc: https://docs.google.com/document/d/1xQ7vT3pLm9KcR2wZ8bN4yH6jF0sD5aE/edit?usp=sharing",
+    "Konto\tBenutzername\tPasswort\nAmazon\tk.brandt@t-online.de\t[muss zurückgesetzt werden]\nStadtwerke\tk.brandt\t(im Passwortmanager)",
+    "mapboxgl.accessToken = 'pk.eyJ1Ijoia2VscHdvcmtzIiwiYSI6ImNseGhkdjByNzc5dHRuOTZvbWUzZ2piM2gifQ.EycLRfNFljoq0S9Oxn-RyX'; // public",
+    "we won 3 games today!! is that a record for the password club?",
+])
+def test_thirty_third_round_look_alikes_are_kept(text):
+    assert_kept(text)

@@ -203,6 +203,9 @@ def _mixed(part: str) -> bool:
 _KEYS_PRESSED = re.compile(r"(?i:ctrl|control|alt|altgr|shift|cmd|command|option|opt|win|super|fn|meta)(?:\+[\w]{1,12}){1,3}")
 
 
+_ASKS_BACK = re.compile(r"\s*(?:is|was|are|would|does)\s+(?:that|this|it|these)\b", re.I)
+
+
 def _may_give_a_value(text: str) -> bool:
     return _MAYBE_A_VALUE.search(text) is not None or _SPELLING_RUN.search(text) is not None
 
@@ -228,10 +231,16 @@ def _confided_values(text: str) -> Iterator[Span]:
         if _may_give_a_value(line):  # most lines do not: no digit, no sign between letters, no letters spelled out
             named_before = len(before) <= 400 and _CREDENTIAL.search(before) is not None and _GIVES.search(line[:400]) is not None
             named = False  # a sentence before, on this line, named one: "I changed the password. The new one: ..."
-            for piece in _PIECE.finditer(line):
+            pieces = list(_PIECE.finditer(line))
+            for i, piece in enumerate(pieces):
                 sentence = piece.group()
+                # or the sentence after asks about it by name: "the current one is ilovebiscuit2019!! is that a strong
+                # enough password?"
+                asked_after = i + 1 < len(pieces) and _ASKS_BACK.match(pieces[i + 1].group()) is not None \
+                    and _CREDENTIAL.search(pieces[i + 1].group()) is not None
                 if len(sentence) <= 400 and _may_give_a_value(sentence):
-                    yield from _in_sentence(sentence, pos + piece.start(), named_before or named and _GIVES.search(sentence) is not None)
+                    yield from _in_sentence(sentence, pos + piece.start(),
+                                            named_before or asked_after or named and _GIVES.search(sentence) is not None)
                 named = named or _CREDENTIAL.search(sentence) is not None or _LEXICON_WORD.search(sentence) is not None
         before = line if line.strip() else before
         pos += len(line) + 1
@@ -524,7 +533,7 @@ def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
     for m in _TOKEN.finditer(sentence) if looked_at else ():
         value = m.group()
         if m.end() == len(sentence) or sentence[m.end()].isspace():
-            value = value.rstrip(".:!?")  # the sentence's own sign; "'Hazel-Ridge-93!'" keeps its "!"
+            value = value.rstrip(".:?")  # the sentence's own sign; a "!" may be the value's: "Kalyna7775!."
         if _KEYS_PRESSED.fullmatch(value):
             continue  # "Alt+Shift", "Ctrl+Alt+Del": keys pressed together
         if strongly_invented(value) or about_one and (invented(value) or random_looking(value)) \

@@ -26,7 +26,8 @@ _PASSWORD_WORDS_LATIN = (
     # Romanian, Hungarian (possessed forms), Danish and Norwegian, Catalan, Malay, Swahili, Greek, Hebrew (with its glued
     # article or preposition), Arabic, Hindi: letters of these scripts are word characters, so the boundaries hold
     r"parol(?:a|ă|ele)|jelszav(?:a|am|unk|ad)|kodeord(?:et)?|contrasenya|kata[ \t]+laluan|nenosiri|neno[ \t]+la[ \t]+siri|"
-    r"κωδικ(?:ός|ό|ού|οί)(?:[ \t]+πρόσβασης)?|συνθηματικό|[הולבש]{0,2}סיסמ(?:ה|א|ת|אות|ות)|(?:ال)?كلمة[ \t]+(?:ال)?(?:مرور|سر)|पासवर्ड|"
+    r"κωδικ(?:ός|ό|ού|οί)(?:[ \t]+πρόσβασης)?|συνθηματικό|[הולבש]{0,2}סיסמ(?:ה|א|ת|אות|ות)"
+    r"|[وفبل]?(?:ال)?كلمة[ \t]+(?:ال)?(?:مرور|سر)|पासवर्ड|"
     # Estonian, Lithuanian, Latvian, Welsh, Croatian, Serbian and Bosnian, Slovenian, Bulgarian, Macedonian, Albanian,
     # Icelandic, Basque, Galician, Afrikaans, Esperanto, Irish, Zulu, Kazakh, Mongolian, Georgian, Armenian, Persian, Urdu
     r"parool\w{0,4}|slapta(?:ž|z)od\w{0,4}|parole\w{0,2}|cyfrinair|lozink\w{0,2}|geslo\w{0,2}|парол(?:а|ата|и)|лозинк\w{0,2}|"
@@ -496,7 +497,7 @@ _HEADER_NOT_SECRET = frozenset(
     manager rotated rotation type count field column name names id ids set? changed? rules location where stored vault kept""".split()
 )
 _CODES_HEADING = re.compile(
-    r"(?:\b(?:recovery|backup|2fa|mfa|one[ -]time|otp|scratch|emergency|verification)[ \t_\-]+codes?\b"
+    r"(?:\b(?:recovery|backup|2fa|mfa|one[ -]time|otp|scratch|emergency|verification)[ \t_\-]+(?:verification[ \t]+)?codes?\b"
     r"|\b(?:codes?|c(?:ó|o)digos?|codici)[ \t]+(?:de|di)[ \t]+(?:r(?:é|e)cup(?:é|e)ration|secours|sauvegarde|recuperaci(?:ó|o)n|"
     r"recupera(?:ç|c)(?:ã|a)o|respaldo|seguran(?:ç|c)a|backup|recupero|emergencia|emerg(?:ê|e)ncia)\b"
     r"|\b(?:wiederherstellungs|backup-?|sicherungs|notfall|herstel|reserve)codes?\b"
@@ -639,6 +640,7 @@ _CHAT_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,40}\][ \t]*|[\d/.,: \t]{6,24
                         r"([^\W\d_][^\n:\[\]]{0,38}?)[ \t]*:[ \t]*([^\n]*)$")
 _NOTHING_GIVEN = re.compile(r"(?:[ \t]+[^\W\d_]{1,15}){0,5}[ \t]*(?:[:=：\-–—…]|\.{2,3})?[ \t]*\Z")
 _JOINING_WORD = re.compile(r"(?i)(?:(?:the[ \t]+)?(?:first|next|last|second|third)[ \t]+(?:bit|part|piece|word)(?:[ \t]+is)?"
+                           r"|(?:chữ|phần)[ \t]+(?:đầu|tiếp|cuối)[ \t]+là"
                            r"|and[ \t]+then|then|and|first|followed[ \t]+by|og[ \t]+s(?:å|a)|og|s(?:å|a)|och[ \t]+sen|sen|dann|und"
                            r"|puis|et|luego|despu(?:é|e)s|y|depois|e|poi|potem|i|a[ \t]+pak|pak|sitten|ja|sonra|ve|rồi|sau[ \t]+đó"
                            r"|पहले|फिर|और|然后|그리고|그다음|それから|次に)(?![^\W\d_])[ \t]*")
@@ -1663,6 +1665,9 @@ def _joined(line: str, pieces: list[re.Match[str]]) -> list[tuple[int, int]]:
     return spans
 
 
+_AN_ADDRESS_ALONE = re.compile(r"[ \t]*[\w.+\-]+@[\w.\-]+\.\w+[ \t]*")
+
+
 def _code_lines(text: str, pos: int, seen: int = 0) -> Iterator[Span]:
     blanks, notes = 0, 0
     while pos < len(text) and seen < 64:
@@ -1682,8 +1687,8 @@ def _code_lines(text: str, pos: int, seen: int = 0) -> Iterator[Span]:
             yield from (("backup-code", pos + a, pos + b) for a, b in _joined(line, pieces))
         elif line.lstrip().startswith("|") and not re.search(r"\d", line):
             pass  # a table's header or rule above its codes
-        elif not seen and notes < 1 and len(line) <= 100 and not re.search(r"\d", line):
-            notes += 1  # a note between the heading and its codes: "Każdego kodu można użyć tylko raz."
+        elif not seen and notes < 1 and len(line) <= 100 and (not re.search(r"\d", line) or _AN_ADDRESS_ALONE.fullmatch(line)):
+            notes += 1  # a note between the heading and its codes ("Każdego kodu można użyć tylko raz."), or the account's address
         else:
             return
         pos = end + 1

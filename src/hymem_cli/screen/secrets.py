@@ -204,8 +204,10 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
         r"\b(?:backup|recovery|2fa|mfa|one[ -]time|otp|scratch)[ \t]+codes?\b([^\n]{1,300})",
         re.I,
     ),
-    # a BitLocker recovery key: eight groups of six digits, nothing else is written so
-    "recovery-key": re.compile(r"(?<![\d\-])\d{6}(?:-\d{6}){7}(?![\d\-])"),
+    # a BitLocker recovery key: eight groups of six digits, nothing else is written so,
+    # and an Apple account's recovery key: seven groups of four capitals and digits
+    "recovery-key": re.compile(r"(?<![\d\-])\d{6}(?:-\d{6}){7}(?![\d\-])"
+                               r"|(?<![A-Z0-9\-])(?=[A-Z0-9\-]{0,33}\d)(?=[A-Z0-9\-]{0,33}[A-Z])[A-Z0-9]{4}(?:-[A-Z0-9]{4}){6}(?![A-Z0-9\-])"),
     "ssn": re.compile(
         r"\b(?:ssn|social\s+security(?:\s+number)?)\W{0,5}(?:(?:is|was|number|no|nr)\W{1,5})?(\d{3}[- ]?\d{2}[- ]?\d{4})(?!\d)"
         r"|(?<![\d\-])((?!000|666|9)\d{3}-(?!00)\d{2}-(?!0000)\d{4})(?![\d\-])",
@@ -337,7 +339,9 @@ _DATA_OR_DIGEST = re.compile(r"(?:;base64,|(?<![A-Za-z0-9])(?:sha1|sha224|sha256
                              r"|\$2[abxy]?\$\d\d\$|\$[156y]\$(?:rounds=\d{1,7}\$)?[./A-Za-z0-9]{1,16}\$)\Z",  # bcrypt, crypt(3) hashes
                              re.I)
 # tokens that are public by design: an ACME challenge's token and key authorisation, a Sentry DSN with its public key only
-_PUBLIC_BY_DESIGN = re.compile(r"acme-challenge|//[0-9a-f]{32}@[\w.\-]*sentry\.io\b|\b[xyzt]pub[1-9A-HJ-NP-Za-km-z]{100,}")
+_PUBLIC_BY_DESIGN = re.compile(r"acme-challenge|//[0-9a-f]{32}@[\w.\-]*sentry\.io\b|\b[xyzt]pub[1-9A-HJ-NP-Za-km-z]{100,}"
+                               # a shared document's id in its address: who may open it is the document's setting
+                               r"|\b(?:docs|drive)\.google\.com/(?:document|spreadsheets|presentation|forms|file|drive/folders)/(?:d/)?")
 _CONTENT_ID = re.compile(r"(?:baf[ykz][a-z2-7]{50,70}|Qm[1-9A-HJ-NP-Za-km-z]{44})\Z")  # an IPFS content id: public by design
 _SRI_HASH = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,88}={0,2}\Z")
 # A transaction's or a block's hash is public ("tx 0x5c50...", "txid: ..."); so is a public key or a certificate.
@@ -351,7 +355,7 @@ def _masked(word: str) -> bool:
     return re.fullmatch(r"[*x.•#\-_]+(?: [*x.•#\-_]+)*", word, re.I) is not None or _PLACEHOLDER.search(word) is not None
 
 
-_PLACEHOLDER = re.compile(r"(?i:(?:replace|change|fill)[_\-]?(?:me|this|it)(?![a-z])|\byour[_\-][\w\-]{1,40}[_\-]here\b|placeholder|x{6,})"
+_PLACEHOLDER = re.compile(r"(?i:(?:replace|change|fill)[_\-]?(?:me|this|it)(?![a-z])|(?:\b|_)your[_\-][\w\-]{1,40}[_\-]here\b|placeholder|x{6,})"
                           r"|^_{0,2}[A-Z][A-Z0-9_]{2,60}_{2}$|^@[A-Z][A-Z0-9_]{2,60}@$")  # "__DDNS_PASSWORD__", "@DB_PASS@": a template's
 
 
@@ -872,8 +876,8 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
             g = next((i for i in range(1, rx.groups + 1) if m.group(i) is not None), 0)  # the group that matched
             start, end = m.span(g)
             value = m.group(g)
-            if value.lstrip("\"'“`").startswith("[REDACTED:"):
-                continue  # a placeholder is not a secret
+            if value.lstrip("\"'“`").startswith("[REDACTED:") or kind in _TOKEN_KINDS and _PLACEHOLDER.search(value):
+                continue  # a placeholder is not a secret: "sk_test_your_key_here"
             check = _CHECKS.get(kind)
             if check is not None and not check(value):
                 continue
@@ -902,7 +906,8 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
     if cards:
         inside = _containment(found)
         found += [span for span in codes_after_cards(text, cards) if not inside(span[1], span[2])]
-    return found + _elsewhere(text, found) + _in_the_other_layout(text, found) + _rest_of_the_column(text, found)
+    return (found + _elsewhere(text, found) + _in_the_other_layout(text, found) + _rest_of_the_column(text, found)
+            + _given_again(text, found))
 
 
 def _rest_of_a_setting_line(text: str, start: int, end: int) -> int:
@@ -1006,6 +1011,37 @@ def _column_of_passwords(block: list[list[tuple[int, int]]], passwords: list[tup
     return more
 
 
+def _given_again(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """A password found, given again elsewhere in the text: alone when it holds a digit or a sign, or as the start of a
+    longer one ("Bố: chữ đầu là Hoaphuong" … "Con: Hoaphuong!1964 hả bố?")."""
+    values = {text[s:e] for kind, s, e in found if kind.startswith("password") and e - s >= 6}
+    if not values:
+        return []
+    spans = sorted((s, e) for _, s, e in found)
+    more = []
+    for value in list(values)[:32]:
+        at = text.find(value)
+        while at >= 0:
+            start, end = at, at + len(value)
+            while start > 0 and not text[start - 1].isspace() and text[start - 1] not in _OPENS_A_VALUE:
+                start -= 1
+            while end < len(text) and not text[end].isspace() and text[end] not in _CLOSES_A_VALUE:
+                end += 1
+            while end > start + len(value) and text[end - 1] in ".,;:?":
+                end -= 1  # the sentence's own sign
+            token = text[start:end]
+            if not any(s <= start and end <= e for s, e in spans):
+                longer = token != value and re.search(r"[\d\W]", token.replace(value, "", 1)) is not None
+                if longer or token == value and re.search(r"[\d\W_]", value):
+                    more.append(("password", start, end))
+            at = text.find(value, at + len(value))
+    return more
+
+
+_OPENS_A_VALUE = frozenset("(\"'`“‘«[{")
+_CLOSES_A_VALUE = frozenset(")\"'`”’»]}")
+
+
 def _word_char(text: str, i: int) -> bool:
     return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
 
@@ -1021,7 +1057,8 @@ _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "pgpass": _field_value,
     "netrc": _field_value,
     "password-column": lambda v: _field_value(v) and not _DATE.fullmatch(v) and v.lower().strip("[]()") not in _NOT_IN_A_COLUMN
-    and not (" " in v.strip() and v.split()[0].lower() in _NOTE_IN_A_CELL),  # a note in the cell: "ask Tigran", "see vault"
+    and not (" " in v.strip() and v.split()[0].lower() in _NOTE_IN_A_CELL)  # a note in the cell: "ask Tigran", "see vault"
+    and not re.fullmatch(r"\[[^\]]* [^\]]*\]|\([^)]* [^)]*\)", v),  # or in brackets: "[muss zurückgesetzt werden]"
     "token-column": lambda v: _secret_field(v) and not re.search(r"\s", v) and not v.isdigit(),  # not "1,024 (2 calls)"
     "pin": lambda v: 4 <= len(card_digits(v)) <= 8 and (re.fullmatch(r"\d{1,8}(?:[ \-]\d{1,8}){0,7}", v) is not None
                                                           or spoken_number(v)),
