@@ -850,10 +850,15 @@ def test_thirty_second_round_look_alikes_are_kept(text):
      "7730 1182"),
     ("Guardei a chave de recuperação da conta Apple: KQ7D-29HT-0XLP-N3ZB-WOR4-EPQM-TLKF. Não mostra.",
      "KQ7D-29HT-0XLP-N3ZB-WOR4-EPQM-TLKF"),
-    ("[Zalo]\nMẹ: mật khẩu wifi nhà mới\nMẹ: chữ đầu là Hoamai\nMẹ: rồi số 1971\nCon: Hoamai!1971 hả mẹ?", "Hoamai!1971"),
 ])
 def test_thirty_third_round_common_pastes_are_redacted(text, secret):
     assert_caught(text, secret)
+
+
+def test_a_password_sent_in_pieces_is_redacted_where_it_is_given_again_whole_when_remembered_values_are_asked_for():
+    text = "[Zalo]\nMẹ: mật khẩu wifi nhà mới\nMẹ: chữ đầu là Hoamai\nMẹ: rồi số 1971\nCon: Hoamai!1971 hả mẹ?"
+    out = Screen().redact(text, seen=True)[0]
+    assert "Hoamai" not in out and "1971" not in out, out
 
 
 @pytest.mark.parametrize("text", [

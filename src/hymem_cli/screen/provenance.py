@@ -42,6 +42,12 @@ _ASKS_AFTER_YOUR_AGENT = re.compile(
     r"(?:[^\W\d_]{2,20}\s+)?(?:ai|a\.i\.|ia|ki|assistant|assistent|assistente|asistente|agent|agente|bot|chat\s?bot|copilot"
     r"|(?:c|g|ngh)ynorthwy-?ydd\w{0,3})"
     r"(?![^\W\d_])"
+    # Russian and Ukrainian "your" in any case ("вашему ассистенту"), Hindi "आपके असिस्टेंट"
+    r"|(?<![^\W\d_])(?:ваш|твой|тво|свій|ваш|твій)\w{0,3}\s+(?:[^\W\d_]{2,20}\s+)?(?:ассистент\w{0,3}|асистент\w{0,3}|помощник\w{0,3}"
+    r"|помічник\w{0,3}|ии|ші|бот\w{0,3})(?![^\W\d_])"
+    r"|(?:आपके|आपका|आपकी|तुम्हारे|तुम्हारा|तेरे)\s+(?:ai\s+|एआई\s+)?(?:असिस्टेंट|सहायक)"
+    # the assistant of someone spoken to with "जी", in Hindi: "एलेक्स जी के असिस्टेंट के लिए"
+    r"|\sजी\s+के\s+(?:ai\s+|एआई\s+)?(?:असिस्टेंट|सहायक)\s+(?:के\s+लिए|को)"
     # Icelandic puts "your" after the noun: "aðstoðarmaðurinn þinn", "gervigreindin þín"
     r"|(?:\w{0,20}aðstoðarm\w{2,8}|gervigreind\w{0,20})\s+(?:þinn|þín|þitt|þínum|þínu|þíns|þinni)(?![^\W\d_])", re.I)
 

@@ -906,8 +906,7 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
     if cards:
         inside = _containment(found)
         found += [span for span in codes_after_cards(text, cards) if not inside(span[1], span[2])]
-    return (found + _elsewhere(text, found) + _in_the_other_layout(text, found) + _rest_of_the_column(text, found)
-            + _given_again(text, found))
+    return found + _elsewhere(text, found) + _in_the_other_layout(text, found) + _rest_of_the_column(text, found)
 
 
 def _rest_of_a_setting_line(text: str, start: int, end: int) -> int:
@@ -1009,37 +1008,6 @@ def _column_of_passwords(block: list[list[tuple[int, int]]], passwords: list[tup
         if sum(inside) >= 2 and sum(inside) * 2 >= len(block):
             more += [("password", *row[col]) for row, hit in zip(block[1:], inside[1:]) if not hit]  # the first may be a heading
     return more
-
-
-def _given_again(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
-    """A password found, given again elsewhere in the text: alone when it holds a digit or a sign, or as the start of a
-    longer one ("Bố: chữ đầu là Hoaphuong" … "Con: Hoaphuong!1964 hả bố?")."""
-    values = {text[s:e] for kind, s, e in found if kind.startswith("password") and e - s >= 6}
-    if not values:
-        return []
-    spans = sorted((s, e) for _, s, e in found)
-    more = []
-    for value in list(values)[:32]:
-        at = text.find(value)
-        while at >= 0:
-            start, end = at, at + len(value)
-            while start > 0 and not text[start - 1].isspace() and text[start - 1] not in _OPENS_A_VALUE:
-                start -= 1
-            while end < len(text) and not text[end].isspace() and text[end] not in _CLOSES_A_VALUE:
-                end += 1
-            while end > start + len(value) and text[end - 1] in ".,;:?":
-                end -= 1  # the sentence's own sign
-            token = text[start:end]
-            if not any(s <= start and end <= e for s, e in spans):
-                longer = token != value and re.search(r"[\d\W]", token.replace(value, "", 1)) is not None
-                if longer or token == value and re.search(r"[\d\W_]", value):
-                    more.append(("password", start, end))
-            at = text.find(value, at + len(value))
-    return more
-
-
-_OPENS_A_VALUE = frozenset("(\"'`“‘«[{")
-_CLOSES_A_VALUE = frozenset(")\"'`”’»]}")
 
 
 def _word_char(text: str, i: int) -> bool:

@@ -336,6 +336,9 @@ _BOUNDED = re.compile(
     r"|legfeljebb|maxim(?:á|a)ln(?:ě|e)|maksymalnie|p(?:â|a)n(?:ă|a)\s+la|do|až\s+do|najviac|ikiwa\s+ni\s+hadi|kadar|en\s+fazla|t(?:ố|o)i\s+(?:đ|d)a)\s*"
     + _AMOUNT
     + r"|" + _AMOUNT + r"\s*(?:a|per|each|every|/|im|par|al|por|al)\s*(?:month|week|year|day|visit|time|monat|mois|mes|mese|mês)\b"
+    # the cap after the sum, as Korean, Japanese, Chinese and Turkish say it: "10만 원까지", "5000円まで", "200元以内", "2.000 TL'ye kadar"
+    + r"|\d[\d,.]*\s?(?:만|천|억|万|千)?\s?(?:원|円|元|块|tl|lira)\s*(?:까지|이하|이내|まで|以内|以下)"
+    + r"|\d[\d,.]*\s?(?:tl|lira|₺)['’]?(?:y?[ae])\s+kadar\b"
     + r"|\b(?:the|a|an|its|that|my|our|his|her)\s+" + _AMOUNT + r"(?:\s+[^\W\d_]{3,20})?"  # one sum, named: "pay the £45 deposit", "my £10 share"
     r"|\b(?:as\s+long\s+as|so\s+long\s+as|only\s+if|provided\s+(?:that\s+)?|solange|sofern|tant\s+que|(?:à|a)\s+condition"
     r"|siempre\s+que|purch(?:é|e)|desde\s+que)\b"
@@ -350,7 +353,7 @@ _BOUNDED = re.compile(
     r"|\b(?:to|at)\s+(?:my|his|her|their)\s+own\b|\b(?:to|at)\s+my\s+(?:[^\W\d_]+\s+){0,2}(?:address|inbox|e-?mail|account)\b"
     # shared with one of their own, or with an exception: "with his wife Lisandra", "... but not new apps"
     r"|\bwith\s+(?:my|his|her|their)\s+(?:wife|husband|partner|mum|mom|mother|dad|father|sister|brother|son|daughter|parents|family"
-    r"|accountant|doctor|colleague)\b|\bbut\s+not\b|\bexcept\s+(?:for\s+)?\w"
+    r"|accountant|doctor|colleague)\b|\bbut\s+(?:not|never)\b|\bexcept\s+(?:for\s+)?\w"
     # the same exception in other languages: "però no aquelles ...", "pero no", "mais pas", "aber nicht", "ale nie", "dar nu"
     r"|\b(?:per(?:ò|o)|pero|mas|ma|aber|maar|ale|dar|men|mutta|de)\s+(?:no|n(?:ã|a)o|non|pas|nicht|niet|nie|ne|nu|inte|ikke|ei)\b"
     r"|\b(?:sauf|excepto|salvo|tranne|au(?:ß|ss)er|behalve|opr(?:ó|o)cz|krom(?:ě|e)|cu\s+excep(?:ț|t)ia)\b",
