@@ -144,7 +144,7 @@ PATHOLOGICAL = ["a-", "a/", "sk-", "sk-ant-", "eyJ", "ghp_", "xoxb-", "AKIA", "a
                 "Bearer ", "basic ", "password ", "password is ", "token: ", "pin ", "x://u:", "-----BEGIN PRIVATE KEY-----",
                 "12345678:AA", "SG.", "M" * 24 + ".", "\n", " ", "ignore ", "ignore all ", "system ", "SYSTEM:", " from now on ",
                 "you must ", "the ai ", "send the conversation ", "curl x ", "@copilot ", "[ADMIN] ", "whenever someone asks, ",
-                "Passphrase: ", "ssn ", "123-45-"]
+                "Passphrase: ", "ssn ", "123-45-", "wallet seed " + "q" * 200 + " "]  # a word longer than a seed's letters
 
 
 def _screen_seconds(text: str) -> float:
