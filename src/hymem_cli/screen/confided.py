@@ -217,7 +217,7 @@ def confided_values(text: str) -> Iterator[Span]:
     spans = list(_confided_values(text))
     yield from spans
     for value in {text[a:b] for kind, a, b in spans if kind == "password-said"}:
-        words = [w for w in re.findall(r"[^\W_]+", _FILLER.sub(" ", value))]
+        words = re.findall(r"[^\W_]+", _FILLER.sub(" ", value))
         if len(words) >= 3:
             again = re.compile(r"(?<![^\W_])" + r"[\s,.\-]+".join(map(re.escape, words)) + r"(?![^\W_])", re.I)
             yield from (("password-said", *m.span()) for m in again.finditer(text))
