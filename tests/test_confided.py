@@ -870,3 +870,21 @@ def test_a_password_sent_in_pieces_is_redacted_where_it_is_given_again_whole_whe
 ])
 def test_thirty_third_round_look_alikes_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("Þjófavarnarkerfið: sláðu inn 2 0 5 9 og ýttu á OFF innan 30 sekúndna.", "2 0 5 9"),
+    ("Pour l'alarme, tapez 5 5 2 1 puis appuyez sur OFF.", "5 5 2 1"),
+    ("Alarm panel: type 2059 then press OFF.", "2059"),
+])
+def test_digits_keyed_in_then_a_key_pressed_in_any_language_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "Dial 0 2 0 7 for London, then the number.",
+    "Room 2041 and the lift is OFF today.",
+    "Press 1 then 2 to hear the options again.",
+])
+def test_a_number_dialled_or_a_room_beside_a_switch_is_kept(text):
+    assert_kept(text)

@@ -62,7 +62,8 @@ _UNSPACED_SCRIPT = re.compile(r"[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\
 _LEXICON_WORD, _LEXICON_VALUE = _lexicon()
 _DIGITS_CUE = re.compile(
     rf"{_PIN_FOR_DIGITS.pattern}|(?<![^\W\d_])(?:codes?|codi|codul\w{{0,3}}|c(?:ó|o)digo|codice|kod\w{{0,3}}|k(?:ó|o)d\w{{0,3}}|код\w{{0,3}}|κωδικ\w*"
-    r"|tunnuslu\w*|koodi\w{0,3}|zahlencode|combination|combo|passcode|unlock\w*|lockbox|keybox|key[ \t]?safe|padlock|dials?|keypad"
+    r"|tunnuslu\w*|koodi\w{0,3}|zahlencode|combination|combo|passcode|unlock\w*|lockbox|keybox|key[ \t]?safe|padlock|keypad"
+    r"|dials?(?![ \t]*[\d+(])"  # a lock's dials, not "dial 0207 for London"
     r"|security[ \t]+(?:number|code))"
     r"(?![^\W\d_])|பின்|暗証|番号|رمز|कोड|पिन|ಪಿನ್|పిన్|പിൻ|ਪਿੰਨ|પિન|도어락|비밀번호|번호키|금고|קוד|کد|کوڈ|(?<![^\W\d_])kóð\w{0,4}",
     re.I,
@@ -446,7 +447,11 @@ _KEYPAD_WORD = re.compile(r"(?<![^\W\d_])(?:word|letters)[ \t]+([A-Z]{3,12})[ \t
 
 
 # digits keyed in, then the key that ends them: "2-6-0-9 then OFF", "4471#", "8812 and ENTER"
-_KEYED_DIGITS = re.compile(r"(?<![\w.,/:\-])(\d(?:[ \-]\d){3,7}|\d{4,8})(?:[ \t]*(?:then|and|,)[ \t]*(?:press[ \t]+|hit[ \t]+)?|[ \t]*)"
+_KEYED_DIGITS = re.compile(r"(?<![\w.,/:\-])(\d(?:[ \-]\d){3,7}|\d{4,8})(?:[ \t]*(?:then|and|,)[ \t]*(?:press[ \t]+|hit[ \t]+)?|[ \t]*"
+                           # in any language: "sláðu inn 2 0 5 9 og ýttu á OFF", "tapez 5521 puis OFF"
+                           r"|[ \t]+(?:[^\W\d_]{1,10}[ \t]+){0,2}(?:press|hit|push|tap|dr(?:ü|u)ck\w{0,3}|appu[iy]\w{0,4}|puls\w{1,3}"
+                           r"|prem\w{1,3}|druk\w{0,3}|tryck\w{0,2}|trykk\w{0,2}|tryk\w{0,2}|(?:ý|y)tt?u|paina\w{0,2}|naci(?:ś|s)nij|нажм\w{0,4}|apert\w{1,2}"
+                           r"|pritisn\w{0,3}|bas(?:ı|i)n|stiskn\w{0,3})(?:[ \t]+[^\W\d_]{1,6})?[ \t]+)"
                            r"(?:OFF|ENTER|OK|#)(?![\w])")
 # a login and its password joined by a colon, in a sentence about a credential: "credentials for staging: deploy:Rk8vQ2zX9"
 _USER_COLON_SECRET = re.compile(r"(?<![\w.@/:\-])[A-Za-z][\w.\-]{1,31}:([^\s:/@,;]{6,64})(?![\w:/@])")

@@ -69,7 +69,50 @@ def session_owner(messages) -> str | None:
             and not any(m.speaker == people[0] and _speaks_of_an_agent(m) for m in messages) \
             and not any(m.speaker == people[1] and _tells_of_your_agent(m, people[0]) for m in messages):
         return people[1]  # "Y para mi asistente: nunca compartas ...", after the first speaker spoke of no agent at all
+    if len(people) == 2 and _answers_with_own_rule(messages, *people):
+        return people[1]  # "Count me in. And from now on, accept Hamish's invites for me unless ...", after Hamish asked
     return people[0] if people else None
+
+
+# The one a rule answers to, in the speaker's own person: "ask me first", "accept it for me", "if my calendar's free"
+_ANSWERS_TO_ME = re.compile(
+    r"(?<![^\W\d_])(?:(?:ask|asking|check(?:ing)?\s+with|run(?:ning)?\s+it\s+(?:past|by)|clear(?:ing)?\s+it\s+with|bother(?:ing)?)\s+me"
+    r"|for\s+me|on\s+my\s+behalf|in\s+my\s+name|(?:if|when|unless|whether)\s+my\s+(?:calendar|diary)"
+    r"|pytaj\s+mnie|zapytaj\s+mnie|frag\s+mich|für\s+mich|pregúntame|para\s+mí|demande[- ]moi|pour\s+moi|chiedimi|per\s+me"
+    r"|pergunta-me|para\s+mim|vraag\s+(?:mij|me)|voor\s+mij)(?![^\W\d_])", re.I)
+
+
+def _answers_to_someone_else(name: str) -> re.Pattern[str]:
+    """A rule that answers to the listener or to `name`: "his card", "without asking Alex", "for you", "Alex's account"."""
+    n = re.escape(name.strip())
+    return re.compile(
+        rf"(?<![^\W\d_])(?:(?:your|his|her|their)\s+(?:card|account|calendar|diary|behalf|name|inbox|bank|money|savings)"
+        rf"|(?:ask|asking|check(?:ing)?\s+with|bother(?:ing)?|ping(?:ing)?|tell(?:ing)?|run(?:ning)?\s+it\s+past|consult(?:ing)?"
+        rf"|confirm(?:ing)?\s+with)\s+(?:you|him|her|them|{n})"
+        rf"|for\s+(?:you|him|her|{n})|{n}['’]s\s+(?:card|account|behalf|name|inbox|bank|calendar|diary|money|savings|sign-?off))"
+        rf"(?![^\W\d_])", re.I)
+
+
+def _answers_with_own_rule(messages, first: str, second: str) -> bool:
+    """Whether the second of two speakers sets a rule that answers to themselves ("ask me first", "for me", "if my
+    calendar's free"), in a sentence that reads as a rule, and to no one else, after the first spoke of no agent and set
+    no such rule: the agent, and the transcript, are then the second speaker's."""
+    from hymem_cli.screen.meaning import states_a_rule
+
+    def sets_own_rule(speaker: str, listener: str) -> bool:
+        said = [_own_words(m) for m in messages if m.speaker == speaker]
+        if any(_answers_to_someone_else(listener).search(text) for text in said):
+            return False
+        for text in said:
+            sentences = [s for s in re.split(r"(?<=[.!?。！？])\s+|\n", text) if s.strip()]
+            for i, sentence in enumerate(sentences):  # "Pay her invoice each month, up to £25. If it's more, ask me first."
+                if _ANSWERS_TO_ME.search(sentence) and any(states_a_rule(s, speaker) for s in (sentence, " ".join(sentences[max(i - 1, 0):i + 1]))):
+                    return True
+        return False
+
+    if any(m.speaker == first and _speaks_of_an_agent(m) for m in messages):
+        return False
+    return sets_own_rule(second, first) and not sets_own_rule(first, second)
 
 
 # A note the speaker heads to their own agent, in their own words: "Note for my AI:", "Y para mi asistente:", "私のアシスタントへ"
