@@ -888,3 +888,45 @@ def test_digits_keyed_in_then_a_key_pressed_in_any_language_are_redacted(text, s
 ])
 def test_a_number_dialled_or_a_room_beside_a_switch_is_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secrets"), [
+    ("/etc/dovecot/users:\nmira@larchfield.example:{PLAIN}Otter!Quay!7::::::\nteo@larchfield.example:{PLAIN}fern kettle five::::::",
+     ("Otter!Quay!7", "fern kettle five")),
+    ("set service snmp community larchwood-mon authorization ro\ncommit", ("larchwood-mon",)),
+    ("snmpwalk -v2c -c quillfeather7 192.168.8.1 system", ("quillfeather7",)),
+    ('gh secret set DEPLOY_TOKEN --body "5c0e2b91-7d4f-4a8e-b3c6-0f19ad27e8b4"', ("5c0e2b91-7d4f-4a8e-b3c6-0f19ad27e8b4",)),
+    ("For Gran's account while I'm away: passnumber 40263, and her memorable word is 'Saltash ferry'.", ("40263", "Saltash ferry")),
+    ("The security answers Dad set up: mother's maiden name – Trevithick; name of first school – Polperro Primary.",
+     ("Trevithick", "Polperro Primary")),
+    ("Кодовете ми за резервен достъп:\n4417 2093\n8820 5516\n3071 9942\nНе ги пращай на никого.", ("4417 2093", "8820 5516", "3071 9942")),
+])
+def test_values_in_the_places_tools_and_banks_keep_them_are_redacted(text, secrets):
+    assert_caught(text, *secrets)
+
+
+def test_a_seed_in_strings_joined_across_lines_or_under_its_stated_count_is_redacted():
+    code = ('WORDS = (\n    "orbit rival sketch humble"\n    " canal velvet tornado pistol"\n'
+            '    " wheat absorb lyrics gather"\n)\nmnemonic = WORDS')
+    assert "canal" not in redacted(code) and "gather" not in redacted(code)
+    armenian = ("Սա իմ դրամապանակի 12 բառն է.\n"
+                "ladder cement poem ritual hobby oxygen crumble lunar brisk tackle anchor eager\nՇնորհակալություն")
+    assert "ladder" not in redacted(armenian) and "eager" not in redacted(armenian)
+
+
+def test_a_password_sent_in_pieces_among_another_scripts_words_and_said_back_whole_is_redacted():
+    text = ("[تلگرام]\nنیلوفر: رمز وای‌فای دفتر\nنیلوفر: اولش Sepidar\nنیلوفر: بعد Darband\nنیلوفر: آخرش 1359\n"
+            "من: یعنی Sepidar.Darband1359؟\nنیلوفر: آره")
+    out = redacted(text)
+    assert not any(piece in out for piece in ("Sepidar", "Darband", "1359")), out
+
+
+@pytest.mark.parametrize("text", [
+    "Kaspi ешқашан SMS-кодты немесе құпиясөзді телефон арқылы сұрамайды.",
+    "kubectl create secret generic app-db --from-file=password=./creds/db.txt --dry-run=client -o yaml",
+    "Our public key is npub1qy88wumn8ghj7mn0wd68ytnhd9hx2tcpz4mhxue69uhkummnw3ezuamfdejsz8v2fk — share it anywhere.",
+    "| Wi-Fi | home | Kata laluan: | lihat pelekat router |",
+    "snmpwalk -v2c -c public 10.0.0.5 system",
+])
+def test_a_brand_before_a_password_word_a_file_of_secrets_a_public_key_and_a_note_in_a_cell_are_kept(text):
+    assert_kept(text)

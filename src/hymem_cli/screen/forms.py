@@ -20,6 +20,8 @@ Cells = Callable[[str], list[tuple[int, int]]]  # a row -> the spans of its cell
 # The word for a password in the languages people write to us in; Latin-script words stand between word boundaries.
 _PASSWORD_WORDS_LATIN = (
     r"pass(?:word|wort|wd|code|phrase)s?|pa?s{1,3}(?:w[o0]?r?d|owrd|wrod)s?|pwd|pw|kennwort|"  # "pasword", "passwrd", "pswd"
+    # what banks ask for beside a password: "passnumber 57318", "her memorable data is 'Tenby harbour'"
+    r"pass[ \t]?number|memorable[ \t]+(?:data|word|information|answer)|(?:security|secret)[ \t]+answers?|"
     r"mot[ \t]+de[ \t]+passe|contrase(?:ñ|n)a|senha|palavra-passe|"
     r"wachtwoord|has(?:ł|l)o|heslo|jelsz(?:ó|o)|l(?:ö|o)senord(?:et)?|adgangskode(?:n)?|passord(?:et)?|salasana|"
     r"(?:ş|s)ifre(?:si|m)?|парол(?:ь|я|ем)|kata[ \t]+sandi|m(?:ậ|a)t[ \t]+kh(?:ẩ|a)u|"
@@ -616,7 +618,42 @@ def find_forms(text: str) -> list[Span]:
         *_split_cards(text),
         *_config_values(text), *_otp_seeds(text), *_next_line_values(text), *_user_password_pairs(text), *_card_codes(text),
         *_handed_over(text), *_in_a_password_sentence(text), *_sent_in_pieces(text), *_written_exactly(text),
+        *_given_to_a_tool(text), *_security_answers(text),
     ]
+
+
+# A value in the place a tool or a file format keeps a secret: Dovecot's "{PLAIN}" scheme, an SNMP community string,
+# "gh secret set NAME --body VALUE"
+_GIVEN_TO_A_TOOL = re.compile(
+    r"\{(?:PLAIN|CLEAR|CLEARTEXT|PLAIN-TRUNC)\}([^:\n]{1,64})"
+    r"|(?i:\bsnmp\w*\b[^\n]{0,60}?\bcommunity(?:[ \t]+string)?[ \t]*(?:[:=][ \t]*|[ \t]+(?:is[ \t]+)?)[\"']?([^\s\"';,]{3,64}))"
+    r"|(?i:\bsnmp\w*[ \t][^\n]{0,40}?[ \t]-c[ \t]?[\"']?([^\s\"'-][^\s\"']{2,63}))"
+    r"|(?i:\bsecrets?[ \t]+set[ \t]+[\w\-]+[ \t]+(?:--body|-b)(?:[ \t]+|=)[\"']?([^\s\"']{4,256}))")
+_DEFAULT_COMMUNITY = frozenset({"public", "private", "string", "authorization", "ro", "rw"})
+
+
+def _given_to_a_tool(text: str) -> Iterator[Span]:
+    for m in _GIVEN_TO_A_TOOL.finditer(text):
+        g = next(i for i in range(1, 5) if m.group(i) is not None)
+        if m.group(g).lower() not in _DEFAULT_COMMUNITY:
+            yield ("config-secret", *m.span(g))
+
+
+# The answers to a bank's security questions, when the text speaks of them: "mother's maiden name – Pengelly; name of
+# first school – St Austell Board School"
+_SECURITY_QUESTIONS = re.compile(r"\b(?:security|secret|memorable|verification)[ \t]+(?:questions?|answers?|data|word|information)\b", re.I)
+_SECURITY_ANSWER = re.compile(
+    r"\b(?:mother'?s[ \t]+maiden[ \t]+name"
+    r"|(?:name[ \t]+of[ \t]+(?:\w+[ \t]+)?|\w+'s[ \t]+)?first[ \t]+(?:pet|school|teacher|car|street)(?:'s)?(?:[ \t]+name)?"
+    r"|favou?rite[ \t]+(?:film|movie|book|teacher|food|colou?r|band|song|place)|(?:city|town|place)[ \t]+of[ \t]+birth"
+    r"|birth[ \t]?place|childhood[ \t]+(?:nickname|friend|street)|street[ \t]+(?:\w+[ \t]+)?grew[ \t]+up[ \t]+(?:on|in))"
+    r"[ \t]*(?:[–—:=\-]|\bis\b|\bwas\b)[ \t]*[\"'“‘]?([^;,.\n\"'”’()]{2,40}?)[\"'”’]?[ \t]*(?=[;,.\n]|$)", re.I)
+
+
+def _security_answers(text: str) -> Iterator[Span]:
+    if _SECURITY_QUESTIONS.search(text):
+        for m in _SECURITY_ANSWER.finditer(text):
+            yield ("config-secret", *m.span(1))
 
 
 # A value given "written exactly like this" after talk of signing in: "sign in again, it's the usual family email and
@@ -654,11 +691,18 @@ def _sent_in_pieces(text: str) -> Iterator[Span]:
         return
     lines = list(_CHAT_LINE.finditer(text))
     for i, line in enumerate(lines):
-        said = line.group(2)
-        words = list(re.finditer(_PASSWORD_WORD, said, re.I))
+        said = line.group(2).replace("\u200c", "\u0640")  # a zero-width non-joiner inside a word ("وای‌فای") keeps it one word
+        words = list(re.finditer(_PIECES_NAMED, said))
         if not words or len(said) > 120 or not _NOTHING_GIVEN.match(said, words[-1].end()):
             continue
+        pieces: list[str] = []
         for piece in lines[i + 1:i + 6]:
+            if pieces and piece.group(1) != line.group(1):  # the whole said back: "Golnar.Tajrish1368?"
+                for m in re.finditer(r"[^\s?؟,،]{6,64}", piece.group(2)):
+                    whole = m.group().rstrip("!.")
+                    if sum(p in whole for p in pieces) >= 2:
+                        yield ("password", piece.start(2) + m.start(), piece.start(2) + m.start() + len(whole))
+                continue
             if piece.group(1) != line.group(1):
                 break  # someone else speaks: the pieces, if any, are over
             at = piece.start(2)
@@ -669,9 +713,20 @@ def _sent_in_pieces(text: str) -> Iterator[Span]:
             alone = _A_WORD_ALONE.fullmatch(rest, joined.end() if joined else 0)
             if alone and (joined or any(c.isupper() or c.isdigit() for c in alone.group(1))) \
                     and alone.group(1).casefold() not in NOT_A_VALUE_ABROAD:
+                pieces.append(alone.group(1))
                 yield ("password", at + alone.start(1), at + alone.end(1))
+            elif not alone and _only_another_script(_LATIN_WORD.sub(" ", rest)):  # a Latin word among another script's: "اولش Golnar"
+                for m in _LATIN_WORD.finditer(rest):
+                    if any(c.isupper() or c.isdigit() for c in m.group(1)) and m.group(1).casefold() not in NOT_A_VALUE_ABROAD:
+                        pieces.append(m.group(1))
+                        yield ("password", at + m.start(1), at + m.end(1))
             for m in _A_DIGIT_RUN.finditer(rest):
+                pieces.append(m.group())
                 yield ("password", at + m.start(), at + m.end())
+
+
+# what names a password sent in pieces: the password words, and Persian's "رمز" (a code, a password) before what it opens
+_PIECES_NAMED = re.compile(_PASSWORD_WORD + r"|(?<![^\W\d_])رمز(?![^\W\d_])", re.I)
 
 
 # Values handed over in shapes of their own: piped into a login ("echo 'X' | docker login --password-stdin"), an
@@ -776,7 +831,7 @@ _PASSWORD_OR_CODE = re.compile(rf"{_PASSWORD_WORD}|{_CODE_WORD}", re.I)
 # της παραγγελίας" or "código" of an order)
 _PIN_FOR_DIGITS = re.compile(r"(?:(?<![^\W\d_])(?:pin|pins|puk|mpin|pin-?k(?:ó|o)d\w*|\w{2,12}kod(?:en)?|şifre\w*|sifre\w*|"
                              r"namba[ \t]+ya[ \t]+siri|keypad|alarm[ \t]+(?:panel|keypad|system)"
-                             r"|geheimzahl|geheimnummer|pass(?:word|wort|code)s?|mot[ \t]+de[ \t]+passe"
+                             r"|geheimzahl|geheimnummer|pass(?:word|wort|code)s?|pass[ \t]?number|mot[ \t]+de[ \t]+passe"
                              r"|contrase(?:ñ|n)a|senha|"
                              r"wachtwoord|has(?:ł|l)o|heslo|l(?:ö|o)senord\w*|"
                              r"парол\w*|пин-?код\w*|пін-?код\w*)(?![^\W\d_])|密碼|密码|暗証番号|비밀번호|পিন|पिन|পাসওয়ার্ড)", re.I)
@@ -906,6 +961,11 @@ def _in_another_script(sentence: str) -> bool:
     return other >= 4 and other >= latin
 
 
+def _only_another_script(text: str) -> bool:
+    """Letters of a script other than Latin, two or more, and no Latin letter."""
+    return sum(1 for c in text if c.isalpha() and ord(c) > 0x24F) >= 2 and not any(c.isalpha() and ord(c) <= 0x24F for c in text)
+
+
 def _names_a_secret_word(text: str) -> bool:
     return _PASSWORD_OR_CODE.search(text) is not None or _PIN_FOR_DIGITS.search(text) is not None
 
@@ -966,7 +1026,10 @@ def _in_a_password_sentence(text: str) -> Iterator[Span]:
         for m in _LETTERS_AND_DIGITS.finditer(sentence):
             yield ("password-made", at + m.start(1), at + m.end(1))
         if _in_another_script(sentence):
+            named_at = _PASSWORD_OR_CODE.search(sentence)
             for m in _LATIN_WORD.finditer(sentence):
+                if m.group(1).isalpha() and named_at and m.end(1) <= named_at.start() and not sentence[:m.start(1)].strip():
+                    continue  # the sentence's subject, before any password word: "Kaspi ешқашан ... құпиясөзді сұрамайды"
                 if m.group(1).lower() not in _NOT_A_LATIN_VALUE and not _PASSWORD_OR_CODE.fullmatch(m.group(1)) \
                         and not _a_speakers_name(sentence, m.start(1), m.end(1)):
                     yield ("password", at + m.start(1), at + m.end(1))
@@ -1652,6 +1715,15 @@ def _codes_under_heading(text: str) -> Iterator[Span]:
     if _ANY_ONCE_WORD.search(text):
         for intro in _CODES_INTRO.finditer(text):
             yield from _code_lines(text, intro.end() + 1)
+    for heading in _ANY_HEADING_OVER_CODES.finditer(text):  # in any language: three lines or more of 8-digit codes alone
+        if not _PHONE_HEADING.search(heading.group(1)):
+            yield from _code_lines(text, heading.end(1) + 1)
+
+
+_ANY_HEADING_OVER_CODES = re.compile(r"(?m)^([^\n]{3,200}[:៖：])[ \t]*\n(?=(?:[ \t]*(?:\d{1,2}[.)][ \t]*)?\d{4}[ \-]?\d{4}[ \t]*\n){2}"
+                                     r"[ \t]*(?:\d{1,2}[.)][ \t]*)?\d{4}[ \-]?\d{4}[ \t]*(?:\n|$))")
+_PHONE_HEADING = re.compile(r"(?i:phone|tel\b|call|mobile|cell|fax|contact|number|whatsapp|hotline|emergency)"
+                            r"|電話|电话|телефон|номер|हेल्पलाइन")
 
 
 def _joined(line: str, pieces: list[re.Match[str]]) -> list[tuple[int, int]]:

@@ -79,7 +79,7 @@ _ANSWERS_TO_ME = re.compile(
     r"(?<![^\W\d_])(?:(?:ask|asking|check(?:ing)?\s+with|run(?:ning)?\s+it\s+(?:past|by)|clear(?:ing)?\s+it\s+with|bother(?:ing)?)\s+me"
     r"|for\s+me|on\s+my\s+behalf|in\s+my\s+name|(?:if|when|unless|whether)\s+my\s+(?:calendar|diary)"
     r"|pytaj\s+mnie|zapytaj\s+mnie|frag\s+mich|für\s+mich|pregúntame|para\s+mí|demande[- ]moi|pour\s+moi|chiedimi|per\s+me"
-    r"|pergunta-me|para\s+mim|vraag\s+(?:mij|me)|voor\s+mij)(?![^\W\d_])", re.I)
+    r"|pergunta-me|para\s+mim|vraag\s+(?:het\s+)?(?:mij|me)|voor\s+mij|gofyn\s+i\s+mi)(?![^\W\d_])", re.I)
 
 
 def _answers_to_someone_else(name: str) -> re.Pattern[str]:
@@ -148,7 +148,8 @@ _MY_AGENT_WILL = re.compile(
     r"(?<![^\W\d_])(?:my|mi|mon|ma|mein|meine|il\s+mio|la\s+mia|o\s+meu|a\s+minha|mijn)\s+(?:ai|a\.i\.|ia|ki|assistant[ea]?|asistente"
     r"|assistente|assistent|agent[ea]?|bot)\s+(?:can|will|'ll|’ll|shall|is\s+going\s+to|puede|va\s+a|pourra|peut|va|kann|wird|può|pode|vai"
     r"|kan|zal)(?![^\W\d_])"
-    r"|(?<![^\W\d_])(?:i['’]ll|i\s+will)\s+(?:have|get|ask)\s+my\s+(?:ai|a\.i\.|assistant|agent|bot)(?![^\W\d_])", re.I)
+    r"|(?<![^\W\d_])(?:i['’]ll|i\s+will)\s+(?:have|get|ask)\s+my\s+(?:ai|a\.i\.|assistant|agent|bot)(?![^\W\d_])"
+    r"|(?<![^\W\d_])(?:bydd|gall|fe\s+fydd|mi\s+fydd)\s+fy\s+nghynorthwy-?ydd\w{0,3}(?![^\W\d_])", re.I)  # Welsh: "Bydd fy nghynorthwyydd yn talu"
 
 
 def _speaks_of_an_agent(message: Message) -> bool:
@@ -163,7 +164,7 @@ _AN_AGENT = r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot|pa
 
 # the agent's name in a word of its own, in the languages whose possessive or case ending sits apart from it
 _AGENT_APART = (r"(?:\w{0,20}aðstoðarm\w{2,6}|gervigreind\w{0,20}|assistant[ea]?|asistente|assistente|assistent\w{0,3}|assisten[dt]\w{0,6}"
-                r"|asistent\w{0,4}|asisten|(?:c|g|ngh)ynorthwy-?ydd\w{0,3}|agente?|ai)(?![^\W\d_])")
+                r"|asistent\w{0,4}|asisten|(?:c|g|ngh)ynorthwy-?ydd\w{0,3}|agente?|ai|ас+истент\w{0,4}|помо(?:щ|ш)ник\w{0,4})(?![^\W\d_])")
 
 
 def _tells_of_your_agent(message: Message, listener: str) -> bool:
@@ -172,14 +173,26 @@ def _tells_of_your_agent(message: Message, listener: str) -> bool:
     from hymem_cli.screen.normalize import _LEET
 
     read = _own_words(message)  # a question or a remark quoted is someone else's
-    name = re.escape(listener.strip())
-    theirs = re.compile(rf"(?<![^\W\d_]){name}['’]s\s+(?:[^\W\d_]{{2,20}}\s+)?{_AN_AGENT}"
-                        # the name with a case ending before the agent ("Alexi assistendile"), or after it ("asistente de Alex",
-                        # "aðstoðarmanns Alex")
-                        rf"|(?<![^\W\d_]){name}\w{{0,3}}\s+{_AGENT_APART}|{_AGENT_APART}\s+(?:de\s+|d['’]\s?|von\s+|di\s+|van\s+|do\s+|da\s+)?"
-                        rf"{name}(?![^\W\d_])", re.I)
-    return any(_ASKS_AFTER_YOUR_AGENT.search(reading) or theirs.search(reading) or _AGENT_OF_YOURS.search(reading)
+    theirs = _agent_of(listener)
+    # the listener as greeted, in another script or by another name ("Здраво Алекс! ... Асистентот на Алекс ...")
+    opening = _GREETED.match(message.text.lstrip())
+    greeted = _agent_of(opening.group(1)) if opening and opening.group(1).casefold() != listener.strip().casefold() else None
+    return any(_ASKS_AFTER_YOUR_AGENT.search(reading) or _YOUR_AGENT.search(reading) or theirs.search(reading)
+               or _AGENT_OF_YOURS.search(reading) or (greeted is not None and greeted.search(reading))
                for reading in (read, read.translate(_LEET)))
+
+
+# a greeting and the name it greets, opening a message: "Hi Goran, ...", "Здраво Алекс!", "வணக்கம் அலெக்ஸ்!"
+_GREETED = re.compile(r"\W{0,3}(?:[^\s,!.?:;]{1,15}\s+){1,2}?([^\s,!.?:;0-9]{2,20})\s*[!,]")
+
+
+def _agent_of(name: str) -> re.Pattern[str]:
+    """The agent of the person `name`: "Alex's assistant", with a case ending before the word for the agent ("Alexi
+    assistendile"), or the name after it ("asistente de Alex", "aðstoðarmanns Alex", "Асистентот на Алекс")."""
+    n = re.escape(name.strip())
+    return re.compile(rf"(?<![^\W\d_]){n}['’]s\s+(?:[^\W\d_]{{2,20}}\s+)?{_AN_AGENT}"
+                      rf"|(?<![^\W\d_]){n}\w{{0,3}}\s+{_AGENT_APART}"
+                      rf"|{_AGENT_APART}\s+(?:de\s+|d['’]\s?|von\s+|di\s+|van\s+|do\s+|da\s+|на\s+)?{n}(?![^\W\d_])", re.I)
 
 
 # "the AI that runs your diary", "the assistant who does your admin": the listener's agent, named by what it does for them
@@ -252,6 +265,12 @@ def _quotations(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+# a heading over the user's own rules, not over something pasted: "Standing instructions — school photos:", "My rules:"
+_OWN_HEADING = re.compile(r"^(?!.*\b(?:from|by|sent|says|said|wrote|forwarded|copied|pasted)\b).*\b(?:standing\s+(?:instructions?|orders?|rules?)"
+                          r"|(?:my|house|ground)\s+rules|rules\s+for\s+(?:my|the)\s+(?:assistant|ai|agent|bot)"
+                          r"|instructions?\s+(?:for|to)\s+(?:my|the)\s+(?:assistant|ai|agent|bot))\b", re.I)
+
+
 def regions(message: Message) -> list[tuple[int, int, str]]:
     """(start, end, origin) of each stretch of foreign text in the message; the whole of it for a tool's output."""
     text = message.text
@@ -264,7 +283,8 @@ def regions(message: Message) -> list[tuple[int, int, str]]:
     found += [(m.start(), m.end(), "document") for m in _CHAT_LOG_LINE.finditer(text)]
     found += [(m.start(), m.end(), "document") for m in _FRONT_MATTER_BLOCK.finditer(text)]
     first = text.lstrip().split("\n", 1)
-    if len(first) == 2 and first[0].rstrip().endswith(":") and first[1].strip():  # "Here are the notes:\n..." introduces pasted text
+    if len(first) == 2 and first[0].rstrip().endswith(":") and first[1].strip() and not _OWN_HEADING.search(first[0]):
+        # "Here are the notes:\n..." introduces pasted text; "Standing instructions — school photos:" the user's own
         start = len(text) - len(first[1])
         found.append((start, len(text), "document"))
     return found
@@ -684,16 +704,32 @@ _AGENT_ABROAD = re.compile(r"(?<![^\W\d_])(?:ai|a\.i\.|assistants?|assistente|as
                            r"|اسسٹنٹ|دستیار|مساعد|असिस्टेंट|सहायक|অ্যাসিস্ট্যান্ট|সহকারী|உதவியாளர்|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|비서", re.I)
 
 
+# "Your" in more languages, before the word for the agent ("votre assistant", "jou assistent", "உங்கள் உதவியாளர்"), after it
+# ("asisten Anda", "msaidizi wako", "ο βοηθός σου", "העוזר שלך"), or as its ending ("asistanınız", "avustajasi", "مساعدك")
+_YOUR_BEFORE = (r"(?<![^\W\d_])(?:votre|vos|jou|uw|din|ditt|dina|dine|twój|twoj\w{1,3}|wasz\w{0,3}|tvůj|tvé\w{0,2}|tvoj\w{0,3}|váš|vaš\w{0,3}"
+                r"|vostr[oa]|voss[oa]|tuo|tua|sizin|senin|iyong|inyong|твој\w{0,2}|вашиот|вашата|твоя\w?|вашия\w?|თქვენ\w{0,2}|შენ\w{0,2}"
+                r"|ձեր|քո)(?![^\W\d_])"
+                r"|உங்கள்|உன்|మీ|ನಿಮ್ಮ|നിങ്ങളുടെ|तुमच्या|तुमचा|तुमची|तुझ्या|আপনার|তোমার|તમારા|ਤੁਹਾਡ\S{0,2}|آپ\s+کے|آپ\s+کا|你的|您的|あなたの|당신의|님의")
+_YOUR_AFTER = (r"(?<![^\W\d_])(?:anda|kamu|mo|ninyo|wako|wenu|σου|σας|bạn|anh|chị|شما|ของคุณ)(?![^\W\d_])|שלך|שלכם")
+_YOUR_AGENT = re.compile(
+    rf"(?:{_YOUR_BEFORE})\s*(?:[^\s,.;:!?]{{2,20}}\s+)?(?:{_AGENT_ABROAD.pattern})"
+    rf"|(?:{_AGENT_ABROAD.pattern})\s*(?:của\s+)?(?:{_YOUR_AFTER})"
+    r"|(?<![^\W\d_])(?:asistan(?:ın|iniz|ınız)|avustaja(?:si|nne)|asszisztens(?:ed|etek)|asisten(?:mu|nya)|assistentti(?:si|nne))(?![^\W\d_])"
+    r"|مساعد(?:ك|كم)|دستیارت|دستیار\s*شما", re.I)
+
+
 def _names_the_agent(stretch: str, message: Message, context: list[Message] | None, user: str | None) -> bool:
     """Whether someone else's text that names where a fact sends money or data speaks of the agent, there or in the same
-    speaker's message just before ("a note for your assistant: ... link in my next message", then the link), and not
-    only of their own or a third person's."""
+    speaker's message before it, with at most two others' messages between ("a note for your assistant: ... link in my
+    next message", the user's thanks, then the link), and not only of their own or a third person's."""
     from hymem_cli.screen.normalize import normalize
 
     texts = [stretch]
     index = next((i for i, m in enumerate(context or []) if m is message or m.id == message.id), None)
-    if context and index and context[index - 1].speaker == message.speaker:
-        texts.append(context[index - 1].text)
+    if context and index:
+        earlier = next((m for m in reversed(context[max(0, index - 3):index]) if m.speaker == message.speaker), None)
+        if earlier is not None:
+            texts.append(earlier.text)
     return any(_AGENT_ABROAD.search(normalize(t)) and not speakers_own_agent(t, user) and not someone_elses_agent(t, user)
                for t in texts)
 

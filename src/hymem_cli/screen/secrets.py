@@ -878,12 +878,14 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
             value = m.group(g)
             if value.lstrip("\"'“`").startswith("[REDACTED:") or kind in _TOKEN_KINDS and _PLACEHOLDER.search(value):
                 continue  # a placeholder is not a secret: "sk_test_your_key_here"
+            if _PUBLIC_KEY_VALUE.match(value.lstrip("\"'“`")):
+                continue  # a public key by its prefix: Nostr's "npub1...", an extended public key "xpub6...", age's "age1..."
             check = _CHECKS.get(kind)
             if check is not None and not check(value):
                 continue
             if kind == "password" and _compared(text, value, end):
                 continue
-            if kind in ("password", "password-field") and _a_variable(text, value):
+            if kind in ("password", "password-field") and (_a_variable(text, value) or _a_file_path(value)):
                 continue
             if kind == "login-pair" and re.search(r":\d{2,5}[ \t]{0,2}/[ \t]{0,2}\Z", text[max(0, start - 12):start]):
                 continue  # "HOST:5432/DBNAME": a port and a database, not a login and its password
@@ -1017,7 +1019,8 @@ def _word_char(text: str, i: int) -> bool:
 # kind -> check of a value found by its form (forms.py, wallet.py); kinds without one are secrets as found
 _DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}")
 _NOT_IN_A_COLUMN = frozenset("never unset reset changed same hidden masked redacted removed - — – ? ✓ ✗ x".split())
-_NOTE_IN_A_CELL = frozenset("ask see check in on via frag siehe voir demande demander ver vedi chiedi zie vraag pregunta pergunte".split())
+_NOTE_IN_A_CELL = frozenset("ask see check in on via frag siehe voir demande demander ver vedi chiedi zie vraag pregunta pergunte "
+                            "véase veja zobacz viz bkz lihat xem katso cf vgl".split())
 _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     "password": _password_value,
     "password-made": _secretish,  # "make the laptop password X": no connector, so X must look made up
@@ -1061,7 +1064,7 @@ def _found_by_form(text: str, found: list[tuple[str, int, int]]) -> list[tuple[s
             continue
         if kind == "pin" and len(value) == 6 and _POSTAL_PIN.search(text, max(0, start - 16), start) and _ADDRESS_CUE.search(text):
             continue  # India's postal code, called a PIN code: "पत्ता: ... पुणे — पिन कोड ४११०३८"
-        if kind in _TRIMMED_FORMS and (_compared(text, value, end) or _a_variable(text, value)):
+        if kind in _TRIMMED_FORMS and (_compared(text, value, end) or _a_variable(text, value) or _a_file_path(value)):
             continue
         if inside(start, end) or (start, end) in placed:
             continue  # found already
@@ -1102,6 +1105,15 @@ def _a_variable(text: str, value: str) -> bool:
 def _assigned_names(text: str) -> frozenset[str]:
     """The names a text's lines assign to ("password = ..."), read once per text however many values are checked."""
     return frozenset(re.findall(r"(?m)^[ \t]*([a-z_][a-z0-9_]{0,40})[ \t]*=(?!=)", text))
+
+
+_PUBLIC_KEY_VALUE = re.compile(r"(?:npub1|[xyzt]pub[1-9A-HJ-NP-Za-km-z]|age1)[02-9ac-hj-np-z1-9A-HJ-NP-Za-km-z]{20,}")
+_FILE_PATH = re.compile(r"(?:\.{1,2}|~)/[\w.\-/]+|/[\w.\-]+/[\w.\-/]+")
+
+
+def _a_file_path(value: str) -> bool:
+    """A file the secret is read from, not the secret: "--from-file=password=./creds/pass.txt", "/run/secrets/db_pw"."""
+    return _FILE_PATH.fullmatch(value.rstrip(",;)]}")) is not None
 
 
 def _compared(text: str, value: str, end: int) -> bool:

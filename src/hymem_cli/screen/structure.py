@@ -315,7 +315,10 @@ OUTBOUND = re.compile(r"\b(?:delet|remov|eras|wip|cancel|pay|paid|transfer|wire|
 _WITHOUT_ASKING_RX = re.compile(_WITHOUT_ASKING, re.I)
 _NEGATED_RULE = re.compile(r"(?:^|[.!?;:\n,]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:never|don'?t|do\s+not|no\s+longer)\b"
                            # said of the user: "Alex never wants invites accepted without checking with him"
-                           r"|\b(?:never|doesn'?t|does\s+not|don'?t|do\s+not)\s+wants?\b[^.!?\n]{0,120}?\bwithout\b", re.I)
+                           r"|\b(?:never|doesn'?t|does\s+not|don'?t|do\s+not)\s+wants?\b[^.!?\n]{0,120}?\bwithout\b"
+                           # said of the agent, for an act: "; it never pays a booking deposit without asking him"
+                           r"|(?:^|[.!?;:\n,]\s{0,3})(?:it|(?:the|my|his|her|their)\s+(?:assistant|ai|agent|bot))\s+(?:never|won'?t|will\s+not"
+                           r"|must\s+not|mustn'?t|should\s+not|shouldn'?t|does\s+not|doesn'?t)\s+(?!ask|check|confirm|wait|consult|bother|run\b)\w", re.I)
 OWN_RISKY = re.compile(_ADDRESS + "|" + _CREDENTIAL + "|" + _MONEY + "|" + _CHECKS_OFF + "|" + _OTHERS + "|" + _RISKY_ABROAD, re.I)
 _ADDRESS_RX = re.compile(_ADDRESS, re.I)
 # What no bound makes the user's own: credentials, a rule for how other people are treated, obedience without question
@@ -333,7 +336,8 @@ _AMOUNT = (r"(?:[$€£¥₹₽₦₩₺₱₴₪৳₫]\s?\d[\d,.]*|(?<![^\W\d_
 _BOUNDED = re.compile(
     r"\b(?:up\s+to|under|below|no\s+more\s+than|not\s+more\s+than|less\s+than|at\s+most|max(?:imum)?|capped\s+at|bis\s+(?:zu\s+)?"
     r"|jusqu['’]?\s?(?:à|a)|hasta|fino\s+a|at(?:é|e)|sampai|hingga|maksimal|maksimum|hadi|tot|upp\s+till|inntil|op\s+til|enint(?:ää|aa)n"
-    r"|legfeljebb|maxim(?:á|a)ln(?:ě|e)|maksymalnie|p(?:â|a)n(?:ă|a)\s+la|do|až\s+do|najviac|ikiwa\s+ni\s+hadi|kadar|en\s+fazla|t(?:ố|o)i\s+(?:đ|d)a)\s*"
+    r"|legfeljebb|maxim(?:á|a)ln(?:ě|e)|maksymalnie|p(?:â|a)n(?:ă|a)\s+la|do|až\s+do|najviac|ikiwa\s+ni\s+hadi|kadar|en\s+fazla|t(?:ố|o)i\s+(?:đ|d)a"
+    r"|hyd\s+at)\s*"
     + _AMOUNT
     + r"|" + _AMOUNT + r"\s*(?:a|per|each|every|/|im|par|al|por|al)\s*(?:month|week|year|day|visit|time|monat|mois|mes|mese|mês)\b"
     # the cap after the sum, as Korean, Japanese, Chinese and Turkish say it: "10만 원까지", "5000円まで", "200元以内", "2.000 TL'ye kadar"

@@ -28,7 +28,9 @@ _QUOTE = "[\"'‘’“”`]?"  # a list in code: ['beyond', 'special', ...]
 _WORD = rf"(?:\(?\d{{1,2}}(?:[.):\-,;][ \t]{{0,3}}|[ \t]{{1,3}}))?{_QUOTE}{_LETTERS}{{1,12}}{_QUOTE}(?![^\W\d_])"  # "1,illness" in a CSV
 # "gravity-machine-...", "legal|winner|...", "legal.winner...", "letter/advice/..." too; Japanese lists use U+3000; two
 # columns ("1. legal      13. winner", " 1 legal    9 winner", "1-legal   13-winner") are up to 24 spaces apart ("..., act and bind")
-_SEP = r"(?:[ \t\u3000]{0,3}[,;|/、，][ \t\u3000]{0,3}(?:\r?\n[ \t]{0,3})?|[ \t]{0,24}\r?\n[ \t]{0,12}|[ \t\u3000]{1,24}|[-_.])"
+_SEP = (r"(?:[ \t\u3000]{0,3}[,;|/、，][ \t\u3000]{0,3}(?:\r?\n[ \t]{0,3})?|[ \t]{0,24}\r?\n[ \t]{0,12}|[ \t\u3000]{1,24}|[-_.]"
+        # strings of code joined across lines: "orbit rival sketch humble"\n    " canal velvet ..."
+        r"|[\"'][ \t]{0,3}\+?[ \t]{0,3}\r?\n[ \t]{0,12}\+?[ \t]{0,3}[\"'][ \t]{0,2})")
 _RUN = re.compile(rf"(?<![^\W_]){_WORD}(?:{_SEP}{_WORD}){{11,47}}")
 _WALLET_WORDS = re.compile(
     r"\b(?:seed|mnemonic|recovery|wallet|metamask|ledger|trezor|bip-?39|secret[ \t]+phrase|backup[ \t]+(?:phrase|words)"
@@ -121,7 +123,8 @@ def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
             if max(Counter(w for _, _, w in part).values()) * 2 > len(part) \
                     and _A_TEST_VECTOR.search(text, max(0, start - 200), min(len(text), end + 200)):
                 continue  # "the spec's test vector ... abandon abandon ... about": nobody's wallet
-            if _near_wallet_word(text, start, end) or _checks_alone(part, index) or _numbered_in_order(run.group()):
+            if _near_wallet_word(text, start, end) or _checks_alone(part, index) or _numbered_in_order(run.group()) \
+                    or _count_stated(text, start, len(part)):
                 found.add(start)
                 number = _FIRST_NUMBER.search(text, max(0, start - 8), start)  # " 1. elder ...": its number goes too
                 yield ("seed-phrase", number.start() if number else start, end)
@@ -250,6 +253,11 @@ def _listed(word: str, index: dict[str, int] | frozenset[str]) -> bool:
 
 def _near_wallet_word(text: str, start: int, end: int) -> bool:
     return _WALLET_WORDS.search(text, max(0, start - _CONTEXT), end + _CONTEXT) is not None  # "... - is this a wallet seed?"
+
+
+def _count_stated(text: str, start: int, count: int) -> bool:
+    """The run is a seed's length and that very number stands just before it, in any language ("սա իմ ... 12 բառն է")."""
+    return count in SEED_LENGTHS and re.search(rf"(?<![\d.,:/]){count}(?![\d.,:/])", text[max(0, start - _CONTEXT):start]) is not None
 
 
 def _checks_alone(part: list[Word], index: dict[str, int] | None) -> bool:
