@@ -930,3 +930,28 @@ def test_a_password_sent_in_pieces_among_another_scripts_words_and_said_back_who
 ])
 def test_a_brand_before_a_password_word_a_file_of_secrets_a_public_key_and_a_note_in_a_cell_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secrets"), [
+    ('- ansible.builtin.lineinfile:\n    path: /home/etl/.pgpass\n    line: "db-ro.example:5432:sales:etl_ro:Marlin.Quay.604"',
+     ("Marlin.Quay.604",)),
+    ("[Discord DM] ines: router pw, splitting it bc discord eats long strings\n[Discord DM] ines: `Heronsgate`\n"
+     "[Discord DM] ines: `Velvet42`\n[Discord DM] ines: no spaces", ("Heronsgate", "Velvet42")),
+    ("[front]\nVISA\n4539 1488 0343 6467\nVALID THRU 04/29\n[back]\nAUTHORIZED SIGNATURE   6467 608\nNot valid unless signed.",
+     ("6467 608",)),
+    ("KBZPay: သင်၏ OTP ကုဒ်မှာ 615204 ဖြစ်ပါသည်။", ("615204",)),
+    ("Il-password tal-bank inbidlet. Issa hi, ehm, Gozo.Qala_93, b'G kapitali.", ("Gozo.Qala_93",)),
+])
+def test_a_pgpass_line_in_quotes_pieces_in_code_spans_a_code_on_the_signature_strip_and_a_value_a_sentence_on_are_redacted(
+        text, secrets):
+    assert_caught(text, *secrets)
+
+
+@pytest.mark.parametrize("text", [
+    '=IMPORTDATA("https://shop.example/export.csv?user="&Settings!B1&"&password="&Settings!B2&"")',
+    "-STRIPE_SECRET_KEY=sk_test_xxx\n+STRIPE_SECRET_KEY=\n+# get it from 1Password → \"Postmark server token\"",
+    'psycopg2.OperationalError: connection to server at "10.2.0.7", port 5432 failed: FATAL:  password authentication failed',
+    "Sifariş nömrəsi: AZ-558213. İzləmə kodu: RR203466190AZ. Parol tələb olunmur.",
+])
+def test_a_cell_reference_a_masked_key_a_vault_items_name_a_port_an_exception_and_a_parcels_number_are_kept(text):
+    assert_kept(text)

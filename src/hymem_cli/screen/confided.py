@@ -168,6 +168,13 @@ def _passphrase(token: str) -> bool:
         len(w) >= 3 and w.isalpha() and w[0].isupper() and w[1:].islower() for w in words)
 
 
+def _made_up_whole(sentence: str) -> bool:
+    """A sentence after one that named a credential holds a value made up beyond doubt, in any language: capitals, small
+    letters, a digit and a sign ("Issa hi, ehm, Fenkata.Mgarr_57, b'F kapitali ...")."""
+    return any(invented(t) and any(c.isupper() for c in t) and any(c.islower() for c in t) and any(c.isdigit() for c in t)
+               for t in (m.group().rstrip(".,!?") for m in _TOKEN.finditer(sentence)))
+
+
 def invented(token: str) -> bool:
     """A value that looks made up: pieces joined by signs with a digit in them ("crumpet-toast-9", "stroopwafel-Delft9"),
     or a sign no word has between letters ("7Fjord!Pine"); not an address, a path, a file, a version or an id in
@@ -240,8 +247,8 @@ def _confided_values(text: str) -> Iterator[Span]:
                 asked_after = i + 1 < len(pieces) and _ASKS_BACK.match(pieces[i + 1].group()) is not None \
                     and _CREDENTIAL.search(pieces[i + 1].group()) is not None
                 if len(sentence) <= 400 and _may_give_a_value(sentence):
-                    yield from _in_sentence(sentence, pos + piece.start(),
-                                            named_before or asked_after or named and _GIVES.search(sentence) is not None)
+                    yield from _in_sentence(sentence, pos + piece.start(), named_before or asked_after or named and (
+                        _GIVES.search(sentence) is not None or _made_up_whole(sentence)))
                 named = named or _CREDENTIAL.search(sentence) is not None or _LEXICON_WORD.search(sentence) is not None
         before = line if line.strip() else before
         pos += len(line) + 1
@@ -572,7 +579,9 @@ _CODE_VALUE = re.compile(rf"[^\d\n]{{0,40}}?(?<![\d/.\-])(\d{{3,4}})(?![\d/\-]|[
 # or by where it is printed: "227 on the back", "achterop 409", "au dos : 662", "two nine six on the back"
 _THREE_OR_FOUR = (rf"(?<![\d/.\-])(\d{{3,4}})(?![\d/\-]|[.,]\d)"
                   rf"|(?<![^\W\d_])((?:{_NUMBER_WORD}[ \t,\-]{{1,3}}){{2,3}}{_NUMBER_WORD})(?![^\W\d_])")
-_ON_THE_BACK = re.compile(rf"(?:{_THREE_OR_FOUR})[ \t]{{1,3}}(?:on|at)[ \t]+the[ \t]+back"
+# the card's last four and its code printed together on the signature strip: "AUTHORIZED SIGNATURE   5939 271"
+_ON_THE_BACK = re.compile(r"(?<![^\W\d_])signature(?:[ \t]+(?:strip|panel))?(?![^\W\d_])[^\d\n]{0,16}?(\d{4}[ \t]+\d{3})(?![\d/\-])"
+                          rf"|(?:{_THREE_OR_FOUR})[ \t]{{1,3}}(?:on|at)[ \t]+the[ \t]+back"
                           r"|(?<![^\W\d_])(?:on[ \t]+the[ \t]+(?:back|front)|the[ \t]+back[ \t]+(?:is|says|reads)"
                           r"|signature(?:[ \t]+(?:strip|panel))?"
                           r"|achterop|au[ \t]+dos|hinten(?:[ \t]+drauf)?|on[ \t]+back|sul[ \t]+retro"

@@ -298,7 +298,8 @@ _VALUE_FIRST = re.compile(
 
 # A .pgpass line: host:port:database:user:password, each field but the password possibly "*".
 _PGPASS = re.compile(
-    r"(?<!\S)(\*|[A-Za-z0-9][\w.\-]{0,252}|/[\w.\-/]{1,252}):(?:\*|\d{1,5}):(?:\*|[^\s:]{1,63}):(?:\*|[^\s:]{1,63}):((?:\\.|[^\s:\\]){1,256})(?!\S)"
+    r"(?<![^\s\"'])(\*|[A-Za-z0-9][\w.\-]{0,252}|/[\w.\-/]{1,252}):(?:\*|\d{1,5}):(?:\*|[^\s:\"']{1,63}):(?:\*|[^\s:\"']{1,63}):"
+    r"((?:\\.|[^\s:\\]){1,256}?)(?:(?<=[^\"'])\"|(?<=[^\"'])'|)(?!\S)"  # a line in quotes too: line: "host:5432:db:user:X"
 )
 
 # A .netrc entry: machine NAME [login USER] [account A] password VALUE, on one line or several.
@@ -675,6 +676,7 @@ def _written_exactly(text: str) -> Iterator[Span]:
 # after it; then, from the same speaker, a word alone after a joining word, and any run of digits.
 _CHAT_LINE = re.compile(r"(?m)^[ \t]*(?:\[[^\]\n]{1,40}\][ \t]*|[\d/.,: \t]{6,24}(?:[AaPp]\.?[Mm]\.?)?[ \t]*[\-–][ \t]*)?"
                         r"([^\W\d_][^\n:\[\]]{0,38}?)[ \t]*:[ \t]*([^\n]*)$")
+_ONLY_TALK = re.compile(r"(?:[ \t]*[,;]?[ \t]+[a-z']{1,15}){1,12}[ \t]*[.!…]?[ \t]*\Z")  # ", splitting it bc discord keeps hiding it lol"
 _NOTHING_GIVEN = re.compile(r"(?:[ \t]+[^\W\d_]{1,15}){0,5}[ \t]*(?:[:=：\-–—…]|\.{2,3})?[ \t]*\Z")
 _JOINING_WORD = re.compile(r"(?i)(?:(?:the[ \t]+)?(?:first|next|last|second|third)[ \t]+(?:bit|part|piece|word)(?:[ \t]+is)?"
                            r"|(?:chữ|phần)[ \t]+(?:đầu|tiếp|cuối)[ \t]+là"
@@ -693,7 +695,7 @@ def _sent_in_pieces(text: str) -> Iterator[Span]:
     for i, line in enumerate(lines):
         said = line.group(2).replace("\u200c", "\u0640")  # a zero-width non-joiner inside a word ("وای‌فای") keeps it one word
         words = list(re.finditer(_PIECES_NAMED, said))
-        if not words or len(said) > 120 or not _NOTHING_GIVEN.match(said, words[-1].end()):
+        if not words or len(said) > 120 or not (_NOTHING_GIVEN.match(said, words[-1].end()) or _ONLY_TALK.match(said, words[-1].end())):
             continue
         pieces: list[str] = []
         for piece in lines[i + 1:i + 6]:
@@ -709,6 +711,7 @@ def _sent_in_pieces(text: str) -> Iterator[Span]:
             rest = piece.group(2)
             if len(rest) > 60:
                 break
+            rest = re.sub(r"`([^`\n]{1,40})`", r" \1 ", rest)  # a piece in a code span: "`Gossamer`"
             joined = _JOINING_WORD.match(rest)
             alone = _A_WORD_ALONE.fullmatch(rest, joined.end() if joined else 0)
             if alone and (joined or any(c.isupper() or c.isdigit() for c in alone.group(1))) \
@@ -857,7 +860,7 @@ _YEAR_OF_A_DATE = re.compile(r"(?<![^\W\d_])(?:jan|feb|mar|apr|may|jun|jul|aug|s
                              r"|ene|abr|ago|dic|m(?:ä|a)r|mai|okt|dez|gen|giu|lug|ott|dic|set|out)[^\W\d_]{0,7}\.?[ \t]+"
                              r"(?:\d{1,2}(?:st|nd|rd|th)?,?[ \t]+)?(?:de[ \t]+)?(?:19[5-9]\d|20[0-3]\d)\Z", re.I)
 _LABELLED_NUMBER = re.compile(r"(?<![^\W\d_])(?:error|status|exit|return|flight|room|order|ticket|invoice|case|ref|reference|tracking"
-                              r"|zip|postal"
+                              r"|zip|postal|port"
                               r"|post|area|"
                               r"gate|seat|platform|bus|train|line|page|version|build|issue|bug|pr|model|product|item|account|customer"
                               r"|member|"

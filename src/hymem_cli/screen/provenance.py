@@ -176,14 +176,14 @@ def _tells_of_your_agent(message: Message, listener: str) -> bool:
     theirs = _agent_of(listener)
     # the listener as greeted, in another script or by another name ("Здраво Алекс! ... Асистентот на Алекс ...")
     opening = _GREETED.match(message.text.lstrip())
-    greeted = _agent_of(opening.group(1)) if opening and opening.group(1).casefold() != listener.strip().casefold() else None
+    greeted = _agent_of_greeted(opening.group(1)) if opening and opening.group(1).casefold() != listener.strip().casefold() else None
     return any(_ASKS_AFTER_YOUR_AGENT.search(reading) or _YOUR_AGENT.search(reading) or theirs.search(reading)
                or _AGENT_OF_YOURS.search(reading) or (greeted is not None and greeted.search(reading))
                for reading in (read, read.translate(_LEET)))
 
 
 # a greeting and the name it greets, opening a message: "Hi Goran, ...", "Здраво Алекс!", "வணக்கம் அலெக்ஸ்!"
-_GREETED = re.compile(r"\W{0,3}(?:[^\s,!.?:;]{1,15}\s+){1,2}?([^\s,!.?:;0-9]{2,20})\s*[!,]")
+_GREETED = re.compile(r"\W{0,3}(?:[^\s,!.?:;]{1,15}\s+){1,3}?([^\s,!.?:;0-9]{2,20})\s*[!,]")
 
 
 def _agent_of(name: str) -> re.Pattern[str]:
@@ -193,6 +193,18 @@ def _agent_of(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![^\W\d_]){n}['’]s\s+(?:[^\W\d_]{{2,20}}\s+)?{_AN_AGENT}"
                       rf"|(?<![^\W\d_]){n}\w{{0,3}}\s+{_AGENT_APART}"
                       rf"|{_AGENT_APART}\s+(?:de\s+|d['’]\s?|von\s+|di\s+|van\s+|do\s+|da\s+|на\s+)?{n}(?![^\W\d_])", re.I)
+
+
+def _agent_of_greeted(name: str) -> re.Pattern[str] | None:
+    """The agent of the one a message greets, their name's first letters in the word before it, whatever is glued on in
+    front or behind ("જય શ્રી કૃષ્ણ એલેક્સભાઈ! … એલેક્સના ડિજિટલ સેક્રેટરી", "ሰላም አሌክስ! … ለአሌክስ ረዳት"), or the name after it."""
+    name = name.strip()
+    stem = name[:max(4, len(name) - 3)]
+    if len(stem) < 3 or name[0].islower() or not name[0].isalpha():
+        return None  # a name: "Goran", "Алекс", "એલેક્સભાઈ"; not "toi" in "Pour toi, mon assistant", nor "work" in "At work, ..."
+    s = re.escape(stem)
+    return re.compile(rf"\S{{0,3}}{s}\S{{0,6}}\s+(?:\S{{2,20}}\s+)?(?:{_AGENT_ABROAD.pattern})"
+                      rf"|(?:{_AGENT_ABROAD.pattern})\s+(?:\S{{1,4}}\s+)?\S{{0,3}}{s}", re.I)
 
 
 # "the AI that runs your diary", "the assistant who does your admin": the listener's agent, named by what it does for them
@@ -700,8 +712,11 @@ _AGENT_ABROAD = re.compile(r"(?<![^\W\d_])(?:ai|a\.i\.|assistants?|assistente|as
                            r"tro\s?ly|trợ\s?lý|agents?|agente|bots?|chat\s?bots?|copilot|ассистент\w{0,3}|assisten[dt]\w{0,6}|"
                            # Icelandic (also inside a compound: "gervigreindaraðstoðarmanns"), Welsh with its mutations, Irish
                            r"\w{0,20}aðstoðarm\w{2,6}|gervigreind\w{0,20}|(?:c|g|ngh)ynorthwy-?ydd\w{0,3}|c(?:ú|u)nt(?:ó|o)ir\w{0,3}|"
-                           r"асистент\w{0,3}|помощник\w{0,3}|βοηθός)(?![^\W\d_])"
-                           r"|اسسٹنٹ|دستیار|مساعد|असिस्टेंट|सहायक|অ্যাসিস্ট্যান্ট|সহকারী|உதவியாளர்|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|비서", re.I)
+                           r"асистент\w{0,3}|помощник\w{0,3}|βοηθός|"
+                           # Belarusian, Ukrainian, Uzbek, Scottish Gaelic; a "digital secretary"
+                           r"памочнік\w{0,3}|помічник\w{0,3}|yordamchi\w{0,8}|cuidiche\w{0,3}|digital[ \t]+secretary|цифров\w{0,3}[ \t]+секретар\w{0,3})(?![^\W\d_])"
+                           r"|اسسٹنٹ|دستیار|مساعد|असिस्टेंट|सहायक|অ্যাসিস্ট্যান্ট|সহকারী|உதவியாளர்|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|비서"
+                           r"|ረዳት|ડિજિટલ\s*સેક્રેટરી|સહાયક|ਸਹਾਇਕ|సహాయకుడు|ಸಹಾಯಕ|സഹായി", re.I)
 
 
 # "Your" in more languages, before the word for the agent ("votre assistant", "jou assistent", "உங்கள் உதவியாளர்"), after it
@@ -714,7 +729,8 @@ _YOUR_AFTER = (r"(?<![^\W\d_])(?:anda|kamu|mo|ninyo|wako|wenu|σου|σας|bạ
 _YOUR_AGENT = re.compile(
     rf"(?:{_YOUR_BEFORE})\s*(?:[^\s,.;:!?]{{2,20}}\s+)?(?:{_AGENT_ABROAD.pattern})"
     rf"|(?:{_AGENT_ABROAD.pattern})\s*(?:của\s+)?(?:{_YOUR_AFTER})"
-    r"|(?<![^\W\d_])(?:asistan(?:ın|iniz|ınız)|avustaja(?:si|nne)|asszisztens(?:ed|etek)|asisten(?:mu|nya)|assistentti(?:si|nne))(?![^\W\d_])"
+    r"|(?<![^\W\d_])(?:asistan(?:ın|iniz|ınız)|avustaja(?:si|nne)|asszisztens(?:ed|etek)|asisten(?:mu|nya)|assistentti(?:si|nne)"
+    r"|yordamchi(?:ngiz|ng)\w{0,4}|cuidiche\w{0,2}[ \t]+(?:agad|agaibh))(?![^\W\d_])"
     r"|مساعد(?:ك|كم)|دستیارت|دستیار\s*شما", re.I)
 
 

@@ -143,7 +143,9 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     "one-time-code": re.compile(
         r"(?<![^\W\d_])(?:" + _ONE_TIME + r"[^\n.!?\d]{0,30}?" + _A_CODE_WORD + r"|" + _A_CODE_WORD + r"[^\n.!?\d:]{0,50}?" + _ONE_TIME
         + r"[^\n.!?\d:]{0,40}?)(?![^\W\d_])[ \t]{0,3}(?:[:=：]|—|–|-(?=[ \t])|(?:is|was|est|es|ist|lautet|é|è|là|это|jest|adalah)(?![^\W\d_]))"
-        r"[ \t]{0,3}(?!(?:19|20)\d\d(?!\d))(\d{3}[ \-]\d{3}|\d{4,8})(?![\d\-]?\d)",
+        r"[ \t]{0,3}(?!(?:19|20)\d\d(?!\d))(\d{3}[ \-]\d{3}|\d{4,8})(?![\d\-]?\d)"
+        # "OTP" and the rest in another script: "KBZPay: သင်၏ OTP ကုဒ်မှာ 240873 ဖြစ်ပါသည်"
+        r"|(?<![A-Za-z])(?-i:OTP)(?![A-Za-z])[ \t]{0,2}[^\x00-\x7f\d\n][^\x00-\x2f\x3a-\x7f\n]{0,24}?[ \t]{0,3}(\d{4,8})(?!\d)",
         re.I,
     ),
     # a keyword straight before a value that looks like a secret ("with password Blue-Falcon-12", "passcode 482913")
@@ -383,6 +385,8 @@ def _password_value(value: str) -> bool:
         inner = value[1:-1].strip()
         if re.fullmatch(r"<[^<>]{1,60}>|\[(?:hidden|redacted|removed|masked)\]", inner, re.I):
             return False  # a placeholder in quotes: "<your-token>"
+        if " " in inner and re.search(r"\b(?:token|key|password|secret|credentials?|login)\b", inner, re.I):
+            return False  # an item's name in a vault: "get it from 1Password → \"Postmark server token\""
         return inner != "" and not inner.startswith("[REDACTED") and not _masked(inner) and not _reference(inner)
     if _reference(value):
         return False
@@ -878,7 +882,7 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
             value = m.group(g)
             if value.lstrip("\"'“`").startswith("[REDACTED:") or kind in _TOKEN_KINDS and _PLACEHOLDER.search(value):
                 continue  # a placeholder is not a secret: "sk_test_your_key_here"
-            if _PUBLIC_KEY_VALUE.match(value.lstrip("\"'“`")):
+            if _PUBLIC_KEY_VALUE.match(value.lstrip("\"'“`")) or kind not in ("card-number", "iban") and _not_a_secret_shape(value):
                 continue  # a public key by its prefix: Nostr's "npub1...", an extended public key "xpub6...", age's "age1..."
             check = _CHECKS.get(kind)
             if check is not None and not check(value):
@@ -1057,7 +1061,7 @@ def _found_by_form(text: str, found: list[tuple[str, int, int]]) -> list[tuple[s
         if kind in _TRIMMED_FORMS and (start == 0 or text[start - 1] not in OPENING_QUOTES):
             end = _value_end(text, start, end)
         value = text[start:end]
-        if not value.strip() or value.startswith("[REDACTED"):
+        if not value.strip() or value.startswith("[REDACTED") or _not_a_secret_shape(value):
             continue  # quotes around nothing, or a placeholder
         check = _FORM_CHECKS.get(kind)
         if check is not None and not check(value):
@@ -1109,6 +1113,23 @@ def _assigned_names(text: str) -> frozenset[str]:
 
 _PUBLIC_KEY_VALUE = re.compile(r"(?:npub1|[xyzt]pub[1-9A-HJ-NP-Za-km-z]|age1)[02-9ac-hj-np-z1-9A-HJ-NP-Za-km-z]{20,}")
 _FILE_PATH = re.compile(r"(?:\.{1,2}|~)/[\w.\-/]+|/[\w.\-]+/[\w.\-/]+")
+
+
+# Shapes no secret has: a postal item's number (UPU S10: "RR203466190AZ"), an exception's dotted name
+# ("psycopg2.OperationalError"), a spreadsheet cell the value is read from ("&Settings!B2&"), a value masked with x's
+# ("sk_test_xxx")
+_NOT_A_SECRET_SHAPE = re.compile(r"[A-Z]{2}\d{9}[A-Z]{2}|[A-Za-z_][\w.]*\.\w*(?:Error|Exception|Warning)"
+                                 r"|&[ \t]*(?:'?[\w ]{1,40}'?!)?\$?[A-Z]{1,3}\$?\d{1,7}[ \t]*&?|'?[\w ]{1,40}'?!\$?[A-Z]{1,3}\$?\d{1,7}"
+                                 r"|(?i:(?:[\w\-]*[_\-])?x{3,})")
+
+
+def _not_a_secret_shape(value: str) -> bool:
+    bare = value.strip("\"'“”`").rstrip(".,;")
+    return _NOT_A_SECRET_SHAPE.fullmatch(bare) is not None or _AN_ITEMS_NAME.fullmatch(bare) is not None
+
+
+# the name of a vault's item, not its value: "Postmark server token", "Stripe live key"
+_AN_ITEMS_NAME = re.compile(r"[A-Z][\w.\-]*[ \t]+(?:[\w.\-]+[ \t]+){0,3}(?i:token|key|password|secret|credentials?)")
 
 
 def _a_file_path(value: str) -> bool:

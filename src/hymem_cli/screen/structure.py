@@ -381,7 +381,7 @@ def reaches_beyond(text: str, kind: str = "") -> bool:
         text = _ADDRESS_RX.sub(" ", text)
     # "never tell anyone ..." sets no rule for how others are treated; "if their bank details ever change, stop and ask me
     # first" only names when the agent must ask
-    held_back = _ONLY_ASKS_FIRST.sub(" ", _FORBIDS_TELLING.sub(" ", text))
+    held_back = _ONLY_ASKS_FIRST.sub(" ", _FORBIDS_TELLING.sub(" ", _NO_AUTO.sub(" ", text)))
     if _OWN_NEVER.search(held_back) is not None or (not forbids(text) and _PROMOTES_RX.search(text) is not None):
         return True
     if _FORBIDS_AN_ACT.search(text) or (adds_a_check(text) and not dropped_check(text)):
@@ -396,6 +396,11 @@ def reaches_beyond(text: str, kind: str = "") -> bool:
 _FORBIDS_TELLING = re.compile(r"\b(?:never|don'?t|do\s+not)\s+(?:ever\s+)?(?:tell|inform|answer|reply\s+to|respond\s+to)\s+"
                               r"(?:any\s+)?(?:anyone|anybody|everyone|everybody|users|customers|clients|visitors|callers|people|strangers)\b",
                               re.I)
+
+
+# an automatic act forbidden: "never let it auto-renew", "don't auto-accept", "no auto-pay"
+_NO_AUTO = re.compile(r"\b(?:never|don'?t|do\s+not|no|stop|not)\s+(?:ever\s+)?(?:let\s+(?:it|them|anything)\s+|allow\s+(?:it|them)\s+to\s+)?"
+                      r"auto-?\w+", re.I)
 
 
 # a sentence that only says when to ask first: a condition, then "(stop and) ask me first"
