@@ -883,7 +883,7 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
             if value.lstrip("\"'“`").startswith("[REDACTED:") or kind in _TOKEN_KINDS and _PLACEHOLDER.search(value):
                 continue  # a placeholder is not a secret: "sk_test_your_key_here"
             if _PUBLIC_KEY_VALUE.match(value.lstrip("\"'“`")) or kind not in ("card-number", "iban") and _not_a_secret_shape(value):
-                continue  # a public key by its prefix: Nostr's "npub1...", an extended public key "xpub6...", age's "age1..."
+                continue  # a public key by its prefix ("npub1...", "xpub6...", "age1..."), or a shape no secret has
             check = _CHECKS.get(kind)
             if check is not None and not check(value):
                 continue
