@@ -101,7 +101,8 @@ def _answers_with_own_rule(messages, first: str, second: str) -> bool:
 
     def sets_own_rule(speaker: str, listener: str) -> bool:
         said = [_own_words(m) for m in messages if m.speaker == speaker]
-        if any(_answers_to_someone_else(listener).search(text) for text in said):
+        elsewhere = _answers_to_someone_else(listener)
+        if any(elsewhere.search(text) for text in said):
             return False
         for text in said:
             sentences = [s for s in re.split(r"(?<=[.!?。！？])\s+|\n", text) if s.strip()]
