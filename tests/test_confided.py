@@ -955,3 +955,29 @@ def test_a_pgpass_line_in_quotes_pieces_in_code_spans_a_code_on_the_signature_st
 ])
 def test_a_cell_reference_a_masked_key_a_vault_items_name_a_port_an_exception_and_a_parcels_number_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secrets"), [
+    ('Content-Type: text/plain; charset="utf-8"\nContent-Transfer-Encoding: quoted-printable\n\n'
+     "Ihr neues Kennwort f=C3=BCr das Portal lautet: Sch=C3=B6nwetter-Kr=\nanich-27\nViele Gr=C3=BC=C3=9Fe",
+     ("Sch=C3=B6nwetter", "anich-27")),
+    ("Title,URL,Username,Password,Notes\nexample.org,https://example.org/,pdunmore,Quill\"Fen,Marsh41,\n"
+     "shop.example,https://shop.example/,pdunmore,Lantern_Moss_82,", ('Quill"Fen,Marsh41', "Lantern_Moss_82")),
+    ('{"title":"Cabin","textContent":"Router: Cabin-Net / Pike&Heather-19\\nAlarm app: pw Osprey_Delta_6\\nKeys under the pot"}',
+     ("Pike&Heather-19", "Osprey_Delta_6")),
+])
+def test_a_password_in_quoted_printable_a_csv_row_with_a_comma_in_it_and_a_json_strings_lines_is_redacted(text, secrets):
+    assert_caught(text, *secrets)
+    out = redacted(text)
+    for word in ("f=C3=BCr", "Gr=C3=BC=C3=9Fe", "Cabin", "Keys under the pot", "shop.example"):  # what is around stays
+        assert word in out or word not in text, out
+
+
+@pytest.mark.parametrize("text", [
+    "Open Safari (Settings → Passwords → Export) and save the file:\nTitle,URL,Username,Password,Notes",
+    "| Account | Username | Password | Note |\n|---|---|---|---|\n| Home Wi-Fi | Vodafone-5G-3B9D | on the router sticker | — |",
+    "Die Mail kam so an:\nContent-Transfer-Encoding: quoted-printable\n\nSch=C3=B6ne Gr=C3=BC=C3=9Fe aus M=C3=BCnchen, bis Freitag!",
+    'log: {"msg":"retrying upload\\nattempt 3 of 5","level":"warn"}',
+])
+def test_a_menu_path_a_csv_header_a_network_in_a_user_column_and_escaped_lines_without_a_secret_are_kept(text):
+    assert_kept(text)

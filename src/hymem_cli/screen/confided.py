@@ -274,7 +274,9 @@ def _confided_values(text: str) -> Iterator[Span]:
 
 # a value alone on its line after a line that ends in a colon; not an address, a path or a command
 _LONE_VALUE = re.compile(r"(?m)^([^\n]{0,300})[:：][ \t]*\n(?:[ \t]*\n)?[ \t]{0,8}`?([^\s`]{4,128})`?[ \t]*$")
-_NOT_A_LONE_VALUE = re.compile(r"://|^www\.|@|^[/~.$]|\.(?:com|org|net|io)\b|^\[REDACTED|[:=]$", re.I)  # "secretKeyRef:" is a key
+# "secretKeyRef:" is a key; "Title,URL,Username,Password": a CSV file's header
+_NOT_A_LONE_VALUE = re.compile(r"://|^www\.|@|^[/~.$]|\.(?:com|org|net|io)\b|^\[REDACTED|[:=]$"
+                               r"|^(?:[^\W\d_]\w{0,30}[,;]){2,}[^\W\d_]\w{0,30}$", re.I)
 
 
 # A value read out a character at a time, or as words and signs: "capital T, o, u, c, a, n, hash sign, 1, 9, 4, 8",

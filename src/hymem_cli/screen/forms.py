@@ -986,6 +986,11 @@ _NAMED_NOT_SECRET = re.compile(r"(?<![\w-])(?:user|username|user_name|login|host
                                r"|region|path|url)[ \t]*[=:][ \t]*\Z", re.I)
 
 
+# a JSON key that describes an item: '"title":"Cabin"' is the note's title, not its password
+_DESCRIPTIVE_KEY = re.compile(r"[\"'](?:title|name|label|description|desc|colou?r|type|kind|category|status|state|lang|language|locale"
+                              r"|icon|theme|mode|created|updated|date|time)[\"'][ \t]*[:=][ \t]*\Z", re.I)
+
+
 # a chat line's speaker: "[12/11/25, 9:14 PM] Rohit Bhaiya: ऑफिस वाले वाई-फाई का पासवर्ड" names Rohit, not his password
 _BEFORE_A_SPEAKER = re.compile(r"(?:\[[^\]\n]{1,40}\][ \t]*|[\d/.,:\- \t]{1,30}(?:[AaPp]\.?[Mm]\.?)?[ \t]*[\-–][ \t]*)?\Z")
 _AFTER_A_SPEAKER = re.compile(r"(?:[ \t]+[^\W\d_][\w.\-]*){0,2}[ \t]*:")
@@ -1024,7 +1029,8 @@ def _in_a_password_sentence(text: str) -> Iterator[Span]:
                     yield ("pin", at + m.start(1), at + m.end(1))
         for m in _QUOTED_VALUE.finditer(sentence):
             if not _PASSWORD_OR_CODE.search(m.group(1)) and not re.search(r"[{}$<>]", m.group(1)) \
-                    and not _NAMED_NOT_SECRET.search(sentence, 0, max(0, m.start(1) - 1)):
+                    and not _NAMED_NOT_SECRET.search(sentence, 0, max(0, m.start(1) - 1)) \
+                    and not _DESCRIPTIVE_KEY.search(sentence, 0, max(0, m.start(1) - 1)):
                 yield ("password", at + m.start(1), at + m.end(1))
         for m in _LETTERS_AND_DIGITS.finditer(sentence):
             yield ("password-made", at + m.start(1), at + m.end(1))
@@ -1204,6 +1210,7 @@ _WITH_SPACES = re.compile(r"(?<![^\W\d_])(?:with[ \t]+(?:the[ \t]+|a[ \t]+)?spac
                           r"(?![^\W\d_])", re.I)
 
 
+_MENU_STEP = re.compile(r"(?:→|›|»|>|⇒|➜|->)[ \t]*\Z")
 _GREEK_CODE = re.compile(r"κωδικ(?:ός|ό|ού|οί)(?![ \t]+πρόσβασης)", re.I)
 
 
@@ -1229,6 +1236,8 @@ def _stated_passwords(text: str) -> Iterator[Span]:
                 continue  # "the policy changed, it is "at least 12 characters" now": what it must be, not what it is
             if rx is _PASS and (end - start < 6 or text[start:end].isdigit()):
                 continue  # "the ski pass is 3-day", "pass: 2024"
+            if rx is _STATED and _MENU_STEP.search(text, max(0, m.start() - 4), m.start()):
+                continue  # "Settings → Passwords → Export": a menu's path, not a password
             if text[start:end].isdigit() and _GREEK_CODE.match(text, m.start()):
                 continue  # Greek "κωδικός" alone is any code: "ο κωδικός της παραγγελίας είναι 48213" names an order
             if start > 0 and text[start - 1] in "\"'“`「" and (text[start].isspace() or text[end - 1].isspace()):
@@ -1558,6 +1567,41 @@ def _table_columns(text: str) -> Iterator[Span]:
         i += len(rows)
 
 
+# A column of user names or network names: its cells are names, not passwords ("| Wi-Fi rumah | Unifi-5G-2A7C |" under
+# "Nama pengguna")
+_NAME_HEADER = re.compile(
+    r"user|user[ _\-]?name|login|e-?mail|account|ssid|network|network[ _]name|benutzer(?:name)?|utilisateur|nom[ \t]+d.utilisateur"
+    r"|identifiant|usuario|nombre[ \t]+de[ \t]+usuario|(?:nome[ \t]+)?utente|nome[ \t]+de[ \t]+usu(?:á|a)rio|gebruiker(?:snaam)?"
+    r"|u(?:ż|z)ytkownik|логин|пользователь|имя[ \t]+пользователя|kullan(?:ı|i)c(?:ı|i)(?:[ \t]+ad(?:ı|i))?"
+    r"|t(?:ê|e)n[ \t]+(?:đăng[ \t]+nhập|người[ \t]+dùng)|ユーザー名|用户名|用戶名|아이디|사용자(?:[ \t]+이름)?|brukernavn"
+    r"|anv(?:ä|a)ndarnamn|brugernavn|k(?:ä|a)ytt(?:ä|a)j(?:ä|a)tunnus|felhaszn(?:á|a)l(?:ó|o)n(?:é|e)v"
+    r"|u(?:ž|z)ivatel(?:sk(?:é|e)[ \t]+jm(?:é|e)no)?|nama[ \t]+(?:pengguna|akun)|jina[ \t]+la[ \t]+mtumiaji",
+    re.I)
+
+
+def name_cells(text: str) -> list[tuple[int, int]]:
+    """Spans of the cells, one name each, under a table's column of user or network names."""
+    if "|" not in text and "," not in text and "\t" not in text and ";" not in text:
+        return []
+    cells: list[tuple[int, int]] = []
+    lines = _lines(text)
+    i = 0
+    while i < len(lines):
+        block = _table_block(lines, i)
+        if block is None:
+            i += 1
+            continue
+        rows, split = block
+        header = rows[0][1]
+        columns = [n for n, (a, b) in enumerate(split(header)) if _NAME_HEADER.fullmatch(header[a:b].strip("*_` "))]
+        for offset, row in rows[1:] if columns else []:
+            spans = split(row)
+            cells += [(offset + spans[n][0], offset + spans[n][1]) for n in columns
+                      if n < len(spans) and re.fullmatch(r"[^\s/:]{1,64}", row[spans[n][0]:spans[n][1]])]
+        i += len(rows)
+    return cells
+
+
 _GRID_BORDER = re.compile(r"[ \t]*\+[-=+:]{3,}\+[ \t]*")
 
 
@@ -1592,8 +1636,8 @@ def _table_block(lines: list[tuple[int, str]], i: int) -> tuple[list[tuple[int, 
         width = len(header)
         rows = [lines[i]]
         for offset, row in lines[i + 1:]:
-            if len(split(row)) != width and not (delimiter == "|" and re.fullmatch(r"[ \t]*-+(?:\+-+)*[ \t]*", row)):
-                break  # "----+------" under a psql header is part of its table
+            if not width <= len(split(row)) <= width + 2 and not (delimiter == "|" and re.fullmatch(r"[ \t]*-+(?:\+-+)*[ \t]*", row)):
+                break  # "----+------" under a psql header is part of its table; a row may have a cell or two more (below)
             rows.append((offset, row))
         return (rows, split) if len(rows) >= 2 else None
     if _SPACED_GAP.search(line.strip()):  # columns lined up with spaces, as a table copied out of a document
@@ -1670,11 +1714,15 @@ def _column_values(rows: list[tuple[int, str]], split: Cells) -> Iterator[Span]:
                 columns[n] = "key-column"
             else:
                 del columns[n]
+    width = len(split(header))
     for offset, row, cells in body:
+        extra = len(cells) - width if len(cells) <= width + 2 else 0
         for n, kind in columns.items():
             if n >= len(cells) or cells[n][1] <= cells[n][0]:
                 continue
-            start, end = cells[n]
+            # a row with more cells than its header has a delimiter inside a value ('Thorn"Apple,Reach22' unquoted in
+            # a CSV row): which cell holds it is not known, so a secret's cell runs on over the cells in excess
+            start, end = cells[n][0], cells[min(n + max(extra, 0), len(cells) - 1)][1]
             if kind == "key-column":
                 if _CODE_CELL.fullmatch(row[start:end]):
                     yield ("password-column", offset + start, offset + end)

@@ -19,6 +19,7 @@ from hymem_cli.screen.forms import (
     OPENING_QUOTES,
     card_digits,
     find_forms,
+    name_cells,
     spoken_number,
     unwritten_script,
     words_after,
@@ -649,6 +650,17 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
     found += [span for span in split_over_lines(text) if span not in found]
     if _SPOKEN_RUN.search(text):
         found += [span for span in _read_as_digits(text) if span[0] in _NUMBER_KINDS and span not in found]
+    escapes = [m.span() for m in _QP_ESCAPE.finditer(text)] if _QUOTED_PRINTABLE.search(text) else []
+    if escapes:
+        found = [span for span in found if not any(span[1] < b and a < span[2] for a, b in escapes)]
+        found += [span for span in _read_quoted_printable(text) if span not in found]
+    breaks = [m.span() for m in _ESCAPED_BREAK.finditer(text) if text.rfind('"', text.rfind("\n", 0, m.start()) + 1, m.start()) >= 0]
+    if breaks:  # a JSON string's lines ("Wifi: Mesh / Ginger&Quarry-61\nSonos: pw ..."): read as lines, each "\n" as " \n"
+        found = [span for span in found if not any(span[1] < b and a < span[2] for a, b in breaks)]
+        lines = list(text)
+        for a, _ in breaks:
+            lines[a:a + 2] = [" ", "\n"]
+        found += [span for span in find_secrets("".join(lines)) if span not in found]
     public = [m.span() for m in _PUBLIC_VALUE.finditer(text)]
     return [(kind, s, e) for kind, s, e in found
             if not any(a <= s and e <= b for a, b in public) and not _MASKED_RUN.search(text, s, e)
@@ -679,6 +691,54 @@ def _read_without(text: str, drop: tuple[re.Pattern[str], ...]) -> list[tuple[st
             chars.append(" " if ch == "\n" else ch)
             where.append(i)
     return [(kind, where[s], where[e - 1] + 1) for kind, s, e in _find_secrets("".join(chars)) if e > s]
+
+
+# "\n" in a quoted string (JSON, a log's msg="..."): a quotation mark before it on its line; not "C:\new" in a path
+_ESCAPED_BREAK = re.compile(r"(?<!\\)\\[nr]")
+
+# A mail's body in quoted-printable ("Gr=C3=BCnkohl-Auf=\nlauf-48"): read decoded, its soft line breaks joined
+_QUOTED_PRINTABLE = re.compile(r"(?i:content-transfer-encoding:[ \t]*quoted-printable)|(?:=[C-E][0-9A-F]=[89AB][0-9A-F][^=\n]{0,40}){2}")
+_QP_ESCAPE = re.compile(r"=(?:([0-9A-F]{2})|\r?\n)")
+
+
+def _read_quoted_printable(text: str) -> list[tuple[str, int, int]]:
+    """Secrets of `text` read with its quoted-printable escapes decoded (UTF-8, Latin-1 where that fails) and its soft
+    line breaks taken out, mapped back onto `text`; a span read raw that cuts through an escape is dropped."""
+    chars: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    at = 0
+    escapes = list(_QP_ESCAPE.finditer(text))
+    i = 0
+    while i < len(escapes):
+        m = escapes[i]
+        for j in range(at, m.start()):
+            chars.append(text[j])
+            starts.append(j)
+            ends.append(j + 1)
+        at = m.end()
+        i += 1
+        if m.group(1) is None:  # a soft line break
+            continue
+        run = [m]  # the escapes of one character: a lead byte and its continuation bytes, side by side
+        while i < len(escapes) and escapes[i].start() == run[-1].end() and escapes[i].group(1) and 0x80 <= int(escapes[i].group(1), 16) < 0xC0:
+            run.append(escapes[i])
+            i += 1
+        raw = bytes(int(e.group(1), 16) for e in run)
+        try:
+            decoded = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            decoded = raw.decode("latin-1")
+        for n, ch in enumerate(decoded):
+            chars.append(ch)
+            starts.append(run[0].start() if len(decoded) == 1 else run[n].start())
+            ends.append(run[-1].end() if len(decoded) == 1 else run[n].end())
+        at = run[-1].end()
+    for j in range(at, len(text)):
+        chars.append(text[j])
+        starts.append(j)
+        ends.append(j + 1)
+    return [(kind, starts[s], ends[e - 1]) for kind, s, e in find_secrets("".join(chars)) if e > s]
 
 
 # Digits said as words ("the padlock code is five eight one six", "takes star then two nine nine zero"): read as digits
@@ -1057,7 +1117,10 @@ def _found_by_form(text: str, found: list[tuple[str, int, int]]) -> list[tuple[s
     more: list[tuple[str, int, int]] = []
     inside = _containment(found)
     placed: set[tuple[int, int]] = set()
+    names = name_cells(text)
     for kind, start, end in [*find_forms(text), *find_seed_phrases(text), *confided_values(text)]:
+        if kind in ("password-made", "password-said") and any(a <= start and end <= b for a, b in names):
+            continue  # a user's or a network's name in its column, read as made up by a sentence about the row
         if kind in _TRIMMED_FORMS and (start == 0 or text[start - 1] not in OPENING_QUOTES):
             end = _value_end(text, start, end)
         value = text[start:end]
