@@ -981,3 +981,27 @@ def test_a_password_in_quoted_printable_a_csv_row_with_a_comma_in_it_and_a_json_
 ])
 def test_a_menu_path_a_csv_header_a_network_in_a_user_column_and_escaped_lines_without_a_secret_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secrets"), [
+    ("Ke kopa o buloe: khoutu ea heke ke 5 2 8 0. Alamo: tobetsa 6 1 7 3 ebe OFF.", ("5 2 8 0", "6 1 7 3")),
+    ("Bainc: is é an PAC ná 7 0 4 2 8, ná tabhair d'aon duine é.", ("7 0 4 2 8",)),
+    ("qrencode said: chl=otpauth://totp/dev@vpn01%3Fsecret%3DKQ4TMNZVGI3DGMBXHE2A%26issuer%3Dvpn01",
+     ("KQ4TMNZVGI3DGMBXHE2A",)),
+    ("Wallet words stamped on the plate:\n 1 GRAV    7 NOBL\n 2 TUMB    8 PION\n 3 HURD    9 SALO\n 4 LIBE   10 UNVE\n"
+     " 5 MONK   11 WHEA\n 6 OBEY   12 ZONE", ("GRAV", "NOBL", "HURD", "WHEA", "ZONE")),
+    ('WIFI:T:WPA;S:Cabin Net;P:"Bramble 7 Owl";;\nI typed Bramble 7 Owl and it still will not join.', ("Bramble 7 Owl",)),
+])
+def test_a_code_by_its_borrowed_name_keys_then_off_a_nested_urls_secret_a_plates_columns_and_a_value_said_again_are_redacted(
+        text, secrets):
+    assert_caught(text, *secrets)
+
+
+def test_a_minisign_public_key_file_is_kept():
+    assert_kept("untrusted comment: minisign public key 7D1E0A4C93B2F815\nRWQ5d0pbM2hvT8rZyxa1Wq0Jb3ZkPp0nYx4rT7u2LmVcE9s1dHk6Qw8z")
+
+
+def test_a_date_under_a_recovery_key_is_kept_and_a_token_ending_in_error_is_redacted():
+    out = redacted("BitLocker recovery key: 418263-550132-207119-603845-119988-731042-265914-482309 (laptop)\n2024-05-01")
+    assert "2024-05-01" in out and "418263" not in out, out
+    assert "00000000000Error" not in redacted("token eyJhbGciOiAiSFMyNTYifQ.eyJhYWFhYSI6ICJhYWFhYSJ9.00000000000Error ok")

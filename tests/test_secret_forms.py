@@ -689,7 +689,9 @@ def test_a_password_given_to_a_command_is_redacted_again_where_its_line_repeats_
     text = "curl -u bob:Bob-Basic-7 https://httpbin.org/basic-auth/bob/Bob-Basic-7"
     assert redacted(text) == "curl -u bob:[REDACTED:password-flag] https://httpbin.org/basic-auth/bob/[REDACTED:password-flag]"
     assert redacted("http -a jane:Jane-Pw-42 example.org/u/Jane-Pw-42x").endswith("/u/Jane-Pw-42x")  # not whole: another word
-    assert redacted("curl -u bob:Bob-Basic-7 https://a.example\nBob-Basic-7 is the name").endswith("\nBob-Basic-7 is the name")
+    # made up (a digit or a sign in it): wherever the text repeats it; a plain word only on its command's line
+    assert redacted("curl -u bob:Bob-Basic-7 https://a.example\nBob-Basic-7 is the name").endswith("\n[REDACTED:password-flag] is the name")
+    assert redacted("curl -u bob:sunflower https://a.example\nsunflower is the name").endswith("\nsunflower is the name")
 
 
 def test_a_passphrase_of_several_words_is_redacted_whole_and_the_clause_after_it_kept():

@@ -62,10 +62,11 @@ _UNSPACED_SCRIPT = re.compile(r"[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\
 _LEXICON_WORD, _LEXICON_VALUE = _lexicon()
 _DIGITS_CUE = re.compile(
     rf"{_PIN_FOR_DIGITS.pattern}|(?<![^\W\d_])(?:codes?|codi|codul\w{{0,3}}|c(?:ó|o)digo|codice|kod\w{{0,3}}|k(?:ó|o)d\w{{0,3}}|код\w{{0,3}}|κωδικ\w*"
-    r"|tunnuslu\w*|koodi\w{0,3}|zahlencode|combination|combo|passcode|unlock\w*|lockbox|keybox|key[ \t]?safe|padlock|keypad"
+    r"|tunnuslu\w*|koodi\w{0,3}|kood\w{0,3}|khoutu|i?khodi|i?khowudi|zahlencode|combination|combo|passcode|unlock\w*|lockbox|keybox"
+    r"|key[ \t]?safe|padlock|keypad|(?-i:PAC)|personal[ \t]+access[ \t]+code"
     r"|dials?(?![ \t]*[\d+(])"  # a lock's dials, not "dial 0207 for London"
     r"|security[ \t]+(?:number|code))"
-    r"(?![^\W\d_])|பின்|暗証|番号|رمز|कोड|पिन|ಪಿನ್|పిన్|പിൻ|ਪਿੰਨ|પિન|도어락|비밀번호|번호키|금고|קוד|کد|کوڈ|(?<![^\W\d_])kóð\w{0,4}",
+    r"(?![^\W\d_])|பின்|暗証|番号|رمز|कोड|पिन|ಪಿನ್|పిన్|പിൻ|ਪਿੰਨ|પિન|도어락|비밀번호|번호키|금고|קוד|کد|کوڈ|kóð\w{0,4}",
     re.I,
 )
 # codes anyone may know: "zip code 10115", "le code postal", "promo code 2024", "error code 5012"
@@ -461,7 +462,9 @@ _KEYED_DIGITS = re.compile(r"(?<![\w.,/:\-])(\d(?:[ \-]\d){3,7}|\d{4,8})(?:[ \t]
                            r"|[ \t]+(?:[^\W\d_]{1,10}[ \t]+){0,2}(?:press|hit|push|tap|dr(?:ü|u)ck\w{0,3}|appu[iy]\w{0,4}|puls\w{1,3}"
                            r"|prem\w{1,3}|druk\w{0,3}|tryck\w{0,2}|trykk\w{0,2}|tryk\w{0,2}|(?:ý|y)tt?u|paina\w{0,2}|naci(?:ś|s)nij|нажм\w{0,4}|apert\w{1,2}"
                            r"|pritisn\w{0,3}|bas(?:ı|i)n|stiskn\w{0,3})(?:[ \t]+[^\W\d_]{1,6})?[ \t]+)"
-                           r"(?:OFF|ENTER|OK|#)(?![\w])")
+                           r"(?:OFF|ENTER|OK|#)(?![\w])"
+                           # or a word for "then" of any language and the key alone: "tobetsa 2 9 5 8 ebe OFF"
+                           r"|(?<![\w.,/:\-])(\d(?:[ \-]\d){3,7}|\d{4,8})[ \t]+[^\W\d_]{1,6}[ \t]+(?:OFF|ENTER|#)(?![\w])")
 # a login and its password joined by a colon, in a sentence about a credential: "credentials for staging: deploy:Rk8vQ2zX9"
 _USER_COLON_SECRET = re.compile(r"(?<![\w.@/:\-])[A-Za-z][\w.\-]{1,31}:([^\s:/@,;]{6,64})(?![\w:/@])")
 
@@ -539,7 +542,8 @@ def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
     for rx, kind in ((_LOGIN_WITH, "password-said"), (_LOCK_DIGITS, "password-said"), (_KEYPAD_WORD, "password-said"),
                      (_KEYED_DIGITS, "password-said")):
         for m in rx.finditer(sentence):
-            yield (kind, at + m.start(1), at + m.end(1))
+            g = next(i for i in range(1, rx.groups + 1) if m.group(i) is not None)
+            yield (kind, at + m.start(g), at + m.end(g))
     for m in _OPENS.finditer(sentence):
         g = 1 if m.group(1) is not None else 2
         yield ("pin", at + m.start(g), at + m.end(g))

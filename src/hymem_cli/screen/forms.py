@@ -1791,6 +1791,9 @@ def _joined(line: str, pieces: list[re.Match[str]]) -> list[tuple[int, int]]:
 _AN_ADDRESS_ALONE = re.compile(r"[ \t]*[\w.+\-]+@[\w.\-]+\.\w+[ \t]*")
 
 
+_DATE_ALONE = re.compile(r"[ \t]*(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./\-]\d{1,2}[./\-]\d{2,4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?[ \t]*")
+
+
 def _code_lines(text: str, pos: int, seen: int = 0) -> Iterator[Span]:
     blanks, notes = 0, 0
     while pos < len(text) and seen < 64:
@@ -1805,6 +1808,8 @@ def _code_lines(text: str, pos: int, seen: int = 0) -> Iterator[Span]:
             blanks += 1
             if blanks > (1 if seen else 2):
                 return
+        elif _DATE_ALONE.fullmatch(line):
+            return  # a date under the codes ("2024-05-01"): when they were made, not one of them
         elif pieces and _CODE_LINE_REST.fullmatch(rest):
             seen += 1
             yield from (("backup-code", pos + a, pos + b) for a, b in _joined(line, pieces))

@@ -624,6 +624,8 @@ _MISREAD_CARD = re.compile(r"(?<![\w])[\dOolI|]{4}(?:[ \-][\dOolI|]{4}){3}(?![\w
 _PUBLIC_VALUE = re.compile(r"(?<![\w.])pk\.eyJ[\w\-]{10,}\.[\w\-]{10,}|(?<!\w)phc_[A-Za-z0-9]{30,60}(?!\w)|(?<!\w)age1[02-9ac-hj-np-z]{58}(?!\w)"
                            r"|(?<![\w-])(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d{3}|sk-ssh-ed25519@openssh\.com)[ \t]+AAAA[A-Za-z0-9+/]{40,}={0,2}"
                            r"|(?<![\w])0x[0-9a-fA-F]{40}(?![0-9a-fA-F])"  # an Ethereum address: public
+                           # a minisign or signify public key file: its comment line with the key's id, then the key
+                           r"|untrusted[ \t]+comment:[ \t]*(?:minisign|signify)?[ \t]*public[ \t]+key[^\n]{0,80}\n[ \t]*RW[A-Za-z0-9+/]{40,}={0,2}"
                            # a public key or a certificate in PEM: its body is public
                            r"|-----BEGIN (?:(?:RSA |EC |SSH2? )?PUBLIC KEY|CERTIFICATE)-----[A-Za-z0-9+/=\s\\n]{0,8000}?-----END [A-Z0-9 ]{3,40}-----")
 _MASKED_RUN = re.compile(r"[xX]{8,}|\*{6,}|\u2022{6,}")  # "sk_live_xxxxxxxxxxxxxxxx": a value masked or left to fill in
@@ -654,6 +656,8 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
     if escapes:
         found = [span for span in found if not any(span[1] < b and a < span[2] for a, b in escapes)]
         found += [span for span in _read_quoted_printable(text) if span not in found]
+    if "%3D" in text or "%3d" in text:  # an escaped "=": a value of a URL inside a URL
+        found += [span for span in _read_percent_decoded(text) if span not in found]
     breaks = [m.span() for m in _ESCAPED_BREAK.finditer(text) if text.rfind('"', text.rfind("\n", 0, m.start()) + 1, m.start()) >= 0]
     if breaks:  # a JSON string's lines ("Wifi: Mesh / Ginger&Quarry-61\nSonos: pw ..."): read as lines, each "\n" as " \n"
         found = [span for span in found if not any(span[1] < b and a < span[2] for a, b in breaks)]
@@ -734,6 +738,31 @@ def _read_quoted_printable(text: str) -> list[tuple[str, int, int]]:
             starts.append(run[0].start() if len(decoded) == 1 else run[n].start())
             ends.append(run[-1].end() if len(decoded) == 1 else run[n].end())
         at = run[-1].end()
+    for j in range(at, len(text)):
+        chars.append(text[j])
+        starts.append(j)
+        ends.append(j + 1)
+    return [(kind, starts[s], ends[e - 1]) for kind, s, e in find_secrets("".join(chars)) if e > s]
+
+
+# A URL inside a URL's query ("chl=otpauth://totp/ops%3Fsecret%3DWT3Y2RWN..."): read with its ASCII escapes decoded
+_PERCENT_ESCAPE = re.compile(r"%([0-7][0-9A-Fa-f])")
+
+
+def _read_percent_decoded(text: str) -> list[tuple[str, int, int]]:
+    chars: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    at = 0
+    for m in _PERCENT_ESCAPE.finditer(text):
+        for j in range(at, m.start()):
+            chars.append(text[j])
+            starts.append(j)
+            ends.append(j + 1)
+        chars.append(chr(int(m.group(1), 16)))
+        starts.append(m.start())
+        ends.append(m.end())
+        at = m.end()
     for j in range(at, len(text)):
         chars.append(text[j])
         starts.append(j)
@@ -988,12 +1017,17 @@ def _rest_of_a_setting_line(text: str, start: int, end: int) -> int:
 # Kinds whose value, once found, is a secret wherever else it stands on the same command line: "curl -u bob:X
 # .../basic-auth/bob/X" (a value stated in prose is looked for again only when the redactor is asked for remembered values)
 _REPEATED_KINDS = frozenset({"password-flag", "url-credentials"})
+_SAID_AGAIN = re.compile(r"(?=[^\n]{0,63}[^\W\d_])(?=[^\n]{0,63}[\d_\-!@#$%&*+.])[^\n]{8,64}")
 
 
 def _elsewhere(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
-    """The other places on its line where a password given to a command stands again, whole (between non-word characters)."""
+    """The other places where a value found stands again, whole (between non-word characters): on its line for a password
+    given to a command, anywhere in the text for a made-up value."""
     more: list[tuple[str, int, int]] = []
     values = {(text[s:e], text.rfind("\n", 0, s) + 1): kind for kind, s, e in found if kind in _REPEATED_KINDS and e - s >= 6}
+    # a made-up value (letters with a digit or a sign, eight characters or more) said again anywhere in the text: "P:"Marigold
+    # 4 Tea";; ... When I type Marigold 4 Tea with the spaces"
+    values.update({(text[s:e], -1): kind for kind, s, e in found if kind not in _NUMBER_KINDS and _SAID_AGAIN.fullmatch(text[s:e])})
     if not values:
         return more
     merged: list[list[int]] = []  # the found spans, merged and in order, to ask "already inside one?" by bisection
@@ -1004,7 +1038,8 @@ def _elsewhere(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, 
             merged.append([s, e])
     starts = [s for s, _ in merged]
     for (value, line_start), kind in list(values.items())[:64]:
-        line_end = text.find("\n", line_start)
+        line_end = text.find("\n", line_start) if line_start >= 0 else len(text)  # -1: the whole text
+        line_start = max(line_start, 0)
         line_end = len(text) if line_end < 0 else line_end
         at = text.find(value, line_start, line_end)
         while at >= 0:
@@ -1181,7 +1216,7 @@ _FILE_PATH = re.compile(r"(?:\.{1,2}|~)/[\w.\-/]+|/[\w.\-]+/[\w.\-/]+")
 # Shapes no secret has: a postal item's number (UPU S10: "RR203466190AZ"), an exception's dotted name
 # ("psycopg2.OperationalError"), a spreadsheet cell the value is read from ("&Settings!B2&"), a value masked with x's
 # ("sk_test_xxx")
-_NOT_A_SECRET_SHAPE = re.compile(r"[A-Z]{2}\d{9}[A-Z]{2}|[A-Za-z_][\w.]*\.\w*(?:Error|Exception|Warning)"
+_NOT_A_SECRET_SHAPE = re.compile(r"[A-Z]{2}\d{9}[A-Z]{2}|(?:[a-z_][a-z0-9_]{0,30}\.)+[A-Z][A-Za-z0-9]{0,40}(?:Error|Exception|Warning)"
                                  r"|&[ \t]*(?:'?[\w ]{1,40}'?!)?\$?[A-Z]{1,3}\$?\d{1,7}[ \t]*&?|'?[\w ]{1,40}'?!\$?[A-Z]{1,3}\$?\d{1,7}"
                                  r"|(?i:(?:[\w\-]*[_\-])?x{3,})")
 

@@ -176,7 +176,9 @@ def _run_together(text: str) -> Iterator[tuple[str, int, int]]:
 
 
 # Each word cut to its first four letters, which is all BIP-39 needs, as stamped into steel: "GARD TIGE OCEA RABB ..."
-_SHORT_RUN = re.compile(r"(?<![A-Za-z])[A-Za-z]{3,4}(?:(?:[ \t,]+|[ \t,]*\n[ \t]*)(?:\d{1,2}[.):][ \t]*)?[A-Za-z]{3,4}){11,40}(?![A-Za-z])")
+# (numbered "7. LUMB" or " 7 LUMB", in two columns too)
+_SHORT_RUN = re.compile(r"(?<![A-Za-z])[A-Za-z]{3,4}(?:(?:[ \t,]+|[ \t,]*\n[ \t]*)(?:\d{1,2}(?:[.):][ \t]*|[ \t]+))?[A-Za-z]{3,4}){11,40}"
+                        r"(?![A-Za-z])")
 
 
 @lru_cache(maxsize=1)
