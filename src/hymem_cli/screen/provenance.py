@@ -177,14 +177,16 @@ def _tells_of_your_agent(message: Message, listener: str) -> bool:
     theirs = _agent_of(listener)
     # the listener as greeted, in another script or by another name ("Здраво Алекс! ... Асистентот на Алекс ...")
     opening = _GREETED.match(message.text.lstrip())
-    greeted = _agent_of_greeted(opening.group(1)) if opening and opening.group(1).casefold() != listener.strip().casefold() else None
+    names = [name for name in opening.groups() if name and name.casefold() != listener.strip().casefold()] if opening else []
+    greeted = [rx for name in names if (rx := _agent_of_greeted(name)) is not None]
     return any(_ASKS_AFTER_YOUR_AGENT.search(reading) or _YOUR_AGENT.search(reading) or theirs.search(reading)
-               or _AGENT_OF_YOURS.search(reading) or (greeted is not None and greeted.search(reading))
+               or _AGENT_OF_YOURS.search(reading) or any(rx.search(reading) for rx in greeted)
                for reading in (read, read.translate(_LEET)))
 
 
-# a greeting and the name it greets, opening a message: "Hi Goran, ...", "Здраво Алекс!", "வணக்கம் அலெக்ஸ்!"
-_GREETED = re.compile(r"\W{0,3}(?:[^\s,!.?:;]{1,15}\s+){1,3}?([^\s,!.?:;0-9]{2,20})\s*[!,]")
+# a greeting and the name it greets, opening a message: "Hi Goran, ...", "Здраво Алекс!", "வணக்கம் அலெக்ஸ்!"; with a word
+# of respect after the name, both ("ನಮಸ್ಕಾರ ಅಲೆಕ್ಸ್ ಸರ್!", Alex sir)
+_GREETED = re.compile(r"\W{0,3}(?:[^\s,!.?:;]{1,15}\s+){1,3}?([^\s,!.?:;0-9]{2,20})(?:\s+([^\s,!.?:;0-9]{2,8}))?\s*[!,]")
 
 
 def _agent_of(name: str) -> re.Pattern[str]:
@@ -204,7 +206,7 @@ def _agent_of_greeted(name: str) -> re.Pattern[str] | None:
     if len(stem) < 3 or name[0].islower() or not name[0].isalpha():
         return None  # a name: "Goran", "Алекс", "એલેક્સભાઈ"; not "toi" in "Pour toi, mon assistant", nor "work" in "At work, ..."
     s = re.escape(stem)
-    return re.compile(rf"\S{{0,3}}{s}\S{{0,6}}\s+(?:\S{{2,20}}\s+)?(?:{_AGENT_ABROAD.pattern})"
+    return re.compile(rf"\S{{0,3}}{s}\S{{0,6}}\s+(?:\S{{2,20}}\s+){{0,2}}(?:{_AGENT_ABROAD.pattern})"
                       rf"|(?:{_AGENT_ABROAD.pattern})\s+(?:\S{{1,4}}\s+)?\S{{0,3}}{s}", re.I)
 
 
@@ -671,7 +673,7 @@ def _pushed_address(fact: str, message: Message, find: Callable[[str, bool], tup
                          if part != line and any(names(part, a) for a in named)]
         if any(reads_as_directive(part, user) for part in parts):
             return f"its source holds an instruction to the agent about {named[0]} (it reads as one, by meaning)"
-        if not own and _names_the_agent(stretch, message, context, user):
+        if _names_the_agent(stretch, message, None if own else context, user):  # a quote in the user's own: that alone
             return f"its source holds an instruction to the agent about {named[0]} (someone else speaks of the agent beside it)"
         if (outbound.search(fact) or _unread(normalize(fact))) and any(_unread(normalize(line)) for line in lines):
             return f"its source names {named[0]} in a script the screens cannot read: refused rather than read blind"
@@ -715,16 +717,17 @@ _AGENT_ABROAD = re.compile(r"(?<![^\W\d_])(?:ai|a\.i\.|assistants?|assistente|as
                            r"\w{0,20}aðstoðarm\w{2,6}|gervigreind\w{0,20}|(?:c|g|ngh)ynorthwy-?ydd\w{0,3}|c(?:ú|u)nt(?:ó|o)ir\w{0,3}|"
                            r"асистент\w{0,3}|помощник\w{0,3}|βοηθός|"
                            # Belarusian, Ukrainian, Uzbek, Scottish Gaelic; a "digital secretary"
-                           r"памочнік\w{0,3}|помічник\w{0,3}|yordamchi\w{0,8}|cuidiche\w{0,3}|digital[ \t]+secretary|цифров\w{0,3}[ \t]+секретар\w{0,3})(?![^\W\d_])"
+                           r"памочнік\w{0,3}|помічник\w{0,3}|yordamchi\w{0,8}|cuidiche\w{0,3}|digital[ \t]+secretary|цифров\w{0,3}[ \t]+секретар\w{0,3}"
+                           r"|skoazeller\w{0,2})(?![^\W\d_])"  # Breton
                            r"|اسسٹنٹ|دستیار|مساعد|असिस्टेंट|सहायक|অ্যাসিস্ট্যান্ট|সহকারী|உதவியாளர்|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|비서"
-                           r"|ረዳት|ડિજિટલ\s*સેક્રેટરી|સહાયક|ਸਹਾਇਕ|సహాయకుడు|ಸಹಾಯಕ|സഹായി", re.I)
+                           r"|ረዳት|ሓጋዚ|ડિજિટલ\s*સેક્રેટરી|સહાયક|ਸਹਾਇਕ|సహాయకుడు|ಸಹಾಯಕ|സഹായി", re.I)
 
 
 # "Your" in more languages, before the word for the agent ("votre assistant", "jou assistent", "உங்கள் உதவியாளர்"), after it
 # ("asisten Anda", "msaidizi wako", "ο βοηθός σου", "העוזר שלך"), or as its ending ("asistanınız", "avustajasi", "مساعدك")
 _YOUR_BEFORE = (r"(?<![^\W\d_])(?:votre|vos|jou|uw|din|ditt|dina|dine|twój|twoj\w{1,3}|wasz\w{0,3}|tvůj|tvé\w{0,2}|tvoj\w{0,3}|váš|vaš\w{0,3}"
                 r"|vostr[oa]|voss[oa]|tuo|tua|sizin|senin|iyong|inyong|твој\w{0,2}|вашиот|вашата|твоя\w?|вашия\w?|თქვენ\w{0,2}|შენ\w{0,2}"
-                r"|ձեր|քո)(?![^\W\d_])"
+                r"|ձեր|քո|ho)(?![^\W\d_])"
                 r"|உங்கள்|உன்|మీ|ನಿಮ್ಮ|നിങ്ങളുടെ|तुमच्या|तुमचा|तुमची|तुझ्या|আপনার|তোমার|તમારા|ਤੁਹਾਡ\S{0,2}|آپ\s+کے|آپ\s+کا|你的|您的|あなたの|당신의|님의")
 _YOUR_AFTER = (r"(?<![^\W\d_])(?:anda|kamu|mo|ninyo|wako|wenu|σου|σας|bạn|anh|chị|شما|ของคุณ)(?![^\W\d_])|שלך|שלכם")
 _YOUR_AGENT = re.compile(

@@ -329,7 +329,7 @@ _OWN_NEVER = re.compile(_CREDENTIAL + "|" + _OTHERS
                         r"|\b(?:promot|endors|advertis|prais)\w*", re.I)  # blind obedience; asking first, dropped, is the act's
 _AMOUNT = (r"(?:[$€£¥₹₽₦₩₺₱₴₪৳₫]\s?\d[\d,.]*|(?<![^\W\d_])(?:rm|rp|r\$|s\$|a\$|c\$|nz\$|hk\$|us\$|chf|kr\.?|kč|ft|zł)\s?\d[\d,.]*|\d[\d,.]*\s?(?:[$€£¥₹₽₦₩₺₱₴₪৳₫]|usd|eur|gbp|chf|zł|kr|dollars?|euros?|pounds?|r[uo]ubles?|rupees?"
            r"|naira|yen|yuan|pesos?|lira|rand|won|shillings?|dirhams?|riyals?|francs?|kwacha|cedis?|birr|taka|rupiah|ringgit|baht|dong"
-           r"|hryvnias?|lari|tenge|som|soum|manat|leva?|lei|forint|koruna|crowns?)(?![^\W\d_]))")
+           r"|hryvnias?|lari|tenge|som|soum|manat|leva?|lei|forint|koruna|crowns?)(?:[^\W\d_]{1,3})?(?![^\W\d_]))")  # a case ending: "40 euroni"
 # A delegation the user bounds: a cap on the amount, a sum per period or named once, a condition, or a recipient of their
 # own ("pay the window cleaner £15 a month", "pay the £45 deposit", "renew the parking permit, up to £90", "move them as long as they stay in the morning",
 # "forward them to my accountant")
@@ -337,7 +337,7 @@ _BOUNDED = re.compile(
     r"\b(?:up\s+to|under|below|no\s+more\s+than|not\s+more\s+than|less\s+than|at\s+most|max(?:imum)?|capped\s+at|bis\s+(?:zu\s+)?"
     r"|jusqu['’]?\s?(?:à|a)|hasta|fino\s+a|at(?:é|e)|sampai|hingga|maksimal|maksimum|hadi|tot|upp\s+till|inntil|op\s+til|enint(?:ää|aa)n"
     r"|legfeljebb|maxim(?:á|a)ln(?:ě|e)|maksymalnie|p(?:â|a)n(?:ă|a)\s+la|do|až\s+do|najviac|ikiwa\s+ni\s+hadi|kadar|en\s+fazla|t(?:ố|o)i\s+(?:đ|d)a"
-    r"|hyd\s+at)\s*"
+    r"|hyd\s+at|kuni)\s*"
     + _AMOUNT
     + r"|" + _AMOUNT + r"\s*(?:a|per|each|every|/|im|par|al|por|al)\s*(?:month|week|year|day|visit|time|monat|mois|mes|mese|mês)\b"
     # the cap after the sum, as Korean, Japanese, Chinese and Turkish say it: "10만 원까지", "5000円まで", "200元以内", "2.000 TL'ye kadar"
