@@ -1005,3 +1005,33 @@ def test_a_date_under_a_recovery_key_is_kept_and_a_token_ending_in_error_is_reda
     out = redacted("BitLocker recovery key: 418263-550132-207119-603845-119988-731042-265914-482309 (laptop)\n2024-05-01")
     assert "2024-05-01" in out and "418263" not in out, out
     assert "00000000000Error" not in redacted("token eyJhbGciOiAiSFMyNTYifQ.eyJhYWFhYSI6ICJhYWFhYSJ9.00000000000Error ok")
+
+
+@pytest.mark.parametrize(("text", "secrets"), [
+    ("G-480213 is your Google verification code.", ("480213",)),
+    ("- Steam\n  backup-codes:: KQ7RTM, 3WXZ9P, HN4BVC", ("KQ7RTM", "3WXZ9P", "HN4BVC")),
+    ("Backup codes\nAccount: j_okafor\nEach code works once.\n1) 4KTR-8WQM     3) Z2PL-6HDN\n2) B7XC-1RFJ     4) M9GS-5VAE",
+     ("4KTR-8WQM", "Z2PL-6HDN", "B7XC-1RFJ", "M9GS-5VAE")),
+    ('acct = Account.from_mnemonic("orbit rival sketch humble canal velvet tornado pistol wheat absorb lyrics gather")',
+     ("orbit rival sketch",)),
+    ("Card number: 3714 496353 98431   Expiry: 07/29\nCID (4 digits, front of card): 7302", ("7302",)),
+    ("$ sudo cat /etc/rsyncd.secrets\nbackup:Heron.Quill.Fen.61\n$ ls", ("Heron.Quill.Fen.61",)),
+    ("Ida foun mak Kiri.Motu_2031 — K no M letra boot.", ("Kiri.Motu_2031",)),
+])
+def test_codes_sent_first_in_properties_under_an_accounts_line_seeds_in_code_a_cid_a_secrets_file_and_set_off_digits_are_redacted(
+        text, secrets):
+    assert_caught(text, *secrets)
+
+
+@pytest.mark.parametrize("text", [
+    "gpg: Signature made Thu 04 Dec 2025\ngpg:                using EDDSA key 7C2E9A41D0B3F58E61A94C7D2B0E5F138A6C9D42",
+    "Scan to join: DPP:C:81/1;M:a4cf12e07b3d;V:2;K:MDkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDIgADewIUxmnvWiYZLVMXqXCNDrMx;;",
+    "Invoice 2025/118 — Kalnų Medus UAB. Please pay to IBAN LT12 1000 0111 0100 1000, reference 2025/118.",
+])
+def test_a_keys_fingerprint_a_devices_public_key_and_an_invoices_iban_are_kept(text):
+    assert_kept(text)
+
+
+def test_an_iban_beside_a_way_to_sign_in_is_still_redacted():
+    out = redacted("Invoice for Mum's rent: IBAN LT12 1000 0111 0100 1000, online banking PIN 5521")
+    assert "LT12 1000" not in out and "5521" not in out, out

@@ -153,6 +153,9 @@ def _passphrase(token: str) -> bool:
     """Capitalised words of three letters or more joined by one sign, ending in two to four digits ("Fennec=Tallow=406",
     "Érable~Tadoussac~24", "Amala_Ibadan82"); words joined by "_" with the digits apart are code ("Gemm_Rocblas_1216")."""
     joiners = {c for c in token if not c.isalnum()}
+    if len(joiners) == 2 and (m := re.fullmatch(r"([^\W\d_]+(?:([-.~=^*+!#])[^\W\d_]+)+)([-._~=^*+!#])(\d{2,4})", token)) \
+            and m.group(2) != m.group(3) and m.group(1).count(m.group(2)) == len(m.group(1)) - sum(c.isalpha() for c in m.group(1)):
+        return _passphrase(f"{m.group(1)}{m.group(2)}{m.group(4)}")  # the digits set off by a sign of their own: "Tais.Atauro_2025"
     if len(joiners) != 1 or not joiners <= _JOINERS:
         return False
     joiner = joiners.pop()
@@ -578,7 +581,8 @@ def _a_year(digits: str) -> bool:
 _CODE_NAME = re.compile(r"(?<![^\W\d_])(?:cvc\d?|cvv\d?|cv2|csc|cid|code\w{0,4}|c(?:ó|o)digo|codice|kod\w{0,3}|k(?:ó|o)d\w{0,3}|код\w{0,3}"
                         r"|κωδικ\w*|crypto\w*|pr(?:ü|ue)f\w*|sicherheits\w*|security|beveiligings\w*|verifica\w*)(?![^\W\d_])"
                         r"|安全码|安全碼|セキュリティコード|보안[ \t]?코드", re.I)
-_CODE_VALUE = re.compile(rf"[^\d\n]{{0,40}}?(?<![\d/.\-])(\d{{3,4}})(?![\d/\-]|[.,]\d)"
+# (a note in brackets after the name may hold a digit: "CID (4 digits, front of card): 3951")
+_CODE_VALUE = re.compile(rf"[ \t]*(?:\([^)\n]{{0,40}}\))?[^\d\n]{{0,40}}?(?<![\d/.\-])(\d{{3,4}})(?![\d/\-]|[.,]\d)"
                          rf"|[^\d\n]{{0,40}}?(?<![^\W\d_])((?:{_NUMBER_WORD}[ \t,\-]{{1,3}}){{2,3}}{_NUMBER_WORD})(?![^\W\d_])", re.I)
 
 

@@ -619,7 +619,7 @@ def find_forms(text: str) -> list[Span]:
         *_split_cards(text),
         *_config_values(text), *_otp_seeds(text), *_next_line_values(text), *_user_password_pairs(text), *_card_codes(text),
         *_handed_over(text), *_in_a_password_sentence(text), *_sent_in_pieces(text), *_written_exactly(text),
-        *_given_to_a_tool(text), *_security_answers(text),
+        *_given_to_a_tool(text), *_security_answers(text), *_secrets_file_lines(text),
     ]
 
 
@@ -638,6 +638,26 @@ def _given_to_a_tool(text: str) -> Iterator[Span]:
         g = next(i for i in range(1, 5) if m.group(i) is not None)
         if m.group(g).lower() not in _DEFAULT_COMMUNITY:
             yield ("config-secret", *m.span(g))
+
+
+# A file of secrets printed by a command ("$ sudo cat /etc/rsyncd.secrets" / "famback:Lantern.Sorrel.Bay.12"): the value of
+# each "name:value" line under it, up to the next prompt or a blank line
+_SECRETS_FILE_SHOWN = re.compile(r"(?im)^[^\n]{0,40}?\b(?:cat|less|more|head|tail|bat|type|get-content|gc)[ \t]+[^\n]{0,80}?"
+                                 r"(?:secret|passw|htpasswd|credential|\.pass\b|token)[^\n]{0,40}\n")
+_SECRETS_FILE_LINE = re.compile(r"[ \t]*[^\s:#$][^\s:]{0,63}:([^\s:][^\s]{2,127})[ \t]*")
+
+
+def _secrets_file_lines(text: str) -> Iterator[Span]:
+    for shown in _SECRETS_FILE_SHOWN.finditer(text):
+        pos = shown.end()
+        while pos < len(text):
+            end = text.find("\n", pos)
+            end = len(text) if end < 0 else end
+            line = _SECRETS_FILE_LINE.fullmatch(text, pos, end)
+            if line is None:
+                break
+            yield ("config-secret", *line.span(1))
+            pos = end + 1
 
 
 # The answers to a bank's security questions, when the text speaks of them: "mother's maiden name – Pengelly; name of
@@ -1791,6 +1811,7 @@ def _joined(line: str, pieces: list[re.Match[str]]) -> list[tuple[int, int]]:
 _AN_ADDRESS_ALONE = re.compile(r"[ \t]*[\w.+\-]+@[\w.\-]+\.\w+[ \t]*")
 
 
+_ACCOUNT_LINE = re.compile(r"[ \t]*(?i:account|user(?:[ \t]?name)?|login|e-?mail|konto|compte|cuenta|conta)[ \t]*:[ \t]*[^\s:]{1,64}[ \t]*")
 _DATE_ALONE = re.compile(r"[ \t]*(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./\-]\d{1,2}[./\-]\d{2,4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?[ \t]*")
 
 
@@ -1815,8 +1836,9 @@ def _code_lines(text: str, pos: int, seen: int = 0) -> Iterator[Span]:
             yield from (("backup-code", pos + a, pos + b) for a, b in _joined(line, pieces))
         elif line.lstrip().startswith("|") and not re.search(r"\d", line):
             pass  # a table's header or rule above its codes
-        elif not seen and notes < 1 and len(line) <= 100 and (not re.search(r"\d", line) or _AN_ADDRESS_ALONE.fullmatch(line)):
-            notes += 1  # a note between the heading and its codes ("Każdego kodu można użyć tylko raz."), or the account's address
+        elif not seen and notes < 2 and len(line) <= 100 and (not re.search(r"\d", line) or _AN_ADDRESS_ALONE.fullmatch(line)
+                                                              or _ACCOUNT_LINE.fullmatch(line)):
+            notes += 1  # a note between the heading and its codes ("Każdego kodu można użyć tylko raz."), the account's name
         else:
             return
         pos = end + 1

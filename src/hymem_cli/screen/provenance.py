@@ -771,6 +771,63 @@ _NARRATED = re.compile(r"\b(?:and|then)\s+(?:forgot|forgotten|never\s+(?:looked|
                        r"|\b(?:years?|months?|weeks?|days?)\s+ago\b|\blast\s+(?:year|month|week|spring|summer|autumn|winter)\b", re.I)
 
 
+# The user's money or data leaving them, in a fact: "Alex pays …", "sends his door code to …", "signs in his name"
+_MONEY_OUT = re.compile(r"(?<![^\W\d_])(?:pay|pays|paid|paying|transfer\w*|wire[sd]?|send|sends|sent|donat\w*|top(?:s|ped)?\s+up"
+                        r"|buy|buys|bought|purchas\w*|orders?|ordered|subscri\w*|renew\w*|spend\w*|charg\w*|debit\w*"
+                        r"|shar(?:e|es|ed|ing)|forward\w*|upload\w*|grant\w*|gives?|gave|sign(?:s|ed|ing)?|approv\w*|book(?:s|ed|ing)?)"
+                        r"(?![^\W\d_])", re.I)
+
+
+_AGENT_NOUN = r"(?:assistant|ai|a\.i\.|agent|bot|pa|helper)"
+_MEANS = r"(?:card|account|name|wallet|bank|money|savings|salary|pension)s?(?![^\W\d_])"
+_USERS_MEANS = re.compile(rf"(?<![^\W\d_])(?:from|with|on|using|in|by|via)\s+(?:his|her|their)\s+(?:own\s+)?(?:{_MEANS}|{_AGENT_NOUN}(?![^\W\d_]))",
+                          re.I)
+
+
+def _the_user_pays(fact: str, user: str) -> bool:
+    """Whether the fact's money or data is the user's: they or their agent act ("Alex pays …", "Alex's assistant sends
+    …"), or it goes from their card or account, in their name; not "Grandma pays into Alex's ISA"."""
+    name = re.escape(user)
+    who = rf"(?<![^\W\d_])(?:{name}(?:['’]s\s+{_AGENT_NOUN})?|(?:his|her|their)\s+{_AGENT_NOUN})(?![^\W\d_]|['’])"
+    return re.search(rf"{who}[^.;\n]{{0,40}}?{_MONEY_OUT.pattern}", fact, re.I) is not None or _USERS_MEANS.search(fact) is not None \
+        or re.search(rf"(?<![^\W\d_]){name}['’]s\s+(?:[^\W\d_]+\s+)?{_MEANS}", fact, re.I) is not None
+
+
+def _money_sent_on_anothers_word(fact: str, messages: list[Message], user: str | None) -> str | None:
+    """Why a fact that sends the user's money or data to an address (a domain, an e-mail, a number to pay into) is
+    refused when only someone else's text names that address (another participant, a tool, a quote): where the user's
+    money and data go is theirs to say, whatever language or disguise the other text uses; or None."""
+    if not user or not user.strip() or not _MONEY_OUT.search(fact):
+        return None
+    from hymem_cli.screen.normalize import normalize
+
+    read = normalize(fact)
+    if not _the_user_pays(read, user.strip()):
+        return None
+    addresses = {a.casefold() for a in _ADDRESS.findall(read[:2000])} | _numbers(read[:2000])
+    if not addresses:
+        return None
+
+    def names(text: str, address: str) -> bool:
+        return address in re.sub(r"\D", "", text) if address.isdigit() else address in normalize(text).casefold()
+
+    for address in sorted(addresses):
+        own = []  # the user's own words, quotes and pasted text left out
+        others = []
+        for m in messages:
+            if own_voice(m, user):
+                text = m.text
+                for a, b, _ in regions(m):
+                    others.append(text[a:b])
+                    text = text[:a] + " " * (b - a) + text[b:]
+                own.append(text)
+            elif not is_assistant(m.speaker):
+                others.append(m.text)
+        if any(names(t, address) for t in others) and not any(names(t, address) for t in own):
+            return f"its source is someone else's: the user's money sent to {address}, an address only another's text names"
+    return None
+
+
 def trace(evidence: str, fact: str, sources: list[Message],
           find: Callable[[str, bool], tuple[str, str] | None], user: str | None = None,
           context: list[Message] | None = None) -> tuple[str | None, str | None, tuple[str, ...]]:
@@ -861,6 +918,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
             if by_meaning:
                 return f"its source holds an instruction to the agent (in {origin} text, by meaning)", origin, ()
             origins.append(origin)
+    if screening and (claimed := _money_sent_on_anothers_word(fact, context or sources, user)):
+        return claimed, None, ()  # after the checks above, whose reasons say more
     # the user's own sentences a rule may rest on; another's beside them passed every check above, so holds no order
     rests_on_own = tuple(read for read, own in zip(reads, voices) if own)
     if not origins:

@@ -146,7 +146,10 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
         + r"[^\n.!?\d:]{0,40}?)(?![^\W\d_])[ \t]{0,3}(?:[:=：]|—|–|-(?=[ \t])|(?:is|was|est|es|ist|lautet|é|è|là|это|jest|adalah)(?![^\W\d_]))"
         r"[ \t]{0,3}(?!(?:19|20)\d\d(?!\d))(\d{3}[ \-]\d{3}|\d{4,8})(?![\d\-]?\d)"
         # "OTP" and the rest in another script: "KBZPay: သင်၏ OTP ကုဒ်မှာ 240873 ဖြစ်ပါသည်"
-        r"|(?<![A-Za-z])(?-i:OTP)(?![A-Za-z])[ \t]{0,2}[^\x00-\x7f\d\n][^\x00-\x2f\x3a-\x7f\n]{0,24}?[ \t]{0,3}(\d{4,8})(?!\d)",
+        r"|(?<![A-Za-z])(?-i:OTP)(?![A-Za-z])[ \t]{0,2}[^\x00-\x7f\d\n][^\x00-\x2f\x3a-\x7f\n]{0,24}?[ \t]{0,3}(\d{4,8})(?!\d)"
+        # the code first, as the text message says it: "716204 is your Facebook confirmation code", "G-480213 is your Google ..."
+        r"|(?<![\w\-.,/])(?:[A-Z]-)?(\d{4,8})(?![\d\-.,/])[ \t]+(?:is|est|es|ist|é|è)[ \t]+(?:your|votre|tu|su|dein|ihr|il[ \t]+tuo|o[ \t]+seu|seu)"
+        r"(?:[ \t]+[^\s.!?]{1,20}){0,4}?[ \t]+(?:code|c(?:ó|o)digo|codice|kode|otp|pin)(?![^\W\d_])",
         re.I,
     ),
     # a keyword straight before a value that looks like a secret ("with password Blue-Falcon-12", "passcode 482913")
@@ -204,7 +207,7 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     ),
     # 2FA backup codes: handled in find_secrets (every code-like piece of the rest of the line)
     "backup-code": re.compile(
-        r"\b(?:backup|recovery|2fa|mfa|one[ -]time|otp|scratch)[ \t]+codes?\b([^\n]{1,300})",
+        r"\b(?:backup|recovery|2fa|mfa|one[ -]time|otp|scratch)[ \t_\-]{1,2}codes?\b([^\n]{1,300})",  # "backup-codes::", a property
         re.I,
     ),
     # a BitLocker recovery key: eight groups of six digits, nothing else is written so,
@@ -248,6 +251,15 @@ _IBAN_LENGTHS = {  # country -> IBAN length (the common ones; others pass with a
 
 # A phone's or a SIM's number, labelled just before it: "IMEI 1: 356938035643809" (IMEIs use the card check digit)
 _DEVICE_NUMBER = re.compile(r"\b(?:IMEI|MEID|ICCID|IMSI|ESN)(?:[ \t]?\d)?[ \t]{0,2}[:#=]?[ \t]{0,3}$", re.I)
+
+
+# An account printed to be paid into: an invoice's or a business's IBAN is public to whoever pays it, unless the text also
+# gives a way to sign in to the account ("IBAN …, PIN 4921")
+_FOR_PAYMENT = re.compile(r"(?i:\b(?:invoice|bill|rechnung|bankverbindung|fattura|factura|facture|fatura|faktura|factuur|lasku|sz(?:á|a)mla"
+                          r"|beneficiary|payee|empf(?:ä|a)nger|beg(?:ü|u)nstigter|b(?:é|e)n(?:é|e)ficiaire|beneficiario|pay\s+to|remit\w*)\b)"
+                          r"|\b(?:Ltd|GmbH|SRL|S\.A\.S?|AG|B\.V\.|BV|LLC|SARL|Oy|AB|SpA|S\.p\.A\.|Kft|s\.r\.o\.|Inc)\b")
+_SIGN_IN_WORD = re.compile(r"(?i)\b(?:pin|password|passwort|kennwort|contrase(?:ñ|n)a|senha|mot\s+de\s+passe|code\s+secret|tan|login"
+                           r"|anmeldename|zugangsdaten|geslo|has(?:ł|l)o|parol\w*|пароль)\b")
 
 
 def _is_card(digits: str) -> bool:
@@ -349,7 +361,8 @@ _CONTENT_ID = re.compile(r"(?:baf[ykz][a-z2-7]{50,70}|Qm[1-9A-HJ-NP-Za-km-z]{44}
 _SRI_HASH = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,88}={0,2}\Z")
 # A transaction's or a block's hash is public ("tx 0x5c50...", "txid: ..."); so is a public key or a certificate.
 _PUBLIC_HASH_BEFORE = re.compile(r"(?:\btx(?:id|\s+hash)?|\btransaction(?:\s+(?:id|hash))?|\bblock(?:\s+hash)?|\bcommit"
-                                 r"|\bpublic[ _\-]?key|\bpubkey)\s{0,3}[:#=]?\s{0,3}\Z", re.I)
+                                 r"|\bpublic[ _\-]?key|\bpubkey|\bfingerprint|\busing\s+(?:rsa|dsa|eddsa|ecdsa|ed25519)\s+key"
+                                 r"|^gpg:[^\n]{0,60}\bkey)\s{0,3}[:#=]?\s{0,3}\Z", re.I | re.M)
 _PUBLIC_BLOCK = re.compile(r"-----BEGIN (?:PUBLIC KEY|CERTIFICATE|RSA PUBLIC KEY|PGP PUBLIC KEY BLOCK)-----.*?-----END [A-Z ]+-----", re.S)
 
 
@@ -624,6 +637,8 @@ _MISREAD_CARD = re.compile(r"(?<![\w])[\dOolI|]{4}(?:[ \-][\dOolI|]{4}){3}(?![\w
 _PUBLIC_VALUE = re.compile(r"(?<![\w.])pk\.eyJ[\w\-]{10,}\.[\w\-]{10,}|(?<!\w)phc_[A-Za-z0-9]{30,60}(?!\w)|(?<!\w)age1[02-9ac-hj-np-z]{58}(?!\w)"
                            r"|(?<![\w-])(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d{3}|sk-ssh-ed25519@openssh\.com)[ \t]+AAAA[A-Za-z0-9+/]{40,}={0,2}"
                            r"|(?<![\w])0x[0-9a-fA-F]{40}(?![0-9a-fA-F])"  # an Ethereum address: public
+                           # a Wi-Fi Easy Connect (DPP) QR code: its "K:" is the device's public key
+                           r"|DPP:[^\s]{0,200}?K:[A-Za-z0-9+/]{20,}={0,2};{0,2}"
                            # a minisign or signify public key file: its comment line with the key's id, then the key
                            r"|untrusted[ \t]+comment:[ \t]*(?:minisign|signify)?[ \t]*public[ \t]+key[^\n]{0,80}\n[ \t]*RW[A-Za-z0-9+/]{40,}={0,2}"
                            # a public key or a certificate in PEM: its body is public
@@ -963,7 +978,7 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
                 continue
             if kind == "iban":
                 end = _iban_span(m.group())
-                if end is not None:
+                if end is not None and (not _FOR_PAYMENT.search(text) or _SIGN_IN_WORD.search(text)):
                     found.append((kind, m.start(), m.start() + end))
                 continue
             g = next((i for i in range(1, rx.groups + 1) if m.group(i) is not None), 0)  # the group that matched
@@ -982,6 +997,8 @@ def _find_secrets(text: str) -> list[tuple[str, int, int]]:
                 continue
             if kind == "login-pair" and re.search(r":\d{2,5}[ \t]{0,2}/[ \t]{0,2}\Z", text[max(0, start - 12):start]):
                 continue  # "HOST:5432/DBNAME": a port and a database, not a login and its password
+            if kind == "secret-token" and _PUBLIC_HASH_BEFORE.search(text, max(0, start - 40), start) and re.fullmatch(r"[0-9A-Fa-f]{16,64}", value):
+                continue  # a key's fingerprint or id in hex ("gpg: using EDDSA key 3F9A…"): public
             if kind == "token" and (_DATA_OR_DIGEST.search(text, max(0, start - 36), start) or _SRI_HASH.match(value)
                                     or _CONTENT_ID.match(value.rsplit("/", 1)[-1])
                                     or _PUBLIC_BY_DESIGN.search(text, max(0, start - 200), min(len(text), end + 60))

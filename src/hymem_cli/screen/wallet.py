@@ -33,7 +33,8 @@ _SEP = (r"(?:[ \t\u3000]{0,3}[,;|/、，][ \t\u3000]{0,3}(?:\r?\n[ \t]{0,3})?|[ 
         r"|[\"'][ \t]{0,3}\+?[ \t]{0,3}\r?\n[ \t]{0,12}\+?[ \t]{0,3}[\"'][ \t]{0,2})")
 _RUN = re.compile(rf"(?<![^\W_]){_WORD}(?:{_SEP}{_WORD}){{11,47}}")
 _WALLET_WORDS = re.compile(
-    r"\b(?:seed|mnemonic|recovery|wallet|metamask|ledger|trezor|bip-?39|secret[ \t]+phrase|backup[ \t]+(?:phrase|words)"
+    # (also inside an identifier: "Account.from_mnemonic(...)", "seed_words")
+    r"(?<![^\W_])(?:seed|mnemonic|recovery|wallet|metamask|ledger|trezor|bip-?39|secret[ \t]+phrase|backup[ \t]+(?:phrase|words)"
     # wallets by name
     r"|sparrow|electrum|exodus|phantom|coldcard|bitbox\d?|keystone|seedsigner|wasabi|samourai|coinomi|keplr|rabby|zengo|tangem"
     r"|bluewallet|muun|nunchuk|specter|trust[ \t]+wallet|atomic[ \t]+wallet|coinbase[ \t]+wallet"
@@ -43,7 +44,7 @@ _WALLET_WORDS = re.compile(
     r"|palabras[ \t]+de[ \t]+recuperación|palavras[ \t]+de[ \t]+recupera\w+|phrase[ \t]+(?:secrète|de[ \t]+récupération)"
     r"|mots[ \t]+de[ \t]+récupération|parole[ \t]+di[ \t]+recupero|billetera|cartera|portefeuille|portafoglio|carteira"
     r"|obnovovací|peněženk\w*|kurtarma|cüzdan\w*|Wiederherstellungs\w*|herstelzin|кошел[её]к\w*|сид|фраз\w+|мнемони\w*"
-    r"|시드|니모닉|복구|지갑)\b"
+    r"|시드|니모닉|복구|지갑)(?![^\W_])"
     r"|助记词|助記詞|钱包|錢包|种子|種子|ウォレット|復元|ニーモニック",  # no word boundary between kana and kanji
     re.I,
 )
