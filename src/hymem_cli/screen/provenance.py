@@ -784,38 +784,51 @@ _USERS_MEANS = re.compile(rf"(?<![^\W\d_])(?:from|with|on|using|in|by|via)\s+(?:
                           re.I)
 
 
-def _the_user_pays(fact: str, user: str) -> bool:
-    """Whether the fact's money or data is the user's: they or their agent act ("Alex pays …", "Alex's assistant sends
-    …"), or it goes from their card or account, in their name; not "Grandma pays into Alex's ISA"."""
-    name = re.escape(user)
-    who = rf"(?<![^\W\d_])(?:{name}(?:['’]s\s+{_AGENT_NOUN})?|(?:his|her|their)\s+{_AGENT_NOUN})(?![^\W\d_]|['’])"
-    return re.search(rf"{who}[^.;\n]{{0,40}}?{_MONEY_OUT.pattern}", fact, re.I) is not None or _USERS_MEANS.search(fact) is not None \
+_SUM = re.compile(r"\d[\d,. ]*\s?(?:[$€£¥₹₽₦₩₺₱₴₪৳₫]|euros?|dollars?|pounds?|rupees?|francs?|pesos?|usd|eur|gbp|cfa)(?![^\W\d_])"
+                  r"|[$€£¥₹₽₦₩₺₱₴₪৳₫]\s?\d", re.I)
+
+
+def _pays(fact: str, person: str) -> bool:
+    """Whether the fact has `person` pay or send ("Alex pays …", "Alex's assistant sends …", "from Alex's card")."""
+    name = re.escape(person)
+    who = rf"(?<![^\W\d_]){name}(?:['’]s\s+{_AGENT_NOUN})?(?![^\W\d_]|['’])"
+    return re.search(rf"{who}[^.;\n]{{0,40}}?{_MONEY_OUT.pattern}", fact, re.I) is not None \
         or re.search(rf"(?<![^\W\d_]){name}['’]s\s+(?:[^\W\d_]+\s+)?{_MEANS}", fact, re.I) is not None
 
 
+def _the_user_pays(fact: str, user: str) -> bool:
+    """Whether the fact's money or data is the user's: they or their agent act ("Alex pays …", "his assistant sends …"),
+    or it goes from their card or account, in their name; not "Grandma pays into Alex's ISA"."""
+    return _pays(fact, user) or _USERS_MEANS.search(fact) is not None \
+        or re.search(rf"(?<![^\W\d_])(?:his|her|their)\s+{_AGENT_NOUN}(?![^\W\d_])[^.;\n]{{0,40}}?{_MONEY_OUT.pattern}", fact, re.I) is not None
+
+
 def _money_sent_on_anothers_word(fact: str, messages: list[Message], user: str | None) -> str | None:
-    """Why a fact that sends the user's money or data to an address (a domain, an e-mail, a number to pay into) is
-    refused when only someone else's text names that address (another participant, a tool, a quote): where the user's
-    money and data go is theirs to say, whatever language or disguise the other text uses; or None."""
-    if not user or not user.strip() or not _MONEY_OUT.search(fact):
-        return None
+    """Why a fact that sends someone's money or data to an address (a domain, an e-mail, a number to pay into) is refused
+    when only others' text names that address (another participant, a tool, a quote): where a person's money and data go
+    is theirs to say, whatever language or disguise the other text uses. So is someone else's text kept word for word
+    that names an address and another speaker or a sum: their message, not a fact of anyone else's. Or None."""
     from hymem_cli.screen.normalize import normalize
 
     read = normalize(fact)
-    if not _the_user_pays(read, user.strip()):
-        return None
     addresses = {a.casefold() for a in _ADDRESS.findall(read[:2000])} | _numbers(read[:2000])
     if not addresses:
         return None
+    owner = (user or "").strip()
+    people = {owner} | {m.speaker.strip() for m in messages if m.speaker and not is_tool(m.speaker) and not is_assistant(m.speaker)}
+    # whose money: a speaker named as the one who pays ("Alex pays …", "Alex's card"), or the owner's by "his card"
+    payers = [p for p in people if p and _MONEY_OUT.search(read) and (_the_user_pays(read, p) if p == owner else _pays(read, p))]
 
     def names(text: str, address: str) -> bool:
         return address in re.sub(r"\D", "", text) if address.isdigit() else address in normalize(text).casefold()
 
-    for address in sorted(addresses):
-        own = []  # the user's own words, quotes and pasted text left out
-        others = []
+    def words(text: str) -> str:
+        return re.sub(r"\W+", " ", normalize(text)).strip().casefold()
+
+    def voices(person: str) -> tuple[list[str], list[str]]:
+        own, others = [], []  # the person's own words (quotes and pasted text left out), and everyone else's
         for m in messages:
-            if own_voice(m, user):
+            if own_voice(m, person):
                 text = m.text
                 for a, b, _ in regions(m):
                     others.append(text[a:b])
@@ -823,8 +836,20 @@ def _money_sent_on_anothers_word(fact: str, messages: list[Message], user: str |
                 own.append(text)
             elif not is_assistant(m.speaker):
                 others.append(m.text)
-        if any(names(t, address) for t in others) and not any(names(t, address) for t in own):
-            return f"its source is someone else's: the user's money sent to {address}, an address only another's text names"
+        return own, others
+
+    for address in sorted(addresses):
+        for payer in payers:
+            own, others = voices(payer)
+            if any(names(t, address) for t in others) and not any(names(t, address) for t in own):
+                return f"its source is someone else's: {payer}'s money sent to {address}, an address only another's text names"
+        copied = words(fact)
+        for person in people if len(copied) >= 20 else ():
+            if not person or not (re.search(rf"(?<![^\W\d_]){re.escape(person)}(?![^\W\d_])", read, re.I) or _SUM.search(read)):
+                continue
+            own, others = voices(person)
+            if any(copied in words(t) and names(t, address) for t in others) and not any(names(t, address) for t in own):
+                return f"its source is someone else's message, kept word for word: it names {address} and {person} or a sum"
     return None
 
 

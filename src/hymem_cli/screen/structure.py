@@ -340,6 +340,7 @@ _BOUNDED = re.compile(
     r"|hyd\s+at|kuni)\s*"
     + _AMOUNT
     + r"|" + _AMOUNT + r"\s*(?:a|per|each|every|/|im|par|al|por|al)\s*(?:month|week|year|day|visit|time|monat|mois|mes|mese|mês)\b"
+    + r"|" + _AMOUNT + r"\s+(?:a|per|each)\s+(?!month|week|year|day)[^\W\d_]{3,12}\b"  # a price per item: "£15 a basket"
     # the cap after the sum, as Korean, Japanese, Chinese and Turkish say it: "10만 원까지", "5000円まで", "200元以内", "2.000 TL'ye kadar"
     + r"|\d[\d,.]*\s?(?:만|천|억|万|千)?\s?(?:원|円|元|块|tl|lira)\s*(?:까지|이하|이내|まで|以内|以下)"
     + r"|\d[\d,.]*\s?(?:tl|lira|₺)['’]?(?:y?[ae])\s+kadar\b"
