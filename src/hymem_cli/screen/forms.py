@@ -1572,9 +1572,8 @@ _HEADER_WORD = re.compile(
 )
 
 
-def _table_columns(text: str) -> Iterator[Span]:
-    if ("|" not in text and "," not in text and "\t" not in text and ";" not in text and "  " not in text) or not _HEADER_WORD.search(text):
-        return
+def _tables(text: str) -> Iterator[tuple[list[tuple[int, str]], Cells]]:
+    """Each table of `text`: its rows (offset, line) and the function that splits a row into cells."""
     lines = _lines(text)
     i = 0
     while i < len(lines):
@@ -1582,9 +1581,15 @@ def _table_columns(text: str) -> Iterator[Span]:
         if block is None:
             i += 1
             continue
-        rows, split = block
+        yield block
+        i += len(block[0])
+
+
+def _table_columns(text: str) -> Iterator[Span]:
+    if ("|" not in text and "," not in text and "\t" not in text and ";" not in text and "  " not in text) or not _HEADER_WORD.search(text):
+        return
+    for rows, split in _tables(text):
         yield from _column_values(rows, split)
-        i += len(rows)
 
 
 # A column of user names or network names: its cells are names, not passwords ("| Wi-Fi rumah | Unifi-5G-2A7C |" under
@@ -1604,21 +1609,13 @@ def name_cells(text: str) -> list[tuple[int, int]]:
     if "|" not in text and "," not in text and "\t" not in text and ";" not in text:
         return []
     cells: list[tuple[int, int]] = []
-    lines = _lines(text)
-    i = 0
-    while i < len(lines):
-        block = _table_block(lines, i)
-        if block is None:
-            i += 1
-            continue
-        rows, split = block
+    for rows, split in _tables(text):
         header = rows[0][1]
         columns = [n for n, (a, b) in enumerate(split(header)) if _NAME_HEADER.fullmatch(header[a:b].strip("*_` "))]
         for offset, row in rows[1:] if columns else []:
             spans = split(row)
             cells += [(offset + spans[n][0], offset + spans[n][1]) for n in columns
                       if n < len(spans) and re.fullmatch(r"[^\s/:]{1,64}", row[spans[n][0]:spans[n][1]])]
-        i += len(rows)
     return cells
 
 

@@ -670,9 +670,10 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
     escapes = [m.span() for m in _QP_ESCAPE.finditer(text)] if _QUOTED_PRINTABLE.search(text) else []
     if escapes:
         found = [span for span in found if not any(span[1] < b and a < span[2] for a, b in escapes)]
-        found += [span for span in _read_quoted_printable(text) if span not in found]
+        found += [span for span in _read_replaced(text, _quoted_printable(text)) if span not in found]
     if "%3D" in text or "%3d" in text:  # an escaped "=": a value of a URL inside a URL
-        found += [span for span in _read_percent_decoded(text) if span not in found]
+        decoded = ((m.start(), m.end(), chr(int(m.group(1), 16))) for m in _PERCENT_ESCAPE.finditer(text))
+        found += [span for span in _read_replaced(text, decoded) if span not in found]
     breaks = [m.span() for m in _ESCAPED_BREAK.finditer(text) if text.rfind('"', text.rfind("\n", 0, m.start()) + 1, m.start()) >= 0]
     if breaks:  # a JSON string's lines ("Wifi: Mesh / Ginger&Quarry-61\nSonos: pw ..."): read as lines, each "\n" as " \n"
         found = [span for span in found if not any(span[1] < b and a < span[2] for a, b in breaks)]
@@ -720,24 +721,40 @@ _QUOTED_PRINTABLE = re.compile(r"(?i:content-transfer-encoding:[ \t]*quoted-prin
 _QP_ESCAPE = re.compile(r"=(?:([0-9A-F]{2})|\r?\n)")
 
 
-def _read_quoted_printable(text: str) -> list[tuple[str, int, int]]:
-    """Secrets of `text` read with its quoted-printable escapes decoded (UTF-8, Latin-1 where that fails) and its soft
-    line breaks taken out, mapped back onto `text`; a span read raw that cuts through an escape is dropped."""
+def _read_replaced(text: str, replaced: Iterator[tuple[int, int, str]]) -> list[tuple[str, int, int]]:
+    """Secrets of `text` read with each (start, end, what stands there instead) put in place, in order, mapped back onto
+    `text`: the characters put in stand for the whole stretch they replace."""
     chars: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
     at = 0
+    for a, b, new in replaced:
+        for j in range(at, a):
+            chars.append(text[j])
+            starts.append(j)
+            ends.append(j + 1)
+        for ch in new:
+            chars.append(ch)
+            starts.append(a)
+            ends.append(b)
+        at = b
+    for j in range(at, len(text)):
+        chars.append(text[j])
+        starts.append(j)
+        ends.append(j + 1)
+    return [(kind, starts[s], ends[e - 1]) for kind, s, e in find_secrets("".join(chars)) if e > s]
+
+
+def _quoted_printable(text: str) -> Iterator[tuple[int, int, str]]:
+    """Each quoted-printable escape of `text` with what it stands for (UTF-8, Latin-1 where that fails); a soft line
+    break stands for nothing."""
     escapes = list(_QP_ESCAPE.finditer(text))
     i = 0
     while i < len(escapes):
         m = escapes[i]
-        for j in range(at, m.start()):
-            chars.append(text[j])
-            starts.append(j)
-            ends.append(j + 1)
-        at = m.end()
         i += 1
         if m.group(1) is None:  # a soft line break
+            yield m.start(), m.end(), ""
             continue
         run = [m]  # the escapes of one character: a lead byte and its continuation bytes, side by side
         while i < len(escapes) and escapes[i].start() == run[-1].end() and escapes[i].group(1) and 0x80 <= int(escapes[i].group(1), 16) < 0xC0:
@@ -745,44 +762,13 @@ def _read_quoted_printable(text: str) -> list[tuple[str, int, int]]:
             i += 1
         raw = bytes(int(e.group(1), 16) for e in run)
         try:
-            decoded = raw.decode("utf-8")
+            yield run[0].start(), run[-1].end(), raw.decode("utf-8")
         except UnicodeDecodeError:
-            decoded = raw.decode("latin-1")
-        for n, ch in enumerate(decoded):
-            chars.append(ch)
-            starts.append(run[0].start() if len(decoded) == 1 else run[n].start())
-            ends.append(run[-1].end() if len(decoded) == 1 else run[n].end())
-        at = run[-1].end()
-    for j in range(at, len(text)):
-        chars.append(text[j])
-        starts.append(j)
-        ends.append(j + 1)
-    return [(kind, starts[s], ends[e - 1]) for kind, s, e in find_secrets("".join(chars)) if e > s]
+            yield run[0].start(), run[-1].end(), raw.decode("latin-1")
 
 
 # A URL inside a URL's query ("chl=otpauth://totp/ops%3Fsecret%3DWT3Y2RWN..."): read with its ASCII escapes decoded
 _PERCENT_ESCAPE = re.compile(r"%([0-7][0-9A-Fa-f])")
-
-
-def _read_percent_decoded(text: str) -> list[tuple[str, int, int]]:
-    chars: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    at = 0
-    for m in _PERCENT_ESCAPE.finditer(text):
-        for j in range(at, m.start()):
-            chars.append(text[j])
-            starts.append(j)
-            ends.append(j + 1)
-        chars.append(chr(int(m.group(1), 16)))
-        starts.append(m.start())
-        ends.append(m.end())
-        at = m.end()
-    for j in range(at, len(text)):
-        chars.append(text[j])
-        starts.append(j)
-        ends.append(j + 1)
-    return [(kind, starts[s], ends[e - 1]) for kind, s, e in find_secrets("".join(chars)) if e > s]
 
 
 # Digits said as words ("the padlock code is five eight one six", "takes star then two nine nine zero"): read as digits
