@@ -1035,3 +1035,7 @@ def test_a_keys_fingerprint_a_devices_public_key_and_an_invoices_iban_are_kept(t
 def test_an_iban_beside_a_way_to_sign_in_is_still_redacted():
     out = redacted("Invoice for Mum's rent: IBAN LT12 1000 0111 0100 1000, online banking PIN 5521")
     assert "LT12 1000" not in out and "5521" not in out, out
+
+
+def test_a_placeholders_label_names_no_codes_after_it():
+    assert redacted("the code from the SMS is 481922 12:30pm") == "the code from the SMS is [REDACTED:one-time-code] 12:30pm"

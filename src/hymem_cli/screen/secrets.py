@@ -207,7 +207,8 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     ),
     # 2FA backup codes: handled in find_secrets (every code-like piece of the rest of the line)
     "backup-code": re.compile(
-        r"\b(?:backup|recovery|2fa|mfa|one[ -]time|otp|scratch)[ \t_\-]{1,2}codes?\b([^\n]{1,300})",  # "backup-codes::", a property
+        # "backup-codes::", a property; not a placeholder's label ("[REDACTED:one-time-code]")
+        r"(?<!REDACTED:)\b(?:backup|recovery|2fa|mfa|one[ -]time|otp|scratch)[ \t_\-]{1,2}codes?\b([^\n]{1,300})",
         re.I,
     ),
     # a BitLocker recovery key: eight groups of six digits, nothing else is written so,
