@@ -118,8 +118,8 @@ def ingest(
                 with lock:
                     report.proposals.append((chunk, proposal))
             else:
-                # queued for a writer: screened once, as stored, and that chunk is what is stored, kept and queued
-                stored, found = _as_stored(chunk, processor.screen) if queue else (chunk, [])
+                # queued for a writer, or raw: screened once, as stored, and that chunk is what is stored, kept and queued
+                stored, found = _as_stored(chunk, processor.screen, earlier=queue) if processor.mode == "raw" else (chunk, [])
                 proposal = processor.process(shared, stored)
                 read_kinds = (source.screen or processor.screen).take_read_kinds()  # redacted as lines were read
                 for key, n in kind_counts(read_kinds + found).items():
@@ -200,11 +200,13 @@ def _unstored_part(bank: MemoryBank, chunk: Chunk, mode: str, key: Callable[[str
             return chunk, digest, None
 
 
-def _as_stored(chunk: Chunk, screen: Screen) -> tuple[Chunk, list[str]]:
-    """The chunk as the bank stores it and the queue keeps it for a writer: its messages and the ones before them with
-    secrets redacted (values redacted earlier in this ingest too), marked screened; the kinds redacted in its messages."""
+def _as_stored(chunk: Chunk, screen: Screen, earlier: bool = True) -> tuple[Chunk, list[str]]:
+    """The chunk as the bank stores it and the queue keeps it for a writer: its messages and the ones before them
+    (`earlier`; without, none: raw storage reads no context) with secrets redacted (values redacted earlier in this
+    ingest too), marked screened; the kinds redacted in its messages."""
     messages, kinds = screen.redact_messages(chunk.messages, seen=True)
-    return Chunk(chunk.source, messages, screen.redact_messages(chunk.earlier, seen=True)[0], chunk.owner, screened=True), kinds
+    before = screen.redact_messages(chunk.earlier, seen=True)[0] if earlier else []
+    return Chunk(chunk.source, messages, before, chunk.owner, screened=True), kinds
 
 
 def _previous_turns(chunk: Chunk, last: Message | None) -> dict[str, Message]:
