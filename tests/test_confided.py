@@ -407,6 +407,29 @@ def test_a_password_word_of_the_lexicon_names_its_value(text, secret):
     assert_caught(text, secret)
 
 
+@pytest.mark.parametrize(("text", "secret"), [
+    # a lexicon's word for "secret" beside the number: Somali, Hausa, Yoruba
+    ("Lambarka sirta ah ee bangiga taleefanka waa 60417, berri uun isticmaal.", "60417"),
+    ("Lambar sirri ta katin shine 3952, sai ka yi amfani da ita gobe.", "3952"),
+    ("Nọ́mbà àṣírí ilé ìfowópamọ́ mi ni 80213.", "80213"),
+    # a plea not to tell anyone, elsewhere on the same short line: Bislama, Basque, Albanian
+    ("Namba blong doa hemi 5-2-9-0. Plis yu no talem long eni man.", "5-2-9-0"),
+    ("Atariko zenbakia 7316 da. Ez esan inori, mesedez.", "7316"),
+    ("Numri i kasafortës është 4481. Mos i thuaj askujt.", "4481"),
+])
+def test_a_number_said_to_be_secret_or_kept_from_others_in_another_language_is_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "Siri ya mafanikio ni kazi; tulipata wateja 2500 mwaka huu.",  # "the secret of success": no number of its own
+    "Ez esan inori, baina festa 2031ko ekainaren 14an da.",  # a plea and a year
+    "Mos i thuaj askujt për festën, do të jemi në dhomën 214.",  # a plea and a room (three digits)
+])
+def test_a_plea_for_secrecy_or_a_word_for_secret_beside_no_code_keeps_the_numbers(text):
+    assert_kept(text)
+
+
 def test_a_password_word_of_the_lexicon_before_the_name_of_a_button_names_no_value():
     assert_kept("Нууц үгээ мартсан бол «Нууц үг сэргээх» товчийг дарна уу; холбоос 15 минутын дараа хүчингүй болно.")
 

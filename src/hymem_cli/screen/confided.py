@@ -40,26 +40,30 @@ _CREDENTIAL = re.compile(
     r"|let[ \t]+(?:me|her|him|them|us)[ \t]+(?:straight[ \t]+|right[ \t]+)?in|read[ \t]+it[ \t]+out)(?![^\W\d_])",
     re.I,
 )
-def _lexicon() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """From credential_words.json (a hundred more languages): the words for a password, and such a word followed by its
-    value ("D'Passwuert ass: X", "ijambobanga ni X"): after one of that list's words for "is", a colon, or a dash."""
+
+
+def _lexicon() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """From credential_words.json (a hundred more languages): the words for a password, such a word followed by its
+    value ("D'Passwuert ass: X", "ijambobanga ni X"): after one of that list's words for "is", a colon, or a dash; the
+    words for "secret" ("nomoro ya sephiri"); the pleas not to tell anyone ("kada ka gaya wa kowa")."""
     data = json.loads(resources.files("hymem_cli.screen").joinpath("credential_words.json").read_text(encoding="utf-8"))
-    spaced: set[str] = set()
-    unspaced: set[str] = set()
+    words: dict[str, tuple[set[str], set[str]]] = {key: (set(), set()) for key in ("password", "secret", "tell_no_one")}
     copulas: set[str] = set()
     for language in data["languages"].values():
-        for word in language["password"]:
-            (unspaced if _UNSPACED_SCRIPT.search(word) else spaced).add(r"[ \t\u200c]+".join(map(re.escape, word.split())))
+        for key, (spaced, unspaced) in words.items():
+            for word in language.get(key, []):
+                (unspaced if _UNSPACED_SCRIPT.search(word) else spaced).add(r"[ \t\u200c]+".join(map(re.escape, word.split())))
         copulas |= {re.escape(w) for w in language.get("is", []) if w.strip()}
     longest = lambda words: "|".join(sorted(words, key=len, reverse=True)) or "(?!)"  # noqa: E731
-    word = rf"(?<![^\W\d_])(?:{longest(spaced)})(?![^\W\d_])|(?:{longest(unspaced)})"
+    word, secret, plea = (rf"(?<![^\W\d_])(?:{longest(spaced)})(?![^\W\d_])|(?:{longest(unspaced)})"
+                          for spaced, unspaced in words.values())
     value = (rf"(?:{word})(?:[ \t]+[^\W\d_]{{1,20}}){{0,4}}?[ \t]*(?:(?<![^\W\d_])(?:{longest(copulas)})(?![^\W\d_])[ \t]*[:：]?|[:：=]"
              r"|[ \t][\-\u2014\u2013])[ \t]*[\"'«“„`]?([^\s\"'«»“”„`,;]{4,64})")
-    return re.compile(word, re.I), re.compile(value, re.I)
+    return re.compile(word, re.I), re.compile(value, re.I), re.compile(secret, re.I), re.compile(plea, re.I)
 
 
 _UNSPACED_SCRIPT = re.compile(r"[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
-_LEXICON_WORD, _LEXICON_VALUE = _lexicon()
+_LEXICON_WORD, _LEXICON_VALUE, _LEXICON_SECRET, _LEXICON_PLEA = _lexicon()
 _DIGITS_CUE = re.compile(
     rf"{_PIN_FOR_DIGITS.pattern}|(?<![^\W\d_])(?:codes?|codi|codul\w{{0,3}}|c(?:ó|o)digo|codice|kod\w{{0,3}}|k(?:ó|o)d\w{{0,3}}|код\w{{0,3}}|κωδικ\w*"
     r"|tunnuslu\w*|koodi\w{0,3}|kood\w{0,3}|khoutu|i?khodi|i?khowudi|zahlencode|combination|combo|passcode|unlock\w*|lockbox|keybox"
@@ -244,6 +248,7 @@ def _confided_values(text: str) -> Iterator[Span]:
             named_before = len(before) <= 400 and _CREDENTIAL.search(before) is not None and _GIVES.search(line[:400]) is not None
             named = False  # a sentence before, on this line, named one: "I changed the password. The new one: ..."
             pieces = list(_PIECE.finditer(line))
+            pleaded = len(line) <= 600 and _pleads_secrecy(line)  # "... hemi 3-7-1-8. ... Yu no talem long eni man, plis"
             for i, piece in enumerate(pieces):
                 sentence = piece.group()
                 # or the sentence after asks about it by name: "the current one is ilovebiscuit2019!! is that a strong
@@ -252,7 +257,7 @@ def _confided_values(text: str) -> Iterator[Span]:
                     and _CREDENTIAL.search(pieces[i + 1].group()) is not None
                 if len(sentence) <= 400 and _may_give_a_value(sentence):
                     yield from _in_sentence(sentence, pos + piece.start(), named_before or asked_after or named and (
-                        _GIVES.search(sentence) is not None or _made_up_whole(sentence)))
+                        _GIVES.search(sentence) is not None or _made_up_whole(sentence)), pleaded)
                 named = named or _CREDENTIAL.search(sentence) is not None or _LEXICON_WORD.search(sentence) is not None
         before = line if line.strip() else before
         pos += len(line) + 1
@@ -514,8 +519,13 @@ def _plain_values(sentence: str) -> Iterator[tuple[int, int]]:
             yield m.span(1)
 
 
-def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
-    secret = _KEEP_IT_SECRET.search(sentence) is not None
+def _pleads_secrecy(text: str) -> bool:
+    return _KEEP_IT_SECRET.search(text) is not None or _LEXICON_PLEA.search(text) is not None
+
+
+def _in_sentence(sentence: str, at: int, named_before: bool, pleaded: bool = False) -> Iterator[Span]:
+    """`pleaded`: the short line the sentence is on asks for secrecy."""
+    secret = pleaded or _pleads_secrecy(sentence)
     about_one = secret or named_before or _CREDENTIAL.search(sentence) is not None or _LEXICON_WORD.search(sentence) is not None
     if about_one:
         yield from (("password-said", at + a, at + b) for a, b in _spelled(sentence))
@@ -560,7 +570,7 @@ def _in_sentence(sentence: str, at: int, named_before: bool) -> Iterator[Span]:
         if strongly_invented(value) or about_one and (invented(value) or random_looking(value)) \
                 or _made_up_alone(value, sentence[:m.start()]):
             yield ("password-made", at + m.start(), at + m.start() + len(value))
-    cue = None if _PUBLIC_CODE.search(sentence) else _DIGITS_CUE.search(sentence)
+    cue = None if _PUBLIC_CODE.search(sentence) else _DIGITS_CUE.search(sentence) or _LEXICON_SECRET.search(sentence)
     if secret or cue:
         for m in _DIGITS.finditer(sentence):
             if not secret and cue is not None and cue.start() > m.start():
