@@ -155,7 +155,7 @@ SPLITS = (
     "after-26-tune", "after-26-held", "after-27-tune", "after-27-held", "after-28-tune", "after-28-held", "after-29-tune", "after-29-held",
     "after-30-tune", "after-30-held", "after-31-tune", "after-31-held", "after-32-tune", "after-32-held",
     "after-33-tune", "after-33-held", "after-34-tune", "after-34-held", "after-35-tune", "after-35-held",
-    "after-36-tune", "after-36-held", "after-37-tune", "after-37-held",
+    "after-36-tune", "after-36-held", "after-37-tune", "after-37-held", "after-38-tune", "after-38-held",
 )
 
 
