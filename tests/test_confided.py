@@ -430,6 +430,29 @@ def test_a_plea_for_secrecy_or_a_word_for_secret_beside_no_code_keeps_the_number
     assert_kept(text)
 
 
+@pytest.mark.parametrize(("text", "secret"), [
+    ("Nuki shared access for the cleaner:\nFront door, Mon-Fri 09:00-13:00\nPIN: 730418265\nDon't pass it on.", "730418265"),
+    ("Vault export, sorted:\nSite,Login,Backup code\nGitLab,ops@example.org,4417 9023\nGitLab,ops@example.org,6630 1185",
+     "6630 1185"),
+    ("In my notes: 'Battle.net authenticator, revocation code K58213'. Do I need it to switch phones?", "K58213"),
+    ("Hier d'Streichliste vo de Bank, falls öppis isch:\nNr. 12: 33 81 07\nNr. 13: 59 20 44", "59 20 44"),
+    ("Word's XML for the wiki page:\n<w:r><w:t xml:space=\"preserve\">router login admin / </w:t></w:r>"
+     "<w:r><w:t>Larkspur-Quay-27</w:t></w:r>", "Larkspur-Quay-27"),
+    ("Den ersten Teil vom WLAN-Passwort hast du schon.\nZweiter Teil kommt per SMS:\n_Heidelberg71", "_Heidelberg71"),
+])
+def test_codes_in_more_places_and_a_passwords_last_piece_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "Seeing lots of these:\nJan 03 02:11:09 box sshd[48213]: Failed password for root from 203.0.113.9 port 50122 ssh2",
+    "The customs form asks for it: Commodity code: 8471 30 00 00. Is that right for a laptop?",
+    '<w:t xml:space="preserve">The router sits under the stairs; its login is on the sticker.</w:t>',
+])
+def test_a_process_id_a_commodity_code_and_an_xml_attribute_are_kept(text):
+    assert_kept(text)
+
+
 def test_a_password_word_of_the_lexicon_before_the_name_of_a_button_names_no_value():
     assert_kept("Нууц үгээ мартсан бол «Нууц үг сэргээх» товчийг дарна уу; холбоос 15 минутын дараа хүчингүй болно.")
 

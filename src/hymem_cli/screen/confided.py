@@ -57,7 +57,7 @@ def _lexicon() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pa
     longest = lambda words: "|".join(sorted(words, key=len, reverse=True)) or "(?!)"  # noqa: E731
     word, secret, plea = (rf"(?<![^\W\d_])(?:{longest(spaced)})(?![^\W\d_])|(?:{longest(unspaced)})"
                           for spaced, unspaced in words.values())
-    value = (rf"(?:{word})(?:[ \t]+[^\W\d_]{{1,20}}){{0,4}}?[ \t]*(?:(?<![^\W\d_])(?:{longest(copulas)})(?![^\W\d_])[ \t]*[:：]?|[:：=]"
+    value = (rf"(?:{word})(?:,?[ \t]+[^\W\d_]{{1,20}}){{0,4}}?[ \t]*(?:(?<![^\W\d_])(?:{longest(copulas)})(?![^\W\d_])[ \t]*[:：]?|[:：=]"
              r"|[ \t][\-\u2014\u2013])[ \t]*[\"'«“„`]?([^\s\"'«»“”„`,;]{4,64})")
     return re.compile(word, re.I), re.compile(value, re.I), re.compile(secret, re.I), re.compile(plea, re.I)
 
@@ -111,7 +111,7 @@ _KEEP_IT_SECRET = re.compile(
 # a line that gives a value: "yep changed it to ...", "it's now ...", "use ...", "pw: ..." (not "Click-here-2" alone)
 _GIVES = re.compile(r"(?<![^\W\d_])(?:to|is|it['’]?s|now|use|try|type|enter|went|set|changed|made)(?![^\W\d_])|[:=→]", re.I)
 _PIECE = re.compile(r"[^\n]+?(?:[.!?;。！？；](?=\s|$)|$)", re.M)  # a sentence; a sign inside a value does not end it
-_TOKEN = re.compile(r"(?<![^\s'\"`«»„“”‚‘’(\[:=|])[^\s'\"`«»„“”‚‘’()<>\[\]{},;|]{6,64}")
+_TOKEN = re.compile(r"(?<![^\s'\"`«»„“”‚‘’(\[:=|>])[^\s'\"`«»„“”‚‘’()<>\[\]{},;|]{6,64}")  # ">": an element's text
 # 4 to 8 digits, together or one by one; not a group of a longer number ("meeting number 2641 883 0597")
 _DIGITS = re.compile(r"(?<![\w.,/:\-+#€$£*•])(?<![\d*•][ ])(\d{4,8}|\d(?:[ \-]\d){3,7})(?![\w/:\-€$£%]|[.,]\d|[ ]\d)")
 _LABELLED = re.compile(r"(?<![^\W\d_])(?:in|at|on|since|until|by|of|from|before|after|year|years|room|rum|zimmer|chambre|camera|quarto"
@@ -274,6 +274,9 @@ def _confided_values(text: str) -> Iterator[Span]:
         since = max(0, m.start() - 400)
         if _CREDENTIAL.search(text, since, m.start()) or _LEXICON_WORD.search(text, since, m.start()):
             yield ("password-said", *m.span())
+    if len(text) <= 2000 and (_CREDENTIAL.search(text) or _LEXICON_WORD.search(text)):
+        for m in _LAST_PIECE.finditer(text):  # "Segunda parte: _Tarazona1993", a password named in the same short text
+            yield ("password", *m.span(1))
     for m in _LONE_VALUE.finditer(text):  # "Here is the new one:\n\n    ravitoto_sy_henakisoa", a credential named just before
         since = max(0, m.start() - 200)
         named_here = _CREDENTIAL.search(text, since, m.end(1)) or _LEXICON_WORD.search(text, since, m.end(1))
@@ -281,6 +284,8 @@ def _confided_values(text: str) -> Iterator[Span]:
             yield ("password", *m.span(2))
 
 
+# the last piece of a password sent in pieces, its joining sign first: a word with a capital, then digits ("_Caacupe82")
+_LAST_PIECE = re.compile(r"(?:^|[:：][ \t]*|\n[ \t]*)([_\-.+~][A-Z][^\W\d_]{2,20}\d{2,4})(?![\w\-])", re.M)
 # a value alone on its line after a line that ends in a colon; not an address, a path or a command
 _LONE_VALUE = re.compile(r"(?m)^([^\n]{0,300})[:：][ \t]*\n(?:[ \t]*\n)?[ \t]{0,8}`?([^\s`]{4,128})`?[ \t]*$")
 # "secretKeyRef:" is a key; "Title,URL,Username,Password": a CSV file's header

@@ -235,16 +235,17 @@ _PIN_ONLY = (
 _PIN_WORD = (
     r"(?:" + _PIN_ONLY + r"|(?<![^\W\d_])(?:pass[ \t]?code|combination|combo|"
     r"(?:(?<!zip )(?<!postal )(?<!area )(?<!error )(?<!status )(?<!country )"
-    r"(?<!exit )(?<!return )(?<!dress )(?<!source )(?<!promo )(?<!discount )(?<!coupon )(?<!tracking )(?<!verification )code))"
+    r"(?<!exit )(?<!return )(?<!dress )(?<!source )(?<!promo )(?<!discount )(?<!coupon )(?<!tracking )(?<!verification )"
+    r"(?<!commodity )(?<!tariff )(?<!customs )(?<!product )(?<!hs )code))"
     r"(?![^\W\d_])|비밀번호)"
 )
 
 
 def _pin_value(group: int) -> str:
-    """4 to 8 digits together, one by one, in pairs, or spoken ("four seven seven one"), and no unit after them; the value
-    is group `group` of the pattern, its separators the next two."""
+    """4 to 10 digits together (a smart lock's PIN has 9), 4 to 8 one by one, in pairs, or spoken ("four seven seven one"),
+    and no unit after them; the value is group `group` of the pattern, its separators the next two."""
     return (
-        rf"(\d{{4,8}}|\d(?:([ \-])\d)(?:\{group + 1}\d){{2,6}}|\d\d(?:([ \-])\d\d)(?:\{group + 2}\d\d){{0,2}}"
+        rf"(\d{{4,10}}|\d(?:([ \-])\d)(?:\{group + 1}\d){{2,6}}|\d\d(?:([ \-])\d\d)(?:\{group + 2}\d\d){{0,2}}"
         r"|(?<![^\W\d_])" + _NUMBER_WORD + r"(?:[ \t,\-]{1,3}" + _NUMBER_WORD + r"){1,7})(?![\w.\-]?\d)(?![^\W\d_])"
         r"(?![ \t]{1,3}(?:lines?|editions?|words?|pages?|characters?|chars?|digits?|bytes?|times?|days?|weeks?|months?|years?|hours?"
         r"|minutes?|seconds?|people|users?|items?|points?|errors?|tests?|steps?|rows?|km|kg|mb|gb|%)(?![^\W\d_]))"
@@ -619,8 +620,20 @@ def find_forms(text: str) -> list[Span]:
         *_split_cards(text),
         *_config_values(text), *_otp_seeds(text), *_next_line_values(text), *_user_password_pairs(text), *_card_codes(text),
         *_handed_over(text), *_in_a_password_sentence(text), *_sent_in_pieces(text), *_written_exactly(text),
-        *_given_to_a_tool(text), *_security_answers(text), *_secrets_file_lines(text),
+        *_given_to_a_tool(text), *_security_answers(text), *_secrets_file_lines(text), *_numbered_codes(text),
     ]
+
+
+# A bank's list of numbered codes, each used once (a "Streichliste", a TAN list), and the lines under its name that give
+# a number and its code: "Nr. 31: 48 27 19"
+_CODE_LIST_NAME = re.compile(r"(?i:streichliste|(?<![^\W\d_])i?tan-?liste|indexliste|code-?liste|code[ \t]+list"
+                             r"|lista[ \t]+de[ \t]+c(?:ó|o)digos|liste[ \t]+de[ \t]+codes)")
+_NUMBERED_CODE = re.compile(r"(?m)^[ \t]*(?:(?i:nr|no|n°|#)\.?[ \t]*)?\d{1,3}[ \t]*[:=.)\-][ \t]*(\d{2}(?:[ \t]\d{2}){2,3}|\d{4,8})[ \t]*$")
+
+
+def _numbered_codes(text: str) -> Iterator[Span]:
+    if name := _CODE_LIST_NAME.search(text):
+        yield from (("pin", *m.span(1)) for m in _NUMBERED_CODE.finditer(text, name.end()))
 
 
 # A value in the place a tool or a file format keeps a secret: Dovecot's "{PLAIN}" scheme, an SNMP community string,
@@ -794,7 +807,7 @@ _DIGIT_KEY = re.compile(r"(?<![\d\-.,/:])\d{4}(?:(?:[ \t]|[ \t]*\n[ \t]*)\d{4}){
 # keys written as dash-joined groups, a line each, two lines or more ("XUMH-WDM2-MP7R-DKDO-UYPU"): a backup's key, not an id
 _GROUP_KEY_LINE = re.compile(r"(?m)^[ \t]*((?=[A-Z0-9\-]{0,40}\d)[A-Z0-9]{4,5}(?:-[A-Z0-9]{4,5}){3,7})[ \t]*$")
 # one code that restores an account: "restore code 7BUTRYGMJJ", "recovery key: 4F2K-9QXM-..."
-_ONE_RESTORE_CODE = re.compile(r"(?i:\b(?:restore|recovery|backup|rescue|emergency|unlock)[ \t]+(?:code|key))"
+_ONE_RESTORE_CODE = re.compile(r"(?i:\b(?:restore|recovery|backup|rescue|emergency|unlock|revocation)[ \t]+(?:code|key))"
                                r"[ \t]{0,3}(?:is[ \t]+|[:=][ \t]{0,3})?"
                                r"(?=[A-Z0-9\-]{0,60}\d)(?=[A-Z0-9\-]{0,60}[A-Z])([A-Z0-9]{4,40}(?:-[A-Z0-9]{2,10}){0,9})(?![\w\-])")
 # a keypair as a JSON array of its 64 bytes (Solana's id.json)
@@ -870,7 +883,8 @@ _WHAT_IT_OPENS = re.compile(r"(?<![^\W\d_])(?:door|front\s+door|gate|alarm\w*|ga
                             r"двер\w*|домофон\w*|сигнализац\w*|kapı\w*|deur|poort|dörr|port|låset|lås|ovi|dør)(?![^\W\d_])"
                             r"|門|门|ドア|玄関|문|도어|금고", re.I)
 # 4 to 8 digits, not a year or a time after "in", "at", "since" ..., not a quantity
-_DIGITS_VALUE = re.compile(r"(?<![\w.,/:\-])(?<!\bin )(?<!\bat )(?<!\bthe )(?<!since )(?<!until )(?<!\bby )(?<!\bof )(?<!from )"
+_DIGITS_VALUE = re.compile(r"(?<![\w.,/:\-])(?<![\w\-]\[)"  # not a process's id: "sshd[51207]"
+                           r"(?<!\bin )(?<!\bat )(?<!\bthe )(?<!since )(?<!until )(?<!\bby )(?<!\bof )(?<!from )"
                            r"(?<!before )(?<!after )(?<!year )(?<!years )(?<!\d )"  # not a group of a longer number
                            r"(\d{4,8})(?:[#*])?(?![\w./:\-]|,\d| \d|[ \t]?(?:%|€|\$|kg|km|mb|gb|px|am|pm|h\b|hours?|years?|times))")
 # a number that something else labels: "error code 5012", "flight code BA 2490", "room 4412", "order #55210"
@@ -1048,6 +1062,8 @@ def _in_a_password_sentence(text: str) -> Iterator[Span]:
                         and not _YEAR_OF_A_DATE.search(sentence, max(0, m.start(1) - 24), m.end(1)):
                     yield ("pin", at + m.start(1), at + m.end(1))
         for m in _QUOTED_VALUE.finditer(sentence):
+            if sentence.rfind("<", 0, m.start(1)) > sentence.rfind(">", 0, m.start(1)):
+                continue  # an attribute inside a tag: '<w:t xml:space="preserve">'
             if not _PASSWORD_OR_CODE.search(m.group(1)) and not re.search(r"[{}$<>]", m.group(1)) \
                     and not _NAMED_NOT_SECRET.search(sentence, 0, max(0, m.start(1) - 1)) \
                     and not _DESCRIPTIVE_KEY.search(sentence, 0, max(0, m.start(1) - 1)):
@@ -1143,7 +1159,7 @@ def _handed_over(text: str) -> Iterator[Span]:
         if min(int(n) for n in m.group().split()) < 1900:  # not a run of years
             yield ("backup-code", *m.span())
     for m in _ONE_RESTORE_CODE.finditer(text):
-        if len(m.group(1).replace("-", "")) >= 8:
+        if len(m.group(1).replace("-", "")) >= 6:  # Steam's revocation code: "R73905"
             yield ("config-secret", *m.span(1))
     for m in _KEYPAIR_BYTES.finditer(text):
         if all(int(n) <= 255 for n in re.findall(r"\d+", m.group())):
@@ -1555,8 +1571,9 @@ _CARD_CODE_HEADERS = frozenset("cvv cvc cvv2 cvc2 cid csc cvn".split())
 _PLACE_HEADERS = frozenset("city town address state district area locality village postal_address shipping_address".split())
 _CODE_KINDS = frozenset("recovery backup 2fa mfa otp one-time emergency scratch".split())
 _USED_HEADERS = frozenset("used used? redeemed status".split())
-# a code or a key: letters with digits, or six to ten digits ("7kq2-9xvm", "Router-Key-5G", "48213907"), not "E1001"
-_CODE_CELL = re.compile(r"(?=[^\s]*[^\W\d_])(?=[^\s]*\d)[^\s]{6,64}|\d{6,10}")
+# a code or a key: letters with digits, six to ten digits, or digits in groups ("7kq2-9xvm", "Router-Key-5G", "48213907",
+# "8302 6617"), not "E1001"
+_CODE_CELL = re.compile(r"(?=[^\s]*[^\W\d_])(?=[^\s]*\d)[^\s]{6,64}|\d{6,10}|\d{3,5}(?:[ \-]\d{3,5}){1,3}")
 
 
 _HEADER_NAME = re.compile(r"[^\W_][\w .#/()\-]{0,29}|\"[^\W_][\w .#/()\-]{0,29}\"")  # a column's name, not a clause

@@ -71,7 +71,30 @@ def session_owner(messages) -> str | None:
         return people[1]  # "Y para mi asistente: nunca compartas ...", after the first speaker spoke of no agent at all
     if len(people) == 2 and _answers_with_own_rule(messages, *people):
         return people[1]  # "Count me in. And from now on, accept Hamish's invites for me unless ...", after Hamish asked
+    if len(people) == 2 and _grants_leave_asked(messages, *people):
+        return people[1]  # "Course you can. You can always see my family calendar, Dad", after Dad asked to see it
     return people[0] if people else None
+
+
+# Leave asked ("can I have a look at your calendar?") and given for good ("You can always see my family calendar, Dad")
+_ASKS_LEAVE = re.compile(r"(?<![^\W\d_])(?:can|could|may)\s+I\s+[^.!?\n]{2,120}\?|(?<![^\W\d_])(?:is\s+it|would\s+it\s+be)\s+(?:ok|okay|alright|all\s+right)"
+                         r"\s+if\s+I\s+[^.!?\n]{2,120}\?|(?<![^\W\d_])do\s+you\s+mind\s+if\s+I\s+[^.!?\n]{2,120}\?", re.I)
+_GIVES_LEAVE = re.compile(r"(?<![^\W\d_])you\s+(?:can|may|are\s+welcome\s+to|'re\s+welcome\s+to|’re\s+welcome\s+to)\s+(?:always|still|also)\s+"
+                          r"[^\W\d_]{2,12}|(?<![^\W\d_])you\s+(?:can|may)\s+[^\W\d_]{2,12}\s+[^.!?\n]{0,80}?(?:any\s?time|whenever\s+you)", re.I)
+_YOUR_THING = re.compile(r"(?<![^\W\d_])(?:your|ur)\s+[^\W\d_]", re.I)
+
+
+def _grants_leave_asked(messages, first: str, second: str) -> bool:
+    """Whether the first of two speakers asks leave ("can I have a look at the children's school calendar?") and the
+    second gives it for good in their own words ("You can always see ... whenever you like"), neither of them speaking of
+    an agent and the second of nothing of the first's: whoever gives leave over a thing is the one it belongs to, and the
+    agent, and the transcript, are theirs."""
+    if any(m.speaker in (first, second) and _speaks_of_an_agent(m) for m in messages):
+        return False
+    asked = [_own_words(m) for m in messages if m.speaker == first]
+    given = [_own_words(m) for m in messages if m.speaker == second]
+    return any(_ASKS_LEAVE.search(t) for t in asked) and any(_GIVES_LEAVE.search(t) for t in given) \
+        and not any(_YOUR_THING.search(t) or _answers_to_someone_else(first).search(t) for t in given)
 
 
 # The one a rule answers to, in the speaker's own person: "ask me first", "accept it for me", "if my calendar's free"
@@ -165,7 +188,8 @@ _AN_AGENT = r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot|pa
 
 # the agent's name in a word of its own, in the languages whose possessive or case ending sits apart from it
 _AGENT_APART = (r"(?:\w{0,20}aðstoðarm\w{2,6}|gervigreind\w{0,20}|assistant[ea]?|asistente|assistente|assistent\w{0,3}|assisten[dt]\w{0,6}"
-                r"|asistent\w{0,4}|asisten|(?:c|g|ngh)ynorthwy-?ydd\w{0,3}|agente?|ai|ас+истент\w{0,4}|помо(?:щ|ш)ник\w{0,4})(?![^\W\d_])")
+                r"|asistent\w{0,4}|asisten|(?:c|g|ngh)ynorthwy-?ydd\w{0,3}|agente?|ai|ас+истент\w{0,4}|помо(?:щ|ш)ник\w{0,4}"
+                r"|helpa)(?![^\W\d_])")  # Bislama: "helpa blong Alex"
 
 
 def _tells_of_your_agent(message: Message, listener: str) -> bool:
@@ -195,7 +219,7 @@ def _agent_of(name: str) -> re.Pattern[str]:
     n = re.escape(name.strip())
     return re.compile(rf"(?<![^\W\d_]){n}['’]s\s+(?:[^\W\d_]{{2,20}}\s+)?{_AN_AGENT}"
                       rf"|(?<![^\W\d_]){n}\w{{0,3}}\s+{_AGENT_APART}"
-                      rf"|{_AGENT_APART}\s+(?:de\s+|d['’]\s?|von\s+|di\s+|van\s+|do\s+|da\s+|на\s+)?{n}(?![^\W\d_])", re.I)
+                      rf"|{_AGENT_APART}\s+(?:de\s+|d['’]\s?|von\s+|di\s+|van\s+|do\s+|da\s+|на\s+|blong\s+|bilong\s+)?{n}(?![^\W\d_])", re.I)
 
 
 def _agent_of_greeted(name: str) -> re.Pattern[str] | None:
@@ -248,6 +272,22 @@ _QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab":
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s)|\n")
 _WORD = re.compile(r"[^\W\d_]{4,}")
 # Someone else's house rule, reported ("Never use the good scissors, my mom says."): no order to the agent.
+# Someone's promise to give the reader money, in their own name: "We'll apply £150 to your electricity account", "we will
+# refund you in full", "£40 will be credited to your account". Nothing is asked of the reader or of an agent; nothing is
+# taken (a charge or a payment from the reader is no promise of this kind).
+_PROMISES_THE_READER = re.compile(
+    r"(?<![^\W\d_])(?:we(?:['’]ll|\s+will|\s+are\s+going\s+to|['’]re\s+going\s+to)\s+(?:\w+ly\s+|also\s+|now\s+)?"
+    r"(?:apply|credit|refund|reimburse|add|return|pay|transfer)\s+(?!from)[^.!?\n]{0,80}?(?:to|into)\s+your\s+[^\W\d_]"
+    r"|we(?:['’]ll|\s+will)\s+(?:\w+ly\s+|also\s+)?(?:refund|reimburse|credit|pay)\s+you(?![^\W\d_])"
+    r"|(?:will\s+be|has\s+been|have\s+been|is\s+being)\s+(?:credited|refunded|applied|paid|added|returned)\s+(?:back\s+)?(?:to|into)\s+your"
+    r"\s+[^\W\d_])", re.I)
+_TAKES = re.compile(r"(?<![^\W\d_])(?:charge|debit|take|withdraw|collect|from\s+your\s+(?:card|account)|assistant|agent|ai|bot)(?![^\W\d_])", re.I)
+
+
+def _promises_the_reader(sentence: str) -> bool:
+    return _PROMISES_THE_READER.search(sentence) is not None and _TAKES.search(sentence) is None
+
+
 _REPORTED = re.compile(r",\s{0,3}(?:my|his|her|their|our|the)\s+[\w-]{2,20}\s+(?:always\s+|used\s+to\s+)?(?:says?|said|tells?\s+(?:me|us))\W{0,3}$"
                        r"|^\W{0,3}(?:my|his|her|their|our)\s+[\w-]{2,20}\s+(?:always\s+|used\s+to\s+)?(?:says?|said|told\s+(?:me|us))\b", re.I)
 _HOUSE_RULES = frozenset({"new-rule"})
@@ -718,7 +758,7 @@ _AGENT_ABROAD = re.compile(r"(?<![^\W\d_])(?:ai|a\.i\.|assistants?|assistente|as
                            r"асистент\w{0,3}|помощник\w{0,3}|βοηθός|"
                            # Belarusian, Ukrainian, Uzbek, Scottish Gaelic; a "digital secretary"
                            r"памочнік\w{0,3}|помічник\w{0,3}|yordamchi\w{0,8}|cuidiche\w{0,3}|digital[ \t]+secretary|цифров\w{0,3}[ \t]+секретар\w{0,3}"
-                           r"|skoazeller\w{0,2})(?![^\W\d_])"  # Breton
+                           r"|skoazeller\w{0,2}|helpa)(?![^\W\d_])"  # Breton, Bislama
                            r"|اسسٹنٹ|دستیار|مساعد|असिस्टेंट|सहायक|অ্যাসিস্ট্যান্ট|সহকারী|உதவியாளர்|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|비서"
                            r"|ረዳት|ሓጋዚ|ડિજિટલ\s*સેક્રેટરી|સહાયક|ਸਹਾਇਕ|సహాయకుడు|ಸಹಾಯಕ|സഹായി", re.I)
 
@@ -923,7 +963,7 @@ def trace(evidence: str, fact: str, sources: list[Message],
                 return f'its source holds an instruction to the agent (directive from {message.speaker}: "{snippet}")', None, ()
             # what no rule found, by meaning (after the rules, whose reasons say more), sentence by sentence: one order does
             # not take the rest of its message down with it
-            by_meaning = screening and not own and not is_assistant(message.speaker) \
+            by_meaning = screening and not own and not is_assistant(message.speaker) and not _promises_the_reader(sentence) \
                 and not speakers_own_agent(read, user, ours=region is not None) and at_stake and reads_as_directive(read, user)
             if by_meaning and region is None:
                 return "its source holds an instruction to the agent (it reads as one, by meaning)", None, ()

@@ -1134,7 +1134,7 @@ _FORM_CHECKS: dict[str, Callable[[str], bool]] = {
     and not (" " in v.strip() and v.split()[0].lower() in _NOTE_IN_A_CELL)  # a note in the cell: "ask Tigran", "see vault"
     and not re.fullmatch(r"\[[^\]]* [^\]]*\]|\([^)]* [^)]*\)", v),  # or in brackets: "[muss zurückgesetzt werden]"
     "token-column": lambda v: _secret_field(v) and not re.search(r"\s", v) and not v.isdigit(),  # not "1,024 (2 calls)"
-    "pin": lambda v: 4 <= len(card_digits(v)) <= 8 and (re.fullmatch(r"\d{1,8}(?:[ \-]\d{1,8}){0,7}", v) is not None
+    "pin": lambda v: 4 <= len(card_digits(v)) <= 10 and (re.fullmatch(r"\d{1,10}(?:[ \-]\d{1,8}){0,7}", v) is not None
                                                           or spoken_number(v)),
     "card-number": lambda v: _is_card(card_digits(v)),
     "config-secret": _field_value,

@@ -700,7 +700,7 @@ IMPERATIVE = re.compile(
     + _VERB + r")\b" + _NOT_ORDER +
     r"|" + _START + r"(?:when(?:ever)?|if|once|after|before|as\s+soon\s+as|any\s?time|every\s+time|each\s+time|the\s+moment)\b[^.!?\n]{1,80}?,"
     r"\s{0,3}(?:then\s+|please\s+|just\s+|always\s+|also\s+|immediately\s+)?" + _VERB + r"\b" + _NOT_ORDER +
-    r"|\byou(?:'ll|\s+will|\s+shall|\s+must|\s+should|\s+need\s+to|\s+have\s+to|\s+may|\s+can|'re\s+going\s+to|\s+are\s+(?:going\s+)?to|"
+    r"|(?<!\bnothing\s)(?<!\banything\s)\byou(?:'ll|\s+will|\s+shall|\s+must|\s+should|\s+need\s+to|\s+have\s+to|\s+may|\s+can|'re\s+going\s+to|\s+are\s+(?:going\s+)?to|"
     r"(?:'re|\s+are)\s+(?:supposed|expected|required|meant)\s+to)\s+(?:now\s+|also\s+|always\s+|just\s+|be\s+)?[a-z]+"
     r"|\b(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+|always\s+|also\s+){0,3}(?:make\s+sure|" + _VERB + r")\b"
     r"|\bwould\s+you\s+mind\b|\bi\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to\b|\bwhy\s+not\s+(?:just\s+)?" + _VERB + r"\b"
