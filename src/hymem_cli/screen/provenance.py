@@ -893,6 +893,18 @@ def _money_sent_on_anothers_word(fact: str, messages: list[Message], user: str |
     return None
 
 
+def _closest_to_an_own_rule(fact: str, sources: list[Message], user: str | None) -> bool:
+    """Whether, of every source sentence, the one closest to `fact` in meaning is the user's own and states a rule."""
+    from hymem_cli.screen.meaning import states_a_rule
+
+    own = [s for m in sources if own_voice(m, user) and not regions(m)
+           for s in re.split(r"(?<=[.!?。！？])\s+|\n", m.text) if states_a_rule(s, user)]
+    if not own:
+        return False
+    others = [m.text for m in sources if not own_voice(m, user) or regions(m)]
+    return not others or max(closeness(fact, own)) > max(closeness(fact, others))
+
+
 def trace(evidence: str, fact: str, sources: list[Message],
           find: Callable[[str, bool], tuple[str, str] | None], user: str | None = None,
           context: list[Message] | None = None) -> tuple[str | None, str | None, tuple[str, ...]]:
@@ -923,6 +935,9 @@ def trace(evidence: str, fact: str, sources: list[Message],
     linked_by_meaning = not evidence and fact.strip() != "" and not any(_sentences_sharing(m.text, fact, loose=True) for m in sources)
     # an order in someone else's words found only by its meaning refuses a fact that names something at stake
     at_stake = concerns_the_user(fact, user)
+    # a fact without a quote that is closest in meaning to a rule the user states in their own words rests on that rule:
+    # another's text beside it (the mail the rule is about) is what it concerns, not asked whether it reads as an order
+    own_rule_closest = screening and not evidence and at_stake and _closest_to_an_own_rule(fact, sources, user)
     for message in sources:
         if screening and (pushed := _pushed_address(fact, message, find, user, context)):
             return pushed, None, ()
@@ -964,6 +979,7 @@ def trace(evidence: str, fact: str, sources: list[Message],
             # what no rule found, by meaning (after the rules, whose reasons say more), sentence by sentence: one order does
             # not take the rest of its message down with it
             by_meaning = screening and not own and not is_assistant(message.speaker) and not _promises_the_reader(sentence) \
+                and not own_rule_closest \
                 and not speakers_own_agent(read, user, ours=region is not None) and at_stake and reads_as_directive(read, user)
             if by_meaning and region is None:
                 return "its source holds an instruction to the agent (it reads as one, by meaning)", None, ()
