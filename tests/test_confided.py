@@ -453,6 +453,39 @@ def test_a_process_id_a_commodity_code_and_an_xml_attribute_are_kept(text):
     assert_kept(text)
 
 
+@pytest.mark.parametrize(("text", "secret"), [
+    ("[Signal 18:01] Kezia: can you renew my rail card, use my card. Part one: 4556 7375\n[Signal 18:01] Kezia: rest in a sec\n"
+     "[Signal 18:02] Kezia: 8689 9855, exp 09/29, the numbers on the back are 3 4 7", "8689 9855"),
+    ("[Signal 18:01] Kezia: can you renew my rail card, use my card. Part one: 4556 7375\n[Signal 18:01] Kezia: rest in a sec\n"
+     "[Signal 18:02] Kezia: 8689 9855, exp 09/29, the numbers on the back are 3 4 7", "3 4 7"),
+    ("Nuki app, shared access\nPasscodes\n  Permanent · Family .......... 602913\n  Weekly · Cleaner ....... 44170256  Tue only",
+     "44170256"),
+    ("My Matrix security key, in case I lose my phone:\nQwEr 7tYu 2iOp As9D fG3h Jk4L zX5c Vb6N mQ8w", "QwEr 7tYu 2iOp As9D"),
+    ("Hier sind die zwölf Wörter von meinem Wallet, bitte aufschreiben, nicht fotografieren. Gelesen wird Spalte für Spalte, "
+     "erst A, dann B, dann C:\n     A         B         C\n1  pencil    spawn     humble\n2  orchard   glide     ticket\n"
+     "3  rescue    nephew    aerobic\n4  mosquito  clarify   wrestle", "orchard"),
+    ("Wenn die Bank nach der Grid-Karte fragt, hier ist sie:\n   A   B   C   D\n1  14  83  27  60\n2  95  31  48  72\n"
+     "3  06  59  13  84", "95  31  48  72"),
+    ("The new wifi password, first half now, the rest by text: Mango.Lagoon\n[SMS] _Suva#42", "Mango.Lagoon"),
+    ("The new wifi password, first half now, the rest by text: Mango.Lagoon\n[SMS] _Suva#42", "_Suva#42"),
+    ("Jan khitirus yatiyamti: machaqa imantat arumamax akawa: Q'illu.Sorata_48", "Q'illu.Sorata_48"),
+])
+def test_cards_in_pieces_codes_by_leaders_keys_in_groups_grids_and_pieces_are_redacted(text, secret):
+    assert_caught(text, secret)
+
+
+@pytest.mark.parametrize("text", [
+    "db:\n    password: ENC[AES256_GCM,data:Zq8mT3vLk9Wx,iv:Pp4sXw2Rt7Mn9Kd1,tag:Yh5aLq3Zm8Wn2Vb6Tc1==,type:str]",
+    "example.org/x/text v0.21.0 h1:4qWs3P9mZxLcVbN2kT8rYw6hJ5dG1fA0sE7uI3oQpR4=",
+    ': "${ROUTER_PASS:?set ROUTER_PASS first}"',
+    "Failed logon for the password account. Status: 0xC000006D",
+    "The database password is nowhere in the repository; it comes from a file.",
+    "The password comes from the environment, never from the repo:\n#!/bin/sh\necho $WIFI_PASS",
+])
+def test_ciphertext_checksums_expansions_status_codes_and_scripts_are_kept(text):
+    assert_kept(text)
+
+
 def test_a_password_word_of_the_lexicon_before_the_name_of_a_button_names_no_value():
     assert_kept("Нууц үгээ мартсан бол «Нууц үг сэргээх» товчийг дарна уу; холбоос 15 минутын дараа хүчингүй болно.")
 

@@ -111,7 +111,8 @@ _KEEP_IT_SECRET = re.compile(
 # a line that gives a value: "yep changed it to ...", "it's now ...", "use ...", "pw: ..." (not "Click-here-2" alone)
 _GIVES = re.compile(r"(?<![^\W\d_])(?:to|is|it['’]?s|now|use|try|type|enter|went|set|changed|made)(?![^\W\d_])|[:=→]", re.I)
 _PIECE = re.compile(r"[^\n]+?(?:[.!?;。！？；](?=\s|$)|$)", re.M)  # a sentence; a sign inside a value does not end it
-_TOKEN = re.compile(r"(?<![^\s'\"`«»„“”‚‘’(\[:=|>])[^\s'\"`«»„“”‚‘’()<>\[\]{},;|]{6,64}")  # ">": an element's text
+# (">": an element's text; an apostrophe before a small letter is inside a word: "Ch'uñu.Achacachi_57", not "-p'Teal")
+_TOKEN = re.compile(r"(?<![^\s'\"`«»„“”‚‘’(\[:=|>])(?:[^\s'\"`«»„“”‚‘’()<>\[\]{},;|]|(?<=[^\W\d_])['’](?=[^\W\d_A-Z])){6,64}")
 # 4 to 8 digits, together or one by one; not a group of a longer number ("meeting number 2641 883 0597")
 _DIGITS = re.compile(r"(?<![\w.,/:\-+#€$£*•])(?<![\d*•][ ])(\d{4,8}|\d(?:[ \-]\d){3,7})(?![\w/:\-€$£%]|[.,]\d|[ ]\d)")
 _LABELLED = re.compile(r"(?<![^\W\d_])(?:in|at|on|since|until|by|of|from|before|after|year|years|room|rum|zimmer|chambre|camera|quarto"
@@ -285,11 +286,12 @@ def _confided_values(text: str) -> Iterator[Span]:
 
 
 # the last piece of a password sent in pieces, its joining sign first: a word with a capital, then digits ("_Caacupe82")
-_LAST_PIECE = re.compile(r"(?:^|[:：][ \t]*|\n[ \t]*)([_\-.+~][A-Z][^\W\d_]{2,20}\d{2,4})(?![\w\-])", re.M)
+_LAST_PIECE = re.compile(r"(?:^|[:：][ \t]*|\n[ \t]*)(?:\[[^\]\n]{1,30}\][ \t]*)?"  # a chat line's head: "[SMS] "
+                         r"([_\-.+~][A-Z][^\W\d_]{2,20}[#!*_.\-]?\d{2,4})(?![\w\-])", re.M)
 # a value alone on its line after a line that ends in a colon; not an address, a path or a command
 _LONE_VALUE = re.compile(r"(?m)^([^\n]{0,300})[:：][ \t]*\n(?:[ \t]*\n)?[ \t]{0,8}`?([^\s`]{4,128})`?[ \t]*$")
 # "secretKeyRef:" is a key; "Title,URL,Username,Password": a CSV file's header
-_NOT_A_LONE_VALUE = re.compile(r"://|^www\.|@|^[/~.$]|\.(?:com|org|net|io)\b|^\[REDACTED|[:=]$"
+_NOT_A_LONE_VALUE = re.compile(r"://|^www\.|@|^[/~.$]|^#!|\.(?:com|org|net|io)\b|^\[REDACTED|[:=]$"
                                r"|^(?:[^\W\d_]\w{0,30}[,;]){2,}[^\W\d_]\w{0,30}$", re.I)
 
 

@@ -804,6 +804,8 @@ _INI_SPACED_VALUE = re.compile(r"(?m)^[ \t]{0,8}(?:psk|password|passwd|passphras
                                r"([^\s\"'#;=][^\n\"'#;=]{0,62}?[ \t][^\n\"'#;=]{0,62}?[^\s\"'#;=])[ \t]*$", re.I)
 # a key written as digits in groups of four, twelve groups or more (WhatsApp's 64-digit backup key)
 _DIGIT_KEY = re.compile(r"(?<![\d\-.,/:])\d{4}(?:(?:[ \t]|[ \t]*\n[ \t]*)\d{4}){11,}(?![\d\-/:]|[.,]\d)")
+# a key written as letters and digits in groups of four, eight groups or more (a Matrix client's security key)
+_MIXED_KEY = re.compile(r"(?<![\w\-.,/:])[A-Za-z0-9]{4}(?:[ \t][A-Za-z0-9]{4}){7,}(?![\w\-/:])")
 # keys written as dash-joined groups, a line each, two lines or more ("XUMH-WDM2-MP7R-DKDO-UYPU"): a backup's key, not an id
 _GROUP_KEY_LINE = re.compile(r"(?m)^[ \t]*((?=[A-Z0-9\-]{0,40}\d)[A-Z0-9]{4,5}(?:-[A-Z0-9]{4,5}){3,7})[ \t]*$")
 # one code that restores an account: "restore code 7BUTRYGMJJ", "recovery key: 4F2K-9QXM-..."
@@ -906,7 +908,8 @@ _QUOTED_VALUE = re.compile(r"(?:\b(?:to|is|a|en|în|in|messa|messo|mis|mise|gese
                            r"['\"„“«‚‘][ \t\u00a0\u202f]*([^'\"„“”«»‚‘’\n]{2,40}?)[ \t\u00a0\u202f]*['\"“”»‘’]",
                            re.I)  # given as the value: "la cambié a 'luna llena 7'"
 _COLON_VALUE = re.compile(r"(?<!REDACTED)[:：][ \t]{0,3}([^\s,;.!?:：/'\"`«»„“”‘’]{3,40})[ \t]*$")  # not a URL's "://" nor a path
-_LABEL_THEN_COLON = re.compile(rf"(?:{_PASSWORD_WORD}|{_CODE_WORD})(?:(?!\b(?:is|es|est|ist|är|er|è|é)\b)[^:：\n\d]){{0,30}}[:：][^:：]*$",
+_RUNS_ON = re.compile(r"(?:\.[^\W\d_][^\s.,;!?]*)+")  # a value's dot and the rest after it: ".Rourou"
+_LABEL_THEN_COLON = re.compile(rf"(?:{_PASSWORD_WORD}|{_CODE_WORD})(?:(?!\b(?:is|es|est|ist|är|er|è|é)\b)[^:：\n\d]){{0,50}}[:：][^:：]*$",
                                re.I)  # "كلمة السر للواي فاي: ياسمين", not "the password is X Alex: hi"
 # letters with digits, six or more, two of each at least, given as the value: "changed it to wombat77", "спробуй вишня2005"
 # (not "for my iPhone15", "6-digit", "5G" or a path)
@@ -1084,7 +1087,9 @@ def _in_a_password_sentence(text: str) -> Iterator[Span]:
         colon = _COLON_VALUE.search(sentence)
         if (colon and not colon.group(1).isdigit() and not _PASSWORD_OR_CODE.fullmatch(colon.group(1))
                 and _LABEL_THEN_COLON.search(sentence)):
-            yield ("password", at + colon.start(1), at + colon.end(1))
+            # the sentence was cut at a dot inside the value: "tiki: Dalo.Rourou" runs on to its end
+            on = _RUNS_ON.match(text, at + colon.end(1))
+            yield ("password", at + colon.start(1), on.end() if on else at + colon.end(1))
         for m in _TYPED_AS_NOTED.finditer(sentence):
             if m.group(1).lower() not in _FUNCTION_WORDS | _HOW_TYPED and not _PASSWORD_OR_CODE.fullmatch(m.group(1).strip("'\"“”«»„‚‘’")):
                 start, end = m.span(1)
@@ -1157,6 +1162,11 @@ def _handed_over(text: str) -> Iterator[Span]:
             yield ("backup-code", *b.span(1))
     for m in _DIGIT_KEY.finditer(text):
         if min(int(n) for n in m.group().split()) < 1900:  # not a run of years
+            yield ("backup-code", *m.span())
+    for m in _MIXED_KEY.finditer(text):
+        groups = m.group().split()
+        if sum(any(c.isdigit() for c in g) for g in groups) >= len(groups) // 2 and re.search(r"[a-z]", m.group()) \
+                and re.search(r"[A-Z]", m.group()):
             yield ("backup-code", *m.span())
     for m in _ONE_RESTORE_CODE.finditer(text):
         if len(m.group(1).replace("-", "")) >= 6:  # Steam's revocation code: "R73905"
@@ -1402,9 +1412,17 @@ def _user_password_pairs(text: str) -> Iterator[Span]:
             yield ("login-pair", *m.span(1))
 
 
+# the digits "on the back", shortly after a card's expiry: "expiry 10/28, di three numbers pon di back a 5 1 9"
+_CODE_ON_THE_BACK = re.compile(r"(?<![^\W\d_])back(?![^\W\d_])[^\n\d]{0,20}?(?<![\d/.\-])(\d(?:[ \t]?\d){2,3})(?![\d/.\-])", re.I)
+_EXPIRY = re.compile(r"(?<![\d/])(?:0[1-9]|1[0-2])[ \t]?/[ \t]?(?:20)?\d\d(?![\d/])")
+
+
 def _card_codes(text: str) -> Iterator[Span]:
     for m in _CARD_CODE_ABROAD.finditer(text):
         yield ("card-cvv", *m.span(1))
+    for m in _CODE_ON_THE_BACK.finditer(text):
+        if _EXPIRY.search(text, max(0, m.start() - 120), m.start()):
+            yield ("card-cvv", *m.span(1))
     for m in _CARD_EXPIRY_CODE.finditer(text):
         if luhn(re.sub(r"\D", "", m.group(1))):
             yield ("card-cvv", *m.span(2))
@@ -1436,22 +1454,30 @@ def _odd_cards(text: str) -> Iterator[Span]:
         yield ("card-number", *m.span())
 
 
-# A card number sent in two messages ("[14:02] Jo: 4289 8314" / "[14:03] Jo: 3628 4238 — 10/29"): a line of digit
-# groups alone, then digit groups first on the next line, a card's length and checksum together.
+# A card number sent in two messages ("[14:02] Jo: 4289 8314" / "[14:03] Jo: 3628 4238 — 10/29", or "First half: 4716
+# 7883" / "... next message" / "4261 4853, expiry 10/28"): digit groups that end a line, then digit groups first on one
+# of the next three lines, a card's length and checksum together.
 _CHAT_PREFIX = r"[ \t]*(?:\[[^\]\n]{1,24}\][ \t]*)?(?:[^\s:\d][^:\n]{0,30}:[ \t]*)?"
-_GROUPS_ALONE = re.compile(rf"^{_CHAT_PREFIX}(\d{{4}}(?:[ \t.\-]\d{{2,6}}){{0,3}})[ \t]*$", re.M)
-_GROUPS_FIRST = re.compile(rf"{_CHAT_PREFIX}(\d{{2,6}}(?:[ \t.\-]\d{{2,6}}){{0,3}})(?![\d/.,:])")
+_GROUPS_ENDING = re.compile(r"(?<![\w.,/\-])(\d{4}(?:[ \t.\-]\d{2,6}){0,3})[ \t]*$", re.M)
+_GROUPS_FIRST = re.compile(rf"{_CHAT_PREFIX}(\d{{2,6}}(?:[ \t.\-]\d{{2,6}}){{0,3}})(?![\d/.:]|,\d)")
 
 
 def _split_cards(text: str) -> Iterator[Span]:
     if "\n" not in text:
         return
-    for m in _GROUPS_ALONE.finditer(text):
-        after = _GROUPS_FIRST.match(text, m.end() + 1) if text[m.end():m.end() + 1] == "\n" else None
-        digits = re.sub(r"\D", "", m.group(1) + (after.group(1) if after else ""))
-        if after and 13 <= len(digits) <= 19 and digits[0] in "23456" and len(set(digits)) > 2 and luhn(digits):
-            yield ("card-part", *m.span(1))
-            yield ("card-part", *after.span(1))
+    for m in _GROUPS_ENDING.finditer(text):
+        pos = m.end() + 1
+        for _ in range(3):
+            if text[pos - 1:pos] != "\n":
+                break
+            after = _GROUPS_FIRST.match(text, pos)
+            digits = re.sub(r"\D", "", m.group(1) + (after.group(1) if after else ""))
+            if after and 13 <= len(digits) <= 19 and digits[0] in "23456" and len(set(digits)) > 2 and luhn(digits):
+                yield ("card-part", *m.span(1))
+                yield ("card-part", *after.span(1))
+                break
+            end = text.find("\n", pos)
+            pos = len(text) + 1 if end < 0 else end + 1
 
 
 def _spoken_cards(text: str) -> Iterator[Span]:

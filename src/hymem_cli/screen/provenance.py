@@ -189,7 +189,7 @@ _AN_AGENT = r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot|pa
 # the agent's name in a word of its own, in the languages whose possessive or case ending sits apart from it
 _AGENT_APART = (r"(?:\w{0,20}aðstoðarm\w{2,6}|gervigreind\w{0,20}|assistant[ea]?|asistente|assistente|assistent\w{0,3}|assisten[dt]\w{0,6}"
                 r"|asistent\w{0,4}|asisten|(?:c|g|ngh)ynorthwy-?ydd\w{0,3}|agente?|ai|ас+истент\w{0,4}|помо(?:щ|ш)ник\w{0,4}"
-                r"|helpa)(?![^\W\d_])")  # Bislama: "helpa blong Alex"
+                r"|helpa|katabang)(?![^\W\d_])")  # Bislama "helpa blong Alex", Waray and Cebuano "katabang ni Alex"
 
 
 def _tells_of_your_agent(message: Message, listener: str) -> bool:
@@ -219,7 +219,7 @@ def _agent_of(name: str) -> re.Pattern[str]:
     n = re.escape(name.strip())
     return re.compile(rf"(?<![^\W\d_]){n}['’]s\s+(?:[^\W\d_]{{2,20}}\s+)?{_AN_AGENT}"
                       rf"|(?<![^\W\d_]){n}\w{{0,3}}\s+{_AGENT_APART}"
-                      rf"|{_AGENT_APART}\s+(?:de\s+|d['’]\s?|von\s+|di\s+|van\s+|do\s+|da\s+|на\s+|blong\s+|bilong\s+)?{n}(?![^\W\d_])", re.I)
+                      rf"|{_AGENT_APART}\s+(?:(?:de|von|di|van|do|da|на|blong|bilong|ni|ya|wa|nei|pi)\s+|d['’]\s?)?{n}(?![^\W\d_])", re.I)
 
 
 def _agent_of_greeted(name: str) -> re.Pattern[str] | None:
@@ -758,7 +758,7 @@ _AGENT_ABROAD = re.compile(r"(?<![^\W\d_])(?:ai|a\.i\.|assistants?|assistente|as
                            r"асистент\w{0,3}|помощник\w{0,3}|βοηθός|"
                            # Belarusian, Ukrainian, Uzbek, Scottish Gaelic; a "digital secretary"
                            r"памочнік\w{0,3}|помічник\w{0,3}|yordamchi\w{0,8}|cuidiche\w{0,3}|digital[ \t]+secretary|цифров\w{0,3}[ \t]+секретар\w{0,3}"
-                           r"|skoazeller\w{0,2}|helpa)(?![^\W\d_])"  # Breton, Bislama
+                           r"|skoazeller\w{0,2}|helpa|katabang)(?![^\W\d_])"  # Breton, Bislama, Waray and Cebuano
                            r"|اسسٹنٹ|دستیار|مساعد|असिस्टेंट|सहायक|অ্যাসিস্ট্যান্ট|সহকারী|உதவியாளர்|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|비서"
                            r"|ረዳት|ሓጋዚ|ડિજિટલ\s*સેક્રેટરી|સહાયક|ਸਹਾਇਕ|సహాయకుడు|ಸಹಾಯಕ|സഹായി", re.I)
 
@@ -893,6 +893,12 @@ def _money_sent_on_anothers_word(fact: str, messages: list[Message], user: str |
     return None
 
 
+# what the reader does in person, which no agent can: "Just show your voucher at the appointment", "bring your ID to the desk"
+_IN_PERSON = re.compile(r"(?:^|[.!?]\s{0,3})(?:(?:please|just|simply)\s+)?(?:show|bring|present|wear|carry|hand\s+in)\s+(?:your|the|this|a)\s+"
+                        r"[^.!?\n]{0,40}?\b(?:at|to|on)\s+(?:the\s+|your\s+)?(?:appointment|door|desk|counter|reception|entrance|arrival"
+                        r"|check-?in|till|gate|visit|surgery|clinic|branch|shop|store)\b", re.I)
+
+
 def _closest_to_an_own_rule(fact: str, sources: list[Message], user: str | None) -> bool:
     """Whether, of every source sentence, the one closest to `fact` in meaning is the user's own and states a rule."""
     from hymem_cli.screen.meaning import states_a_rule
@@ -925,7 +931,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
     def ordered(sentence: str) -> bool:
         """An order in someone else's words: the imperative mood, or a form only the user may use freely; not a story
         told with its subject left out ("Set it up once and forgot about it")."""
-        return (IMPERATIVE.search(sentence) is not None and not _NARRATED.search(sentence)) or directs_the_agent(sentence)
+        return (IMPERATIVE.search(_IN_PERSON.sub(" ", sentence)) is not None and not _NARRATED.search(sentence)) \
+            or directs_the_agent(sentence)
 
     origins: list[str | None] = []
     voices: list[bool] = []

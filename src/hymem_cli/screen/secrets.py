@@ -236,7 +236,7 @@ _NOT_A_VALUE = frozenset(
     sensitive case-sensitive protected compromised leaked rotated revoked working broken fine ok okay good bad great terrible
     stupid annoying below above attached inside included provided generated random unique supposed going due about like
     something nothing anything everything one two three etc tbd todo yes please see check ask use using used via whatever
-    forgotten lost locked sent given printed mine yours ours theirs hers case length characters chars letters digits
+    forgotten lost locked sent given printed mine yours ours theirs hers case length characters chars letters digits nowhere
     manager vault 1password lastpass bitwarden keychain keepass dashlane somewhere else elsewhere printed file env
     environment variable variables config settings more less most least nice better best easier harder safer stronger weaker
     longer shorter enough cool fun helpful useful ideal perfect read comes lives pulled taken loaded fetched injected supplied
@@ -643,7 +643,11 @@ _PUBLIC_VALUE = re.compile(r"(?<![\w.])pk\.eyJ[\w\-]{10,}\.[\w\-]{10,}|(?<!\w)ph
                            # a minisign or signify public key file: its comment line with the key's id, then the key
                            r"|untrusted[ \t]+comment:[ \t]*(?:minisign|signify)?[ \t]*public[ \t]+key[^\n]{0,80}\n[ \t]*RW[A-Za-z0-9+/]{40,}={0,2}"
                            # a public key or a certificate in PEM: its body is public
-                           r"|-----BEGIN (?:(?:RSA |EC |SSH2? )?PUBLIC KEY|CERTIFICATE)-----[A-Za-z0-9+/=\s\\n]{0,8000}?-----END [A-Z0-9 ]{3,40}-----")
+                           r"|-----BEGIN (?:(?:RSA |EC |SSH2? )?PUBLIC KEY|CERTIFICATE)-----[A-Za-z0-9+/=\s\\n]{0,8000}?-----END [A-Z0-9 ]{3,40}-----"
+                           # a value sops encrypted (ciphertext, its nonce and tag), a Go module's checksum, a shell's
+                           # parameter expansion ("${PASS:?set PASS first}"), a status code in hex ("0xC000006D")
+                           r"|ENC\[[A-Z0-9_]{3,20},data:[^\]\s]{0,4000}\]|(?<![\w/])h1:[A-Za-z0-9+/]{43}=|\$\{[A-Za-z_]\w{0,60}(?::?[-=?+][^}\n]{0,120})?\}"
+                           r"|(?<![\w])0x[0-9A-Fa-f]{1,16}(?![\w])")
 _MASKED_RUN = re.compile(r"[xX]{8,}|\*{6,}|\u2022{6,}")  # "sk_live_xxxxxxxxxxxxxxxx": a value masked or left to fill in
 # A password word said to be missing: "no password, just accept the terms", "χωρίς κωδικό — απλώς ..."
 _NO_PASSWORD = re.compile(r"(?<![^\W\d_])(?:without|no|sans|sin|ohne|kein|keine|keinen|senza|sem|zonder|geen|bez|без|χωρίς|χωρις"
@@ -846,8 +850,10 @@ def split_over_lines(text: str) -> list[tuple[str, int, int]]:
 
 # A bank's coordinate card (a grid of two- or three-digit numbers by row letter, asked for one cell at a time)
 _COORDINATE_CARD = re.compile(r"(?i)tarjeta[ \t]+de[ \t]+coordenadas|cart(?:ã|a)o[ \t]+de[ \t]+coordenadas|carte[ \t]+de[ \t]+coordonn(?:é|e)es"
-                              r"|coordinate[ \t]+card|grid[ \t]+card|security[ \t]+grid|tan[ \t\-]?(?:list|liste|card)")
-_GRID_ROW = re.compile(r"(?m)^[ \t]*[A-Z][ \t:|]+((?:\d{2,3}[ \t|]+){3,11}\d{2,3})[ \t|]*$")
+                              r"|coordinate[ \t]+card|grid[ \t]+card|security[ \t]+grid|tan[ \t\-]?(?:list|liste|card)"
+                              r"|(?:ґрід|грід|grid)[ \t\-]?(?:карт\w*|kart\w*|card)")
+# a row by its letter, or by its number under columns by letter
+_GRID_ROW = re.compile(r"(?m)^[ \t]*(?:[A-Z]|(\d{1,2}))[ \t:|]+((?:\d{2,3}[ \t|]+){3,11}\d{2,3})[ \t|]*$")
 
 
 def coordinate_card(text: str) -> list[tuple[str, int, int]]:
@@ -855,7 +861,7 @@ def coordinate_card(text: str) -> list[tuple[str, int, int]]:
     rows = list(_GRID_ROW.finditer(text))
     if len(rows) < 3 or not _COORDINATE_CARD.search(text, max(0, rows[0].start() - 400), rows[0].start()):
         return []
-    return [("backup-code", m.start(1), m.end(1)) for m in rows]
+    return [("backup-code", m.start(1) if m.group(1) else m.start(2), m.end(2)) for m in rows]  # a row's number with it
 
 
 # A secret named in a form that puts its name apart from its value: an XML element named by an attribute
@@ -889,8 +895,24 @@ _WIFI_KEY = re.compile(r"(?i:\b(?:wi-?fi|wlan|r(?:é|e)seau|red|rede|netz)\b)[^\
                        r"[ \t]*[:=][ \t]*([^\s(;,\[][^\n(;,\[]{2,62}?)(?=[ \t]*(?:\(|[;,.]|$))", re.M)
 
 
-def _named_elsewhere(text: str) -> list[tuple[str, int, int]]:
+# Codes by dot leaders on the lines under a heading of codes: "Passcodes" / "  Timed · Dog-sitter ...... 580217  valid ..."
+_CODES_HEADING_ALONE = re.compile(r"(?im)^[ \t]*(?:pass[ \t]?codes?|pins?|pin[ \t]+codes?|(?:access|door|keypad|entry|lock)[ \t]+codes?"
+                                  r"|codes?)[ \t]*:?[ \t]*$")
+_LEADER_DIGITS = re.compile(r"[ \t]*[^\n]{1,60}?[ \t]*[.…·]{3,}[ \t]*(\d{4,10})(?![\w/:.\-])[^\n]{0,80}")
+
+
+def _codes_by_leaders(text: str) -> list[tuple[str, int, int]]:
     spans = []
+    for heading in _CODES_HEADING_ALONE.finditer(text):
+        pos = heading.end() + 1
+        while pos < len(text) and (m := _LEADER_DIGITS.match(text, pos)) and (m.end() == len(text) or text[m.end()] == "\n"):
+            spans.append(("pin", *m.span(1)))
+            pos = m.end() + 1
+    return spans
+
+
+def _named_elsewhere(text: str) -> list[tuple[str, int, int]]:
+    spans = _codes_by_leaders(text) if "..." in text or "…" in text else []
     for rx in (_NAMED_ELEMENT, _LDIF_BASE64, _DOT_LEADERS, _FTP_PASS, _NETSH_KEY, _LOGIN_CALL, _WIFI_SLASH, _ENTRY_CODE, _WIFI_KEY):
         for m in rx.finditer(text):
             g = rx.groups  # the value is the last group

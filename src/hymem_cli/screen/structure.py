@@ -399,8 +399,9 @@ _FORBIDS_TELLING = re.compile(r"\b(?:never|don'?t|do\s+not)\s+(?:ever\s+)?(?:tel
                               re.I)
 
 
-# an automatic act forbidden: "never let it auto-renew", "don't auto-accept", "no auto-pay"
-_NO_AUTO = re.compile(r"\b(?:never|don'?t|do\s+not|no|stop|not)\s+(?:ever\s+)?(?:let\s+(?:it|them|anything)\s+|allow\s+(?:it|them)\s+to\s+)?"
+# an automatic act forbidden: "never let it auto-renew", "don't auto-accept", "no auto-pay", "never tick the auto-renew box"
+_NO_AUTO = re.compile(r"\b(?:never|don'?t|do\s+not|no|stop|not)\s+(?:ever\s+)?(?:let\s+(?:it|them|anything)\s+|allow\s+(?:it|them)\s+to\s+"
+                      r"|(?:tick|check|select|enable|turn\s+on|switch\s+on|opt\s+(?:in|into)|choose|sign\s+up\s+for|accept)\s+(?:the\s+|an?\s+|any\s+)?)?"
                       r"auto-?\w+", re.I)
 
 

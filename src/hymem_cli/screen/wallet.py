@@ -31,7 +31,7 @@ _WORD = rf"(?:\(?\d{{1,2}}(?:[.):\-,;][ \t]{{0,3}}|[ \t]{{1,3}}))?{_QUOTE}{_LETT
 _SEP = (r"(?:[ \t\u3000]{0,3}[,;|/、，][ \t\u3000]{0,3}(?:\r?\n[ \t]{0,3})?|[ \t]{0,24}\r?\n[ \t]{0,12}|[ \t\u3000]{1,24}|[-_.]"
         # strings of code joined across lines: "orbit rival sketch humble"\n    " canal velvet ..."
         r"|[\"'][ \t]{0,3}\+?[ \t]{0,3}\r?\n[ \t]{0,12}\+?[ \t]{0,3}[\"'][ \t]{0,2})")
-_RUN = re.compile(rf"(?<![^\W_]){_WORD}(?:{_SEP}{_WORD}){{11,47}}")
+_RUN = re.compile(rf"(?<![^\W_]){_WORD}(?:{_SEP}{_WORD}){{11,199}}")  # a seed after prose runs on: not cut at 48 words
 _WALLET_WORDS = re.compile(
     # (also inside an identifier: "Account.from_mnemonic(...)", "seed_words")
     r"(?<![^\W_])(?:seed|mnemonic|recovery|wallet|metamask|ledger|trezor|bip-?39|secret[ \t]+phrase|backup[ \t]+(?:phrase|words)"
@@ -48,7 +48,7 @@ _WALLET_WORDS = re.compile(
     r"|助记词|助記詞|钱包|錢包|种子|種子|ウォレット|復元|ニーモニック",  # no word boundary between kana and kanji
     re.I,
 )
-_CONTEXT = 120  # characters before a run that are read for a wallet word
+_CONTEXT = 160  # characters before a run that are read for a wallet word
 
 
 def _key(word: str) -> str:
