@@ -271,7 +271,6 @@ _FRONT_MATTER_BLOCK = re.compile(r"(?m)^[ \t]{0,3}---[ \t]*\n(?:[ \t]{0,12}[\w.-
 _QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb"}
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s)|\n")
 _WORD = re.compile(r"[^\W\d_]{4,}")
-# Someone else's house rule, reported ("Never use the good scissors, my mom says."): no order to the agent.
 # Someone's promise to give the reader money, in their own name: "We'll apply £150 to your electricity account", "we will
 # refund you in full", "£40 will be credited to your account". Nothing is asked of the reader or of an agent; nothing is
 # taken (a charge or a payment from the reader is no promise of this kind).
@@ -288,6 +287,7 @@ def _promises_the_reader(sentence: str) -> bool:
     return _PROMISES_THE_READER.search(sentence) is not None and _TAKES.search(sentence) is None
 
 
+# Someone else's house rule, reported ("Never use the good scissors, my mom says."): no order to the agent.
 _REPORTED = re.compile(r",\s{0,3}(?:my|his|her|their|our|the)\s+[\w-]{2,20}\s+(?:always\s+|used\s+to\s+)?(?:says?|said|tells?\s+(?:me|us))\W{0,3}$"
                        r"|^\W{0,3}(?:my|his|her|their|our)\s+[\w-]{2,20}\s+(?:always\s+|used\s+to\s+)?(?:says?|said|told\s+(?:me|us))\b", re.I)
 _HOUSE_RULES = frozenset({"new-rule"})
