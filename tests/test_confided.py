@@ -486,6 +486,10 @@ def test_ciphertext_checksums_expansions_status_codes_and_scripts_are_kept(text)
     assert_kept(text)
 
 
+def test_a_default_inside_a_shell_expansion_is_still_a_secret():
+    assert_caught('export DB_PASS="${DB_PASS:-Teal&Brick29}"', "Teal&Brick29")
+
+
 def test_a_password_word_of_the_lexicon_before_the_name_of_a_button_names_no_value():
     assert_kept("Нууц үгээ мартсан бол «Нууц үг сэргээх» товчийг дарна уу; холбоос 15 минутын дараа хүчингүй болно.")
 

@@ -621,7 +621,17 @@ def find_forms(text: str) -> list[Span]:
         *_config_values(text), *_otp_seeds(text), *_next_line_values(text), *_user_password_pairs(text), *_card_codes(text),
         *_handed_over(text), *_in_a_password_sentence(text), *_sent_in_pieces(text), *_written_exactly(text),
         *_given_to_a_tool(text), *_security_answers(text), *_secrets_file_lines(text), *_numbered_codes(text),
+        *_shell_defaults(text),
     ]
+
+
+# A shell's default for a variable named as a secret: "${DB_PASS:-Teal&Brick29}"
+_SHELL_DEFAULT = re.compile(r"\$\{([A-Za-z_]\w{0,60}):?[-=]([^}\s]{3,120})\}")
+
+
+def _shell_defaults(text: str) -> Iterator[Span]:
+    if "${" in text:
+        yield from (("password-field", *m.span(2)) for m in _SHELL_DEFAULT.finditer(text) if _names_a_secret(m.group(1)))
 
 
 # A bank's list of numbered codes, each used once (a "Streichliste", a TAN list), and the lines under its name that give

@@ -645,8 +645,9 @@ _PUBLIC_VALUE = re.compile(r"(?<![\w.])pk\.eyJ[\w\-]{10,}\.[\w\-]{10,}|(?<!\w)ph
                            # a public key or a certificate in PEM: its body is public
                            r"|-----BEGIN (?:(?:RSA |EC |SSH2? )?PUBLIC KEY|CERTIFICATE)-----[A-Za-z0-9+/=\s\\n]{0,8000}?-----END [A-Z0-9 ]{3,40}-----"
                            # a value sops encrypted (ciphertext, its nonce and tag), a Go module's checksum, a shell's
-                           # parameter expansion ("${PASS:?set PASS first}"), a status code in hex ("0xC000006D")
-                           r"|ENC\[[A-Z0-9_]{3,20},data:[^\]\s]{0,4000}\]|(?<![\w/])h1:[A-Za-z0-9+/]{43}=|\$\{[A-Za-z_]\w{0,60}(?::?[-=?+][^}\n]{0,120})?\}"
+                           # parameter expansion with no default in it ("${PASS:?set PASS first}"; "${PASS:-x}" holds
+                           # one), a status code in hex ("0xC000006D")
+                           r"|ENC\[[A-Z0-9_]{3,20},data:[^\]\s]{0,4000}\]|(?<![\w/])h1:[A-Za-z0-9+/]{43}=|\$\{[A-Za-z_]\w{0,60}(?::?\?[^}\n]{0,120})?\}"
                            r"|(?<![\w])0x[0-9A-Fa-f]{1,16}(?![\w])")
 _MASKED_RUN = re.compile(r"[xX]{8,}|\*{6,}|\u2022{6,}")  # "sk_live_xxxxxxxxxxxxxxxx": a value masked or left to fill in
 # A password word said to be missing: "no password, just accept the terms", "χωρίς κωδικό — απλώς ..."
