@@ -486,6 +486,11 @@ def test_ciphertext_checksums_expansions_status_codes_and_scripts_are_kept(text)
     assert_kept(text)
 
 
+def test_a_cards_digits_begun_inside_a_recovery_key_leave_the_date_after_it():
+    key = "000000-000000-000000-000000-000000-000000-451131-000179"  # "451131-000179 2024" passes a card's checksum
+    assert redacted(f"Alex {key} 2024-05-01") == "Alex [REDACTED:recovery-key] 2024-05-01"
+
+
 def test_a_default_inside_a_shell_expansion_is_still_a_secret():
     assert_caught('export DB_PASS="${DB_PASS:-Teal&Brick29}"', "Teal&Brick29")
 

@@ -687,6 +687,8 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
         for a, _ in breaks:
             lines[a:a + 2] = [" ", "\n"]
         found += [span for span in find_secrets("".join(lines)) if span not in found]
+    keys = [(a, b) for kind, a, b in found if kind == "recovery-key"]  # a card's digits begun inside a longer key are the key's
+    found = [span for span in found if not (span[0] == "card-number" and any(a < span[1] < b for a, b in keys))]
     public = [m.span() for m in _PUBLIC_VALUE.finditer(text)]
     return [(kind, s, e) for kind, s, e in found
             if not any(a <= s and e <= b for a, b in public) and not _MASKED_RUN.search(text, s, e)
