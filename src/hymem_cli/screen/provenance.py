@@ -183,7 +183,7 @@ def _speaks_of_an_agent(message: Message) -> bool:
     return _AGENT_ABROAD.search(read) is not None or _NOTE_TO_MY_AGENT.search(read) is not None
 
 
-_AN_AGENT = r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot|pa)(?![^\W\d_])"
+_AN_AGENT = r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot|pa|helpah)(?![^\W\d_])"  # Hawaiian Pidgin "helpah"
 
 
 # the agent's name in a word of its own, in the languages whose possessive or case ending sits apart from it
@@ -779,17 +779,15 @@ _YOUR_AGENT = re.compile(
 
 
 def _names_the_agent(stretch: str, message: Message, context: list[Message] | None, user: str | None) -> bool:
-    """Whether someone else's text that names where a fact sends money or data speaks of the agent, there or in the same
-    speaker's message before it, with at most two others' messages between ("a note for your assistant: ... link in my
-    next message", the user's thanks, then the link), and not only of their own or a third person's."""
+    """Whether someone else's text that names where a fact sends money or data speaks of the agent, there or in another's
+    message among the three before it ("a note for your assistant: ... link in my next message", the user's thanks, then
+    the link, from the same speaker or a second one), and not only of their own or a third person's."""
     from hymem_cli.screen.normalize import normalize
 
     texts = [stretch]
     index = next((i for i, m in enumerate(context or []) if m is message or m.id == message.id), None)
-    if context and index:
-        earlier = next((m for m in reversed(context[max(0, index - 3):index]) if m.speaker == message.speaker), None)
-        if earlier is not None:
-            texts.append(earlier.text)
+    if context and index:  # the same speaker's message before it, or another's ("Ah Keung will send you the link")
+        texts += [m.text for m in context[max(0, index - 3):index] if not own_voice(m, user) and not is_assistant(m.speaker)]
     return any(_AGENT_ABROAD.search(normalize(t)) and not speakers_own_agent(t, user) and not someone_elses_agent(t, user)
                for t in texts)
 
@@ -885,7 +883,9 @@ def _money_sent_on_anothers_word(fact: str, messages: list[Message], user: str |
                 return f"its source is someone else's: {payer}'s money sent to {address}, an address only another's text names"
         copied = words(fact)
         for person in people if len(copied) >= 20 else ():
-            if not person or not (re.search(rf"(?<![^\W\d_]){re.escape(person)}(?![^\W\d_])", read, re.I) or _SUM.search(read)):
+            # a stretch of another's text with a speaker's name or a sum in it, or a long one (a message kept whole)
+            if not person or not (re.search(rf"(?<![^\W\d_]){re.escape(person)}(?![^\W\d_])", read, re.I) or _SUM.search(read)
+                                  or len(copied) >= 60):
                 continue
             own, others = voices(person)
             if any(copied in words(t) and names(t, address) for t in others) and not any(names(t, address) for t in own):
