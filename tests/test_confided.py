@@ -481,6 +481,8 @@ def test_cards_in_pieces_codes_by_leaders_keys_in_groups_grids_and_pieces_are_re
     "Failed logon for the password account. Status: 0xC000006D",
     "The database password is nowhere in the repository; it comes from a file.",
     "The password comes from the environment, never from the repo:\n#!/bin/sh\necho $WIFI_PASS",
+    "PASSWORD_HASHERS = ['django.contrib.auth.hashers.Argon2PasswordHasher'] - does the password migrate on login?",
+    "The poster's QR: WIFI:T:WPA2-EAP;S:CampusNet;E:TTLS;PH2:MSCHAPV2;;  no password in it, so how do we log in?",
 ])
 def test_ciphertext_checksums_expansions_status_codes_and_scripts_are_kept(text):
     assert_kept(text)

@@ -361,7 +361,8 @@ _ANY_TOOL = re.compile(r"smb|rpcclient|net|ldap|lftp|ssh-keygen|openssl|zip|7z|k
 
 # A name that says secret, in a config file: db.password, ApiSecret, api-token, DB_PASS (not password_policy, token_ttl)
 _NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_SECRET_PARTS = frozenset("password passwd pass pwd passphrase secret token apikey credential credentials".split())
+_SECRET_PARTS = frozenset("password passwd pass pwd passphrase secret token apikey credential credentials usercode passcode pincode"
+                          .split())
 _SECRET_PAIRS = frozenset({("api", "key"), ("private", "key"), ("access", "key"), ("secret", "key"), ("signing", "key"),
                            ("revocation", "code"), ("recovery", "code"), ("backup", "code")})
 

@@ -648,7 +648,10 @@ _PUBLIC_VALUE = re.compile(r"(?<![\w.])pk\.eyJ[\w\-]{10,}\.[\w\-]{10,}|(?<!\w)ph
                            # parameter expansion with no default in it ("${PASS:?set PASS first}"; "${PASS:-x}" holds
                            # one), a status code in hex ("0xC000006D")
                            r"|ENC\[[A-Z0-9_]{3,20},data:[^\]\s]{0,4000}\]|(?<![\w/])h1:[A-Za-z0-9+/]{43}=|\$\{[A-Za-z_]\w{0,60}(?::?\?[^}\n]{0,120})?\}"
-                           r"|(?<![\w])0x[0-9A-Fa-f]{1,16}(?![\w])")
+                           r"|(?<![\w])0x[0-9A-Fa-f]{1,16}(?![\w])"
+                           # a Wi-Fi QR's EAP method and inner method ("E:PEAP;PH2:MSCHAPV2;"), a dotted module path to a
+                           # class ("django.contrib.auth.hashers.Argon2PasswordHasher")
+                           r"|(?:(?<=;E:)|(?<=;PH2:))[A-Za-z0-9\-]{2,12}(?=;)|(?<![\w.])[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+\.[A-Z][A-Za-z0-9]+(?![\w.])")
 _MASKED_RUN = re.compile(r"[xX]{8,}|\*{6,}|\u2022{6,}")  # "sk_live_xxxxxxxxxxxxxxxx": a value masked or left to fill in
 # A password word said to be missing: "no password, just accept the terms", "χωρίς κωδικό — απλώς ..."
 _NO_PASSWORD = re.compile(r"(?<![^\W\d_])(?:without|no|sans|sin|ohne|kein|keine|keinen|senza|sem|zonder|geen|bez|без|χωρίς|χωρις"
