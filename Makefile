@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_HOME ?= demo-home
 
-.PHONY: install install-mpnet demo lint test test-fast clean
+.PHONY: install install-mpnet demo lint test test-fast fuzz clean
 
 install: $(VENV)/.installed
 
@@ -57,13 +57,19 @@ lint: install
 # Every test, the real embedder and llama.cpp included (CI: .ci/run); docs/testing.md says what each marker holds.
 # The unmarked tests run on every core (pytest-xdist); the slow and llama ones after them, one at a time: they
 # time things, kill processes and run llama.cpp's threads, so they run without the other tests beside them.
+# Hypothesis draws the same examples every run here, so a run fails for what changed, never for a new draw;
+# `make fuzz` draws new ones.
 test: install lint
-	$(BIN)/python -m pytest -q -n auto -m "not llama and not slow"
-	$(BIN)/python -m pytest -q -m "slow or llama"
+	HYMEM_TEST_DERANDOMIZE=1 $(BIN)/python -m pytest -q -n auto -m "not llama and not slow"
+	HYMEM_TEST_DERANDOMIZE=1 $(BIN)/python -m pytest -q -m "slow or llama"
 
 # The unmarked tests only (hash embedder, fakes), on every core, with fewer Hypothesis examples: a few minutes.
 test-fast: install
 	HYMEM_FUZZ_EXAMPLES=$${HYMEM_FUZZ_EXAMPLES:-100} $(BIN)/python -m pytest -q -n auto -m "not llama and not slow"
+
+# The property tests with new random draws, many of them: the search for inputs nobody thought of.
+fuzz: install
+	HYMEM_FUZZ_EXAMPLES=$${HYMEM_FUZZ_EXAMPLES:-2000} $(BIN)/python -m pytest -q -n auto -p no:cacheprovider tests/test_operations_fuzz.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_HOME)

@@ -1471,6 +1471,7 @@ def _odd_cards(text: str) -> Iterator[Span]:
 _CHAT_PREFIX = r"[ \t]*(?:\[[^\]\n]{1,24}\][ \t]*)?(?:[^\s:\d][^:\n]{0,30}:[ \t]*)?"
 _GROUPS_ENDING = re.compile(r"(?<![\w.,/\-])(\d{4}(?:[ \t.\-]\d{2,6}){0,3})[ \t]*$", re.M)
 _GROUPS_FIRST = re.compile(rf"{_CHAT_PREFIX}(\d{{2,6}}(?:[ \t.\-]\d{{2,6}}){{0,3}})(?![\d/.:]|,\d)")
+_A_DATE = re.compile(r"\b(?:19|20)\d\d[.\-](?:0?[1-9]|1[0-2])[.\-](?:0?[1-9]|[12]\d|3[01])\b")  # "2024-05-01 12" is no card's half
 
 
 def _split_cards(text: str) -> Iterator[Span]:
@@ -1483,7 +1484,8 @@ def _split_cards(text: str) -> Iterator[Span]:
                 break
             after = _GROUPS_FIRST.match(text, pos)
             digits = re.sub(r"\D", "", m.group(1) + (after.group(1) if after else ""))
-            if after and 13 <= len(digits) <= 19 and digits[0] in "23456" and len(set(digits)) > 2 and luhn(digits):
+            if after and 13 <= len(digits) <= 19 and digits[0] in "23456" and len(set(digits)) > 2 and luhn(digits) \
+                    and not any(_A_DATE.search(g) for g in (m.group(1), after.group(1))):
                 yield ("card-part", *m.span(1))
                 yield ("card-part", *after.span(1))
                 break
