@@ -1129,3 +1129,34 @@ def test_an_iban_beside_a_way_to_sign_in_is_still_redacted():
 
 def test_a_placeholders_label_names_no_codes_after_it():
     assert redacted("the code from the SMS is 481922 12:30pm") == "the code from the SMS is [REDACTED:one-time-code] 12:30pm"
+
+
+@pytest.mark.parametrize(("text", "secrets"), [
+    ('data:\n  code_slot: 5\n  usercode: "602913"\n', ("602913",)),  # a lock's user code in a YAML action
+    ("Card 4111 1111 1111 1111, expires 08/29. Ko e tolu e numera he tua he kaati: fitu, tolu, valu.", ("fitu, tolu, valu",)),
+    ("Recovery key:\n    hbjvlctu-krivnefg-tdeucgvr-lnbjhkdf-ckfgrrvj-uhidlntb-vfhljiec-gbnrtkld\n", ("hbjvlctu-krivnefg",)),
+    ("## UI.com backup codes\n- [x] ~~R7KQ-M2XD~~ (used 14 Oct, new phone)\n- [ ] H9VC-3LGE\n", ("R7KQ-M2XD", "H9VC-3LGE")),
+    ("BIP39 word numbers of my seed:\nPlate A (front):  0417  1893  0062  1540  0988  2031\n"
+     "Plate A (back):   0276  1117  0745  1666  0039  1302\n", ("0417  1893", "0039  1302")),
+    ("Una Banka — TAN lista br. 7\n01 483920   06 719204   11 305918\n02 660157   07 248893   12 917462",
+     ("01 483920   06 719204   11 305918", "02 660157")),
+    ("advanced:\n  network_key: [41, 7, 199, 88, 160, 23, 251, 64, 130, 9, 77, 212, 5, 186, 143, 58]\n  channel: 15",
+     ("[41, 7, 199, 88, 160, 23, 251, 64, 130, 9, 77, 212, 5, 186, 143, 58]",)),
+    ("Password mupiamupia wa Wi-Fi wa ku nzubu, tshitupa tshia kumpala: Ngondo.Kasai", ("Ngondo.Kasai",)),
+])
+def test_values_in_the_sixteenth_rounds_places_are_redacted(text, secrets):
+    assert_caught(text, *secrets)
+
+
+@pytest.mark.parametrize("text", [
+    "shipping:\n  zip_code: 90210\n  postal_code: 10115",  # a postal code, not a PIN
+    "advanced:\n  public_key: [41, 7, 199, 88, 160, 23, 251, 64, 130, 9, 77, 212, 5, 186, 143, 58]",
+    "Alex 2024-05-01 12\n2024-05-01 on the shift log",  # two dates, though their digits pass a card's check
+])
+def test_a_postal_code_field_a_public_keys_bytes_and_dates_on_two_lines_are_kept(text):
+    assert_kept(text)
+
+
+def test_words_after_a_card_and_its_expiry_are_its_code_only_where_the_sentence_names_numbers():
+    out = redacted("Card 4111 1111 1111 1111, expires 10/29. Ingredients: flour, eggs, milk.")
+    assert "flour, eggs, milk" in out and "4111" not in out, out

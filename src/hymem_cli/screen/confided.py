@@ -77,7 +77,7 @@ _DIGITS_CUE = re.compile(
 _PUBLIC_CODE = re.compile(
     r"(?<![^\W\d_])(?:(?:zip|postal|post|area|country|dial(?:ling)?|promo\w*|discount|coupon|voucher|referral|gift|error|status|exit"
     r"|return|dress|source|tracking|booking|confirmation|reservation|reference|qr|bar|sort|swift|bic|iata|airport|colou?r|hex|html"
-    r"|product|item|article|order|invoice|tax|vat|course|class|exam|activation|verification|flight)[ \t\-]?codes?|kode[ \t]+pos"
+    r"|product|item|article|order|invoice|tax|vat|course|class|exam|activation|verification|flight)[ \t_\-]?codes?|kode[ \t]+pos"
     r"|(?:c(?:ó|o)digo|code|codice|kod|код|κωδικ\w*)[ \t]+(?:[^\W\d_]{1,4}[ \t]+){0,2}(?:pedido|reserva|commande|r(?:é|e)servation|ordine"
     r"|prenotazione|zam(?:ó|o)wienia|rezerwacji|заказа|бронирования|παραγγελ\w*|κράτησ\w*)"
     r"|c(?:ó|o)digo[ \t]+(?:postal|de[ \t]+(?:descuento|reserva|promoci(?:ó|o)n|seguimiento|barras))|code[ \t]+(?:postal|promo)"

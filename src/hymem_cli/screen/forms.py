@@ -128,6 +128,10 @@ _STATED_AFTER = re.compile(
     re.I,
 )
 
+# The password's word first on a line, a clause about it, a colon, and the value alone at the line's end: "Password
+# mupiamupia wa Wi-Fi wa ku nzubu, tshitupa tshia kumpala: Ngondo.Kasai" (what it is for, in any language)
+_LABELLED_AT_LENGTH = re.compile(r"(?m)" + _PASSWORD_WORD + r"[^\n.!?:：]{20,100}[:：][ \t]{1,3}([^\s\"'“”`]{4,64})[ \t]*$", re.I)
+
 _A_RULE_OF_LENGTH = re.compile(r"(?<![^\W\d_])(?:characters?|chars?|digits?|letters?|symbols?|least|minimum|maximum|long|zeichen"
                                r"|stellen|mindestens|caract(?:è|e)res?|chiffres|caracteres|d(?:í|i)gitos|caratteri)(?![^\W\d_])", re.I)
 
@@ -234,9 +238,10 @@ _PIN_ONLY = (
 )
 _PIN_WORD = (
     r"(?:" + _PIN_ONLY + r"|(?<![^\W\d_])(?:pass[ \t]?code|combination|combo|"
-    r"(?:(?<!zip )(?<!postal )(?<!area )(?<!error )(?<!status )(?<!country )"
-    r"(?<!exit )(?<!return )(?<!dress )(?<!source )(?<!promo )(?<!discount )(?<!coupon )(?<!tracking )(?<!verification )"
-    r"(?<!commodity )(?<!tariff )(?<!customs )(?<!product )(?<!hs )code))"
+    r"(?:(?<!zip[ _\-])(?<!postal[ _\-])(?<!area[ _\-])(?<!error[ _\-])(?<!status[ _\-])(?<!country[ _\-])"
+    r"(?<!exit[ _\-])(?<!return[ _\-])(?<!dress[ _\-])(?<!source[ _\-])(?<!promo[ _\-])(?<!discount[ _\-])"
+    r"(?<!coupon[ _\-])(?<!tracking[ _\-])(?<!verification[ _\-])"
+    r"(?<!commodity[ _\-])(?<!tariff[ _\-])(?<!customs[ _\-])(?<!product[ _\-])(?<!hs[ _\-])code))"
     r"(?![^\W\d_])|비밀번호)"
 )
 
@@ -622,8 +627,18 @@ def find_forms(text: str) -> list[Span]:
         *_config_values(text), *_otp_seeds(text), *_next_line_values(text), *_user_password_pairs(text), *_card_codes(text),
         *_handed_over(text), *_in_a_password_sentence(text), *_sent_in_pieces(text), *_written_exactly(text),
         *_given_to_a_tool(text), *_security_answers(text), *_secrets_file_lines(text), *_numbered_codes(text),
-        *_shell_defaults(text),
+        *_shell_defaults(text), *_key_bytes(text),
     ]
+
+
+# A key written as its bytes, under a name that says key: "network_key: [41, 7, 199, ...]" (Zigbee2MQTT), 16 to 64 of them
+_KEY_BYTES = re.compile(r"(?i:(?<![\w\-])([\w\-]{0,30}key)[\"']?[ \t]*[:=][ \t]*)(\[[ \t]*(?:(?:0x)?[\da-fA-F]{1,3}[ \t]*,[ \t]*){15,63}"
+                        r"(?:0x)?[\da-fA-F]{1,3}[ \t]*,?[ \t]*\])")
+
+
+def _key_bytes(text: str) -> Iterator[Span]:
+    if "[" in text:
+        yield from (("secret-field", *m.span(2)) for m in _KEY_BYTES.finditer(text) if "public" not in m.group(1).lower())
 
 
 # A shell's default for a variable named as a secret: "${DB_PASS:-Teal&Brick29}"
@@ -637,14 +652,18 @@ def _shell_defaults(text: str) -> Iterator[Span]:
 
 # A bank's list of numbered codes, each used once (a "Streichliste", a TAN list), and the lines under its name that give
 # a number and its code: "Nr. 31: 48 27 19"
-_CODE_LIST_NAME = re.compile(r"(?i:streichliste|(?<![^\W\d_])i?tan-?liste|indexliste|code-?liste|code[ \t]+list"
-                             r"|lista[ \t]+de[ \t]+c(?:ó|o)digos|liste[ \t]+de[ \t]+codes)")
+_CODE_LIST_NAME = re.compile(r"(?i:streichliste|(?<![^\W\d_])i?tan[ \t\-]?lis(?:te|ta|t)(?![^\W\d_])|indexliste|code-?liste"
+                             r"|code[ \t]+list|lista[ \t]+(?:de[ \t]+c(?:ó|o)digos|tan)|liste[ \t]+de[ \t]+codes)")
 _NUMBERED_CODE = re.compile(r"(?m)^[ \t]*(?:(?i:nr|no|n°|#)\.?[ \t]*)?\d{1,3}[ \t]*[:=.)\-][ \t]*(\d{2}(?:[ \t]\d{2}){2,3}|\d{4,8})[ \t]*$")
+# or several to a line, in columns: "01 483920   06 719204   11 305918"
+_NUMBERED_CODE_ROW = re.compile(r"(?m)^[ \t]*(\d{1,3}[ \t]*[:=.)\-]?[ \t]+\d{4,8}"
+                                r"(?:[ \t]{2,}\d{1,3}[ \t]*[:=.)\-]?[ \t]+\d{4,8}){1,5})[ \t]*$")
 
 
 def _numbered_codes(text: str) -> Iterator[Span]:
     if name := _CODE_LIST_NAME.search(text):
         yield from (("pin", *m.span(1)) for m in _NUMBERED_CODE.finditer(text, name.end()))
+        yield from (("backup-code", *m.span(1)) for m in _NUMBERED_CODE_ROW.finditer(text, name.end()))  # the row whole
 
 
 # A value in the place a tool or a file format keeps a secret: Dovecot's "{PLAIN}" scheme, an SNMP community string,
@@ -1276,7 +1295,7 @@ def _stated_passwords(text: str) -> Iterator[Span]:
         return
     for rx, kind in ((_STATED, "password"), (_STATED_LOOSELY, "password-made"), (_SET_TO, "password"), (_MADE, "password-made"),
                      (_PASS, "password-made"), (_VALUE_FIRST, "password-made"), (_USE_AS, "password-made"),
-                     (_SET_TO_ABROAD, "password-made"), (_STATED_AFTER, "password-made"),
+                     (_SET_TO_ABROAD, "password-made"), (_STATED_AFTER, "password-made"), (_LABELLED_AT_LENGTH, "password-made"),
                      (_WHOLE_SENTENCE, "password")):
         for m in rx.finditer(text):
             start, end = _value_span(m, text)
@@ -1299,7 +1318,13 @@ def _stated_passwords(text: str) -> Iterator[Span]:
                 continue  # Greek "κωδικός" alone is any code: "ο κωδικός της παραγγελίας είναι 48213" names an order
             if start > 0 and text[start - 1] in "\"'“`「" and (text[start].isspace() or text[end - 1].isspace()):
                 continue  # "`pass=` in a URL, `PIN`": between two code spans, not inside quotes
+            if rx is _LABELLED_AT_LENGTH and _JOINED_WORDS.fullmatch(text, start, end):
+                yield ("password", start, end)  # capitalised words joined by a sign, as passwords are made: "Ngondo.Kasai"
+                continue
             yield (kind, start, end)
+
+
+_JOINED_WORDS = re.compile(r"[A-Z][a-z]{2,}(?:[.\-_+&][A-Z][a-z]{2,}){1,3}\d{0,4}[!?#]?")
 
 
 def _stated_pins(text: str) -> Iterator[Span]:
@@ -1426,6 +1451,12 @@ def _user_password_pairs(text: str) -> Iterator[Span]:
 # the digits "on the back", shortly after a card's expiry: "expiry 10/28, di three numbers pon di back a 5 1 9"
 _CODE_ON_THE_BACK = re.compile(r"(?<![^\W\d_])back(?![^\W\d_])[^\n\d]{0,20}?(?<![\d/.\-])(\d(?:[ \t]?\d){2,3})(?![\d/.\-])", re.I)
 _EXPIRY = re.compile(r"(?<![\d/])(?:0[1-9]|1[0-2])[ \t]?/[ \t]?(?:20)?\d\d(?![\d/])")
+# or spelt in words of any language, after a card's number and its expiry, where the sentence names numbers or a code:
+# "Ko e tolu e numera he tua he kaati: fitu, tolu, valu."
+_WORDS_AFTER_A_COLON = re.compile(
+    r"(?i:num|nom|digit|chiff|cifr|ziff|c(?:o|ó)d|kod|cv[vc]|csc)[^\n.!?:]{0,60}[:：][ \t]{0,3}"
+    r"([^\W\d_]{2,8}(?:[ \t]{0,2}[,،、][ \t]{0,2}[^\W\d_]{2,8}){2,3})(?=[ \t]*(?:[.!\n]|\Z))")
+_CARD_DIGITS = re.compile(r"(?<!\d)\d(?:[ \t\-]?\d){12,18}(?!\d)")
 
 
 def _card_codes(text: str) -> Iterator[Span]:
@@ -1433,6 +1464,10 @@ def _card_codes(text: str) -> Iterator[Span]:
         yield ("card-cvv", *m.span(1))
     for m in _CODE_ON_THE_BACK.finditer(text):
         if _EXPIRY.search(text, max(0, m.start() - 120), m.start()):
+            yield ("card-cvv", *m.span(1))
+    for m in _WORDS_AFTER_A_COLON.finditer(text):
+        if (expiry := _EXPIRY.search(text, max(0, m.start() - 160), m.start())) \
+                and _CARD_DIGITS.search(text, max(0, expiry.start() - 80), expiry.start()):
             yield ("card-cvv", *m.span(1))
     for m in _CARD_EXPIRY_CODE.finditer(text):
         if luhn(re.sub(r"\D", "", m.group(1))):
@@ -1868,12 +1903,17 @@ _ACCOUNT_LINE = re.compile(r"[ \t]*(?i:account|user(?:[ \t]?name)?|login|e-?mail
 _DATE_ALONE = re.compile(r"[ \t]*(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./\-]\d{1,2}[./\-]\d{2,4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?[ \t]*")
 
 
+_NOTE_ON_A_CODE = re.compile(r"[ \t]+\([^()\n]{1,60}\)[ \t]*$")
+
+
 def _code_lines(text: str, pos: int, seen: int = 0) -> Iterator[Span]:
     blanks, notes = 0, 0
     while pos < len(text) and seen < 64:
         end = text.find("\n", pos)
         end = len(text) if end < 0 else end
         line = text[pos:end]
+        if (note := _NOTE_ON_A_CODE.search(line)) and re.search(r"\d", line[:note.start()]):
+            line = line[:note.start()]  # "~~R7KQ-M2XD~~ (used 14 Oct)": a note on the code, no code itself
         pieces = list(_CODE_PIECE.finditer(line))
         rest = _CHECKBOX.sub(" ", _CODE_PIECE.sub(" ", line))  # "- [ ] HWXU-TMS4": a list to tick off
         if len(pieces) > 1:

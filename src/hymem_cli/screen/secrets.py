@@ -108,7 +108,8 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     # --- secrets found by context: a name, a keyword or a card word beside a value no vendor pattern knows
     # NAME=value, NAME: value, "NAME": "value" where the name says secret (PGPASSWORD=, db_pass:, API_TOKEN=)
     "password-field": re.compile(
-        r"(?<![A-Za-z0-9_])(?:[A-Za-z0-9]{1,30}[_.\-]){0,4}[A-Za-z0-9]{0,12}?(?:pass(?:word|wd|wort|code|phrase)?|pwd|secret|psk)"
+        r"(?<![A-Za-z0-9_])(?:[A-Za-z0-9]{1,30}[_.\-]){0,4}[A-Za-z0-9]{0,12}?(?:pass(?:word|wd|wort|code|phrase)?|pwd|secret|psk"
+        r"|(?:user|lock|door)[_\-]?code)"  # a lock's user code: usercode: "602913" (not a postal pincode)
         # not a setting about passwords: a name that ends in what it sets (password_hash_algorithm, password_reset_ttl)
         r"(?!(?:[_.\-][A-Za-z0-9]{1,20}){0,2}?[_.\-]" + _ABOUT_PASSWORDS + r"[\"']?[ \t]{0,3}[=:])"
         r"(?:salt)?(?:[_.\-][A-Za-z0-9]{1,20}){0,3}[\"']?\]?[ \t]{0,3}(?:=>|=|:)[ \t]{0,3}(\"[^\"\n]{3,256}\"|'[^'\n]{3,256}'|[^\s\"',;]{3,256})",
@@ -212,8 +213,10 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
         re.I,
     ),
     # a BitLocker recovery key: eight groups of six digits, nothing else is written so,
-    # and an Apple account's recovery key: seven groups of four capitals and digits
+    # an Apple account's recovery key: seven groups of four capitals and digits, and a systemd-cryptenroll (LUKS) one:
+    # eight groups of eight letters of the modhex alphabet, "hbjvlctu-krivnefg-..."
     "recovery-key": re.compile(r"(?<![\d\-])\d{6}(?:-\d{6}){7}(?![\d\-])"
+                               r"|(?<![a-z\-])[cbdefghijklnrtuv]{8}(?:-[cbdefghijklnrtuv]{8}){7}(?![a-z\-])"
                                r"|(?<![A-Z0-9\-])(?=[A-Z0-9\-]{0,33}\d)(?=[A-Z0-9\-]{0,33}[A-Z])[A-Z0-9]{4}(?:-[A-Z0-9]{4}){6}(?![A-Z0-9\-])"),
     "ssn": re.compile(
         r"\b(?:ssn|social\s+security(?:\s+number)?)\W{0,5}(?:(?:is|was|number|no|nr)\W{1,5})?(\d{3}[- ]?\d{2}[- ]?\d{4})(?!\d)"
@@ -584,7 +587,7 @@ _NEEDS = {
 # kind -> words one of which every match contains, in lower case (keyword patterns are the slow ones)
 _NEEDS_WORD = {
     "password": ("pass", "pw", "key", "token", "secret", "code", "contrase", "senha", "пароль"),
-    "password-field": ("pass", "pwd", "secret", "psk"), "secret-field": ("key", "token", "auth", "credential", "macaroon"),
+    "password-field": ("pass", "pwd", "secret", "psk", "code"), "secret-field": ("key", "token", "auth", "credential", "macaroon"),
     "password-flag": ("mysql", "-p", "--pass"), "password-bare": ("pass", "pwd", "master"),
     "key-phrase": ("key", "code", "combination", "combo", "unlock"), "card-cvv": ("cv", "csc", "code"),
     "card-context": ("card", "visa", "amex", "discover", "diners", "jcb", "credit", "debit", "cc", "exp", "valid"),

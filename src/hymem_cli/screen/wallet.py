@@ -148,8 +148,10 @@ def _the_list_itself(part: list[Word], index: dict[str, int] | None) -> bool:
 _SEEDQR = re.compile(r"(?<!\d)(?:\d{96}|\d{48})(?!\d)")
 
 
-# or the words' numbers in groups of four, as stamped on a steel plate: "1131 1333 1577 1125 / 0782 ..." (1-based or not)
-_WORD_NUMBERS = re.compile(r"(?<![\d\-.,/:])\d{4}(?:(?:[ \t]{1,3}|[ \t]*\n[ \t]*)\d{4}){11,23}(?![\d\-/:]|[.,]\d)")
+# or the words' numbers in groups of four, as stamped on a steel plate: "1131 1333 1577 1125 / 0782 ..." (1-based or not),
+# the lines perhaps labelled: "Plate A (front):  0417  1893 ..."
+_WORD_NUMBERS = re.compile(r"(?<![\d\-.,/:])\d{4}(?:(?:[ \t]{1,3}|[ \t]*\n(?:[^\n\d:]{1,30}:)?[ \t]*)\d{4}){11,23}(?![\d\-/:]|[.,]\d)")
+_NUMBERS_ON_A_LINE = re.compile(r"\d{4}(?:[ \t]{1,3}\d{4})*")
 
 
 def find_seedqr_digits(text: str) -> Iterator[tuple[str, int, int]]:
@@ -159,9 +161,9 @@ def find_seedqr_digits(text: str) -> Iterator[tuple[str, int, int]]:
         if all(int(digits[i:i + 4]) < 2048 for i in range(0, len(digits), 4)):
             yield ("seed-phrase", m.start(), m.end())
     for m in _WORD_NUMBERS.finditer(text):
-        numbers = [int(n) for n in m.group().split()]
+        numbers = [int(n) for n in re.findall(r"\d{4}", m.group())]
         if len(numbers) in SEED_LENGTHS and max(numbers) <= 2048 and min(numbers) < 1900:  # not a run of years
-            yield ("seed-phrase", m.start(), m.end())
+            yield from (("seed-phrase", m.start() + n.start(), m.start() + n.end()) for n in _NUMBERS_ON_A_LINE.finditer(m.group()))
 
 
 # The words run together, each capitalised, to look like junk: "BitterRippleShoulderPermit..."
