@@ -1160,3 +1160,34 @@ def test_a_postal_code_field_a_public_keys_bytes_and_dates_on_two_lines_are_kept
 def test_words_after_a_card_and_its_expiry_are_its_code_only_where_the_sentence_names_numbers():
     out = redacted("Card 4111 1111 1111 1111, expires 10/29. Ingredients: flour, eggs, milk.")
     assert "flour, eggs, milk" in out and "4111" not in out, out
+
+
+@pytest.mark.parametrize(("text", "secrets"), [
+    ("I've unlocked it and set a temporary password, Vx7#pQ2m!Lr9, which you'll change at first login.", ("Vx7#pQ2m!Lr9",)),
+    ("/etc/asterisk/voicemail.conf:\n[default]\n201 => 730415,Reception,reception@example.org\n202 => 5811,Helen Cowper",
+     ("730415", "5811")),
+    ("Alarm codes\nEngineer code: 3719 (alarm company only)\nMaster user code: 8963\nCleaner (user 3, part-set only): 1857",
+     ("3719", "8963", "1857")),
+    ("Bitwarden recovery code\nAccount: callum@example.org\nGenerated: 2024-06-11\n63UG N8JF U4P8 GCTA T58H LJ4D SX92 4XHR",
+     ("63UG N8JF U4P8 GCTA T58H LJ4D SX92 4XHR",)),
+    ("Shamir backup, share 1 of 3:\nhospital acid academic easy amazing island camera profile thumb deadline venture cultural "
+     "smirk rumor junction harvest laundry nervous obtain bracelet", ("hospital acid academic easy", "obtain bracelet")),
+    ("tailscale up --login-server https://hs.example --authkey 974f175fdc8e8595f254dd1b8c8e212a5975dd3a0f3583ab --hostname pi",
+     ("974f175fdc8e8595f254dd1b8c8e212a5975dd3a0f3583ab",)),
+    ("ffmpeg -i /dev/video0 -f flv rtmp://a.rtmp.youtube.com/live2/1cps-1304-dcmx-ockc-oj4b", ("1cps-1304-dcmx-ockc-oj4b",)),
+    ("Heit: It nije wachtwurd fan de Wi-Fi thús, it earste part: Skutsje.Snits", ("Skutsje.Snits",)),
+])
+def test_a_password_set_off_by_commas_voicemail_pins_a_run_of_coded_lines_a_grouped_recovery_code_a_shamir_share_an_authkey_a_stream_key_and_a_labelled_piece_abroad_are_redacted(  # noqa: E501
+        text, secrets):
+    assert_caught(text, *secrets)
+
+
+@pytest.mark.parametrize("text", [
+    "go2rtc:\n  streams:\n    garage:\n      - rtsp://frigate:{FRIGATE_RTSP_PASSWORD}@192.168.1.21:554/cam",  # Frigate's variable
+    "| Account | Password |\n|---|---|\n| Council tax | pass household/ctax |\n| Broadband | pass household/bband |",  # pass(1)
+    "Raw text: WIFI:T:nopass;S:Ti-Kafe Kemper Digor;;\nN'eus ger-tremen ebet ennañ, ha mat eo evel-se?",  # a question's last words
+    "/etc/asterisk/voicemail.conf on the office PBX:\n[general]\nformat=wav49|wav",  # an INI section is no value
+    "Rotation: Mon: 0800\nTue: 0900\nWed: 1000",  # times on labelled lines, no code named
+])
+def test_a_frigate_variable_a_pass_entry_a_question_an_ini_section_and_labelled_times_are_kept(text):
+    assert_kept(text)

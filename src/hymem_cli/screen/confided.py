@@ -262,7 +262,10 @@ def _confided_values(text: str) -> Iterator[Span]:
                 named = named or _CREDENTIAL.search(sentence) is not None or _LEXICON_WORD.search(sentence) is not None
         before = line if line.strip() else before
         pos += len(line) + 1
+    yield from (("password", *m.span(1)) for m in _LABELLED_FAR_ABROAD.finditer(text))
     for m in _LEXICON_VALUE.finditer(text):  # a password word of another language, then its value
+        if _ASKED_LAST.fullmatch(m.group(1)):
+            continue  # a question's last words in lower case, asked, not given: "..., ha mat eo evel-se?" (is it fine so?)
         if not (_LEXICON_WORD.match(text, m.start(1)) or _CREDENTIAL.match(text, m.start(1))):  # not the name of the next one
             yield ("password", *m.span(1))
     for m in _NUMBER_RUN.finditer(text):  # "... είναι δύο, επτά, επτά, ένα", a credential named just before
@@ -285,13 +288,18 @@ def _confided_values(text: str) -> Iterator[Span]:
             yield ("password", *m.span(2))
 
 
+# A password word of another language first, a clause, a colon, and capitalised words joined by a sign alone at the
+# line's end: "It nije wachtwurd fan de Wi-Fi thús, it earste part: Skutsje.Snits"
+_LABELLED_FAR_ABROAD = re.compile(rf"(?:{_LEXICON_WORD.pattern})[^\n.!?:：]{{10,100}}[:：][ \t]{{1,3}}"
+                                  r"((?-i:[A-Z][a-z]{2,}(?:[.\-_+&][A-Z][a-z]{2,}){1,3}\d{0,4}[!?#]?))[ \t]*$", re.I | re.M)
+_ASKED_LAST = re.compile(r"[^\W\d_A-Z]+(?:-[^\W\d_A-Z]+)?\?")
 # the last piece of a password sent in pieces, its joining sign first: a word with a capital, then digits ("_Caacupe82")
 _LAST_PIECE = re.compile(r"(?:^|[:：][ \t]*|\n[ \t]*)(?:\[[^\]\n]{1,30}\][ \t]*)?"  # a chat line's head: "[SMS] "
                          r"([_\-.+~][A-Z][^\W\d_]{2,20}[#!*_.\-]?\d{2,4})(?![\w\-])", re.M)
 # a value alone on its line after a line that ends in a colon; not an address, a path or a command
 _LONE_VALUE = re.compile(r"(?m)^([^\n]{0,300})[:：][ \t]*\n(?:[ \t]*\n)?[ \t]{0,8}`?([^\s`]{4,128})`?[ \t]*$")
-# "secretKeyRef:" is a key; "Title,URL,Username,Password": a CSV file's header
-_NOT_A_LONE_VALUE = re.compile(r"://|^www\.|@|^[/~.$]|^#!|\.(?:com|org|net|io)\b|^\[REDACTED|[:=]$"
+# "secretKeyRef:" is a key; "Title,URL,Username,Password": a CSV file's header; "[general]": an INI file's section
+_NOT_A_LONE_VALUE = re.compile(r"://|^www\.|@|^[/~.$]|^#!|\.(?:com|org|net|io)\b|^\[REDACTED|[:=]$|^\[[a-z][\w.\- ]{0,40}\]$"
                                r"|^(?:[^\W\d_]\w{0,30}[,;]){2,}[^\W\d_]\w{0,30}$", re.I)
 
 

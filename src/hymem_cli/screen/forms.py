@@ -132,6 +132,9 @@ _STATED_AFTER = re.compile(
 # mupiamupia wa Wi-Fi wa ku nzubu, tshitupa tshia kumpala: Ngondo.Kasai" (what it is for, in any language)
 _LABELLED_AT_LENGTH = re.compile(r"(?m)" + _PASSWORD_WORD + r"[^\n.!?:：]{20,100}[:：][ \t]{1,3}([^\s\"'“”`]{4,64})[ \t]*$", re.I)
 
+# The value set off by commas after its word: "I've set a temporary password, Vx7#pQ2m!Lr9, which you'll change"
+_SET_OFF = re.compile(_PASSWORD_WORD + r"[ \t]*,[ \t]*([^\s,\"'“”`]{6,64})[ \t]*,", re.I)
+
 _A_RULE_OF_LENGTH = re.compile(r"(?<![^\W\d_])(?:characters?|chars?|digits?|letters?|symbols?|least|minimum|maximum|long|zeichen"
                                r"|stellen|mindestens|caract(?:è|e)res?|chiffres|caracteres|d(?:í|i)gitos|caratteri)(?![^\W\d_])", re.I)
 
@@ -627,7 +630,7 @@ def find_forms(text: str) -> list[Span]:
         *_config_values(text), *_otp_seeds(text), *_next_line_values(text), *_user_password_pairs(text), *_card_codes(text),
         *_handed_over(text), *_in_a_password_sentence(text), *_sent_in_pieces(text), *_written_exactly(text),
         *_given_to_a_tool(text), *_security_answers(text), *_secrets_file_lines(text), *_numbered_codes(text),
-        *_shell_defaults(text), *_key_bytes(text),
+        *_shell_defaults(text), *_key_bytes(text), *_tool_keys(text), *_coded_runs(text),
     ]
 
 
@@ -639,6 +642,38 @@ _KEY_BYTES = re.compile(r"(?i:(?<![\w\-])([\w\-]{0,30}key)[\"']?[ \t]*[:=][ \t]*
 def _key_bytes(text: str) -> Iterator[Span]:
     if "[" in text:
         yield from (("secret-field", *m.span(2)) for m in _KEY_BYTES.finditer(text) if "public" not in m.group(1).lower())
+
+
+# Asterisk's voicemail.conf: "201 => 730415,Reception,reception@example" (a mailbox, its PIN, its owner)
+_VOICEMAIL_BOX = re.compile(r"(?m)^[ \t]*\d{1,10}[ \t]*=>[ \t]*-?(\d{3,12})[ \t]*(?:,|$)")
+# A stream key, the last part of an RTMP address: "rtmp://a.rtmp.youtube.com/live2/1cps-1304-dcmx-ockc-oj4b"
+_STREAM_KEY = re.compile(r"\brtmps?://[^\s/]{3,120}/(?:[^\s/]{1,60}/){1,3}([A-Za-z0-9][\w\-.?=&]{11,255})(?![\w\-.?=&/])")
+
+
+def _tool_keys(text: str) -> Iterator[Span]:
+    if "voicemail" in text:
+        yield from (("pin", *m.span(1)) for m in _VOICEMAIL_BOX.finditer(text))
+    if "rtmp" in text:
+        yield from (("secret-field", *m.span(1)) for m in _STREAM_KEY.finditer(text) if re.search(r"\d", m.group(1)))
+
+
+# Lines that each give a label and a PIN ("Engineer code: 3719 (alarm company only)"): where two of a run name a code or a
+# PIN, every line of the run gives one ("Cleaner (user 3, part-set only): 1857")
+_LABEL_THEN_DIGITS = re.compile(r"^[ \t]*(?:[-*•][ \t]+)?([^\n:]{2,60}):[ \t]*(\d{4,8})(?:[ \t]+\([^()\n]{1,60}\))?[ \t]*$")
+_NAMES_A_CODE = re.compile(r"(?i:(?<![^\W\d_])(?:code|pin|passcode|combination)(?![^\W\d_]))")
+
+
+def _coded_runs(text: str) -> Iterator[Span]:
+    run: list[tuple[int, re.Match[str]]] = []
+    pos = 0
+    for line in [*text.split("\n"), ""]:
+        if m := _LABEL_THEN_DIGITS.match(line):
+            run.append((pos, m))
+        else:
+            if len(run) >= 3 and sum(bool(_NAMES_A_CODE.search(r.group(1))) for _, r in run) >= 2:
+                yield from (("pin", at + r.start(2), at + r.end(2)) for at, r in run)
+            run = []
+        pos += len(line) + 1
 
 
 # A shell's default for a variable named as a secret: "${DB_PASS:-Teal&Brick29}"
@@ -1296,6 +1331,7 @@ def _stated_passwords(text: str) -> Iterator[Span]:
     for rx, kind in ((_STATED, "password"), (_STATED_LOOSELY, "password-made"), (_SET_TO, "password"), (_MADE, "password-made"),
                      (_PASS, "password-made"), (_VALUE_FIRST, "password-made"), (_USE_AS, "password-made"),
                      (_SET_TO_ABROAD, "password-made"), (_STATED_AFTER, "password-made"), (_LABELLED_AT_LENGTH, "password-made"),
+                     (_SET_OFF, "password-made"),
                      (_WHOLE_SENTENCE, "password")):
         for m in rx.finditer(text):
             start, end = _value_span(m, text)
@@ -1900,6 +1936,9 @@ _AN_ADDRESS_ALONE = re.compile(r"[ \t]*[\w.+\-]+@[\w.\-]+\.\w+[ \t]*")
 
 
 _ACCOUNT_LINE = re.compile(r"[ \t]*(?i:account|user(?:[ \t]?name)?|login|e-?mail|konto|compte|cuenta|conta)[ \t]*:[ \t]*[^\s:]{1,64}[ \t]*")
+_ONE_CODE_IN_GROUPS = re.compile(r"[ \t]*([A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){5,9})[ \t]*")
+# when they were made, on a line between the heading and the codes: "Generated: 2024-06-11"
+_LABELLED_DATE = re.compile(r"[ \t]*[^\W\d_][^\n:\d]{0,24}:[ \t]*\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?[ \t]*")
 _DATE_ALONE = re.compile(r"[ \t]*(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./\-]\d{1,2}[./\-]\d{2,4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?[ \t]*")
 
 
@@ -1924,13 +1963,16 @@ def _code_lines(text: str, pos: int, seen: int = 0) -> Iterator[Span]:
                 return
         elif _DATE_ALONE.fullmatch(line):
             return  # a date under the codes ("2024-05-01"): when they were made, not one of them
+        elif (whole := _ONE_CODE_IN_GROUPS.fullmatch(line)) and sum(any(c.isdigit() for c in g) for g in whole.group(1).split()) >= 4:
+            seen += 1  # one long code in groups of four, a group perhaps all letters: "63UG N8JF U4P8 GCTA T58H ..."
+            yield ("backup-code", pos + whole.start(1), pos + whole.end(1))
         elif pieces and _CODE_LINE_REST.fullmatch(rest):
             seen += 1
             yield from (("backup-code", pos + a, pos + b) for a, b in _joined(line, pieces))
         elif line.lstrip().startswith("|") and not re.search(r"\d", line):
             pass  # a table's header or rule above its codes
         elif not seen and notes < 2 and len(line) <= 100 and (not re.search(r"\d", line) or _AN_ADDRESS_ALONE.fullmatch(line)
-                                                              or _ACCOUNT_LINE.fullmatch(line)):
+                                                              or _ACCOUNT_LINE.fullmatch(line) or _LABELLED_DATE.fullmatch(line)):
             notes += 1  # a note between the heading and its codes ("Każdego kodu można użyć tylko raz."), the account's name
         else:
             return

@@ -78,7 +78,8 @@ def session_owner(messages) -> str | None:
 
 # Leave asked ("can I have a look at your calendar?") and given for good ("You can always see my family calendar, Dad")
 _ASKS_LEAVE = re.compile(r"(?<![^\W\d_])(?:can|could|may)\s+I\s+[^.!?\n]{2,120}\?|(?<![^\W\d_])(?:is\s+it|would\s+it\s+be)\s+(?:ok|okay|alright|all\s+right)"
-                         r"\s+if\s+I\s+[^.!?\n]{2,120}\?|(?<![^\W\d_])do\s+you\s+mind\s+if\s+I\s+[^.!?\n]{2,120}\?", re.I)
+                         r"\s+if\s+I\s+[^.!?\n]{2,120}\?|(?<![^\W\d_])(?:do|would)\s+you\s+mind\s+if\s+I\s+[^.!?\n]{2,120}\?"
+                         r"|(?<![^\W\d_])(?:any\s+chance|wondering\s+if)\s+I\s+(?:could|can|might)\s+[^.!?\n]{2,120}\?", re.I)
 _GIVES_LEAVE = re.compile(r"(?<![^\W\d_])you\s+(?:can|may|are\s+welcome\s+to|'re\s+welcome\s+to|’re\s+welcome\s+to)\s+(?:always|still|also)\s+"
                           r"[^\W\d_]{2,12}|(?<![^\W\d_])you\s+(?:can|may)\s+[^\W\d_]{2,12}\s+[^.!?\n]{0,80}?(?:any\s?time|whenever\s+you)", re.I)
 _YOUR_THING = re.compile(r"(?<![^\W\d_])(?:your|ur)\s+[^\W\d_]", re.I)
@@ -189,7 +190,8 @@ _AN_AGENT = r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot|pa
 # the agent's name in a word of its own, in the languages whose possessive or case ending sits apart from it
 _AGENT_APART = (r"(?:\w{0,20}aðstoðarm\w{2,6}|gervigreind\w{0,20}|assistant[ea]?|asistente|assistente|assistent\w{0,3}|assisten[dt]\w{0,6}"
                 r"|asistent\w{0,4}|asisten|(?:c|g|ngh)ynorthwy-?ydd\w{0,3}|agente?|ai|ас+истент\w{0,4}|помо(?:щ|ш)ник\w{0,4}"
-                r"|helpa|katabang)(?![^\W\d_])")  # Bislama "helpa blong Alex", Waray and Cebuano "katabang ni Alex"
+                r"|helpa|katabang|(?:phone|digital|computer)\s+help(?:er|a))(?![^\W\d_])")  # Bislama "helpa blong Alex", Waray and
+# Cebuano "katabang ni Alex", Cameroonian Pidgin "Alex ih phone helper"
 
 
 def _tells_of_your_agent(message: Message, listener: str) -> bool:
@@ -218,7 +220,7 @@ def _agent_of(name: str) -> re.Pattern[str]:
     assistendile"), or the name after it ("asistente de Alex", "aðstoðarmanns Alex", "Асистентот на Алекс")."""
     n = re.escape(name.strip())
     return re.compile(rf"(?<![^\W\d_]){n}['’]s\s+(?:[^\W\d_]{{2,20}}\s+)?{_AN_AGENT}"
-                      rf"|(?<![^\W\d_]){n}\w{{0,3}}\s+{_AGENT_APART}"
+                      rf"|(?<![^\W\d_]){n}\w{{0,3}}\s+(?:ih\s+)?{_AGENT_APART}"
                       rf"|{_AGENT_APART}\s+(?:(?:de|von|di|van|do|da|на|blong|bilong|ni|ya|wa|nei|pi)\s+|d['’]\s?)?{n}(?![^\W\d_])", re.I)
 
 
@@ -758,7 +760,8 @@ _AGENT_ABROAD = re.compile(r"(?<![^\W\d_])(?:ai|a\.i\.|assistants?|assistente|as
                            r"асистент\w{0,3}|помощник\w{0,3}|βοηθός|"
                            # Belarusian, Ukrainian, Uzbek, Scottish Gaelic; a "digital secretary"
                            r"памочнік\w{0,3}|помічник\w{0,3}|yordamchi\w{0,8}|cuidiche\w{0,3}|digital[ \t]+secretary|цифров\w{0,3}[ \t]+секретар\w{0,3}"
-                           r"|skoazeller\w{0,2}|helpa|katabang)(?![^\W\d_])"  # Breton, Bislama, Waray and Cebuano
+                           r"|skoazeller\w{0,2}|helpa|katabang"  # Breton, Bislama, Waray and Cebuano
+                           r"|(?:phone|digital|computer|computah|online)[ \t]+help(?:er|ah|a))(?![^\W\d_])"  # "Alex ih phone helper"
                            r"|اسسٹنٹ|دستیار|مساعد|असिस्टेंट|सहायक|অ্যাসিস্ট্যান্ট|সহকারী|உதவியாளர்|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|비서"
                            r"|ረዳት|ሓጋዚ|ડિજિટલ\s*સેક્રેટરી|સહાયક|ਸਹਾਇਕ|సహాయకుడు|ಸಹಾಯಕ|സഹായി", re.I)
 
@@ -896,7 +899,11 @@ def _money_sent_on_anothers_word(fact: str, messages: list[Message], user: str |
 # what the reader does in person, which no agent can: "Just show your voucher at the appointment", "bring your ID to the desk"
 _IN_PERSON = re.compile(r"(?:^|[.!?]\s{0,3})(?:(?:please|just|simply)\s+)?(?:show|bring|present|wear|carry|hand\s+in)\s+(?:your|the|this|a)\s+"
                         r"[^.!?\n]{0,40}?\b(?:at|to|on)\s+(?:the\s+|your\s+)?(?:appointment|door|desk|counter|reception|entrance|arrival"
-                        r"|check-?in|till|gate|visit|surgery|clinic|branch|shop|store)\b", re.I)
+                        r"|check-?in|till|gate|visit|surgery|clinic|branch|shop|store)\b"
+                        # a thing made ready at the door for a collection: "Just have it unplugged and boxed up by the front door"
+                        r"|(?:^|[.!?]\s{0,3})(?:(?:please|just|simply)\s+)?(?:have|leave|put|place|keep)\s+(?:it|them|the\s+\w+|your\s+\w+)\s+"
+                        r"[^.!?\n]{0,40}?\b(?:by|at|outside|on|next\s+to)\s+(?:the\s+|your\s+)?(?:front\s+|back\s+)?"
+                        r"(?:door|doorstep|porch|step)\b", re.I)
 
 
 def _closest_to_an_own_rule(fact: str, sources: list[Message], user: str | None) -> bool:

@@ -202,7 +202,7 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     ),
     # a random-looking token after a secret word, shorter than the generic rule needs ("secret Zq8v...", "Token 9f8e...")
     "secret-token": re.compile(
-        r"\b(?:secret|token|key|apikey|auth|authorization|credential|2fa|mfa|totp|otp)s?\b[^\w\n]{0,3}"
+        r"\b(?:secret|token|key|apikey|authkey|auth|authorization|credential|2fa|mfa|totp|otp)s?\b[^\w\n]{0,3}"
         r"(?:(?:is|was|=|:|token|bearer)\b[^\w\n]{0,3}){0,2}([A-Za-z0-9+/_\-]{12,256}={0,2})",
         re.I,
     ),
@@ -389,7 +389,9 @@ _REFERENCE = re.compile(r"(?:\$\{|\$\(|\{\{|%\()[^\n]*[}\)]|(?:var|local|locals|
                         r"|az|sops|cat|age|gpg)[ \t][^`\n]{1,200}`"
                         r"|[A-Za-z0-9/+]{0,60}EXAMPLE(?:KEY)?"  # AWS's documented example keys: "AKIAIOSFODNN7EXAMPLE"
                         # ESPHome's "!secret wifi_password", Windows' "%NUGET_PAT%"; a build's constant ("BuildConfig.MAPBOX_TOKEN")
-                        r"|!secret(?:[ \t]+[\w.\-]{1,60})?|%[A-Za-z_][A-Za-z0-9_]{1,60}%|(?:(?:[A-Z][a-z]+){2,}|settings|config|conf)\.[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+                        r"|!secret(?:[ \t]+[\w.\-]{1,60})?|%[A-Za-z_][A-Za-z0-9_]{1,60}%|(?:(?:[A-Z][a-z]+){2,}|settings|config|conf)\.[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
+                        # Frigate's "{FRIGATE_RTSP_PASSWORD}"; pass(1)'s entry named in place of the password ("pass household/ctax")
+                        r"|\{[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\}|(?:pass|gopass)(?:[ \t]+show)?[ \t]+[\w.\-]+(?:/[\w.\-]+)+")
 
 
 def _reference(word: str) -> bool:

@@ -106,6 +106,7 @@ def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
     yield from _run_together(text)
     yield from _bit_rows(text)
     yield from _cut_short(text)
+    yield from _shamir_shares(text)
     if "|" in text:  # a table's bars read as spaces, the same length: "| 1 | glimpse |" is "1 glimpse"
         text = text.replace("|", " ")
     if _RANGE_LABEL.search(text):  # " 7–12  hello zoo ...": a line's range of word numbers read as spaces
@@ -164,6 +165,17 @@ def find_seedqr_digits(text: str) -> Iterator[tuple[str, int, int]]:
         numbers = [int(n) for n in re.findall(r"\d{4}", m.group())]
         if len(numbers) in SEED_LENGTHS and max(numbers) <= 2048 and min(numbers) < 1900:  # not a run of years
             yield from (("seed-phrase", m.start() + n.start(), m.start() + n.end()) for n in _NUMBERS_ON_A_LINE.finditer(m.group()))
+
+
+# A Shamir share (SLIP-39), from its own list of 1024 words of four to eight letters: 20 or 33 of them, where the text
+# speaks of Shamir, SLIP-39 or shares ("Share 1 of 3:")
+_SHAMIR = re.compile(r"(?i:shamir|slip-?39|\bshares?\s+\d+\s+of\s+\d+)")
+_SHARE = re.compile(r"(?<![A-Za-z])[a-z]{4,8}(?:(?:[ \t]+|[ \t]*\n[ \t]*)[a-z]{4,8}){19,32}(?![A-Za-z])")
+
+
+def _shamir_shares(text: str) -> Iterator[tuple[str, int, int]]:
+    if _SHAMIR.search(text):
+        yield from (("seed-phrase", *m.span()) for m in _SHARE.finditer(text) if len(m.group().split()) in (20, 33))
 
 
 # The words run together, each capitalised, to look like junk: "BitterRippleShoulderPermit..."
