@@ -1191,3 +1191,26 @@ def test_a_password_set_off_by_commas_voicemail_pins_a_run_of_coded_lines_a_grou
 ])
 def test_a_frigate_variable_a_pass_entry_a_question_an_ini_section_and_labelled_times_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secrets"), [
+    ("number on the card: 4111 · 1111 · 1111 · 1111", ("4111 · 1111",)),  # a sign with spaces around it
+    ("card 4111\u200b1111\u200b1111\u200b1111", ("4111\u200b1111",)),  # zero-width spaces
+    ("card 41 11 11 11 11 11 11 11", ("41 11 11 11",)),  # in eight pairs
+    ("kartu saya 5500-0000-0000-0004 berlaku 09/28", ("5500-0000-0000-0004",)),
+    ("4111111111111111|12|2027|123", ("4111111111111111", "|123")),  # a dump's fields: the code after the expiry too
+    ("mTAN: 185739", ("185739",)),
+    ("パスコードは4417です", ("4417",)),
+    ("mi clave del cajero es 4417", ("4417",)),
+    ("unlock my phone: 1857", ("1857",)),
+])
+def test_a_card_in_odd_separators_and_words_a_dumps_code_a_tan_and_pins_in_more_words_are_redacted(text, secrets):
+    assert_caught(text, *secrets)
+
+
+@pytest.mark.parametrize("text", [
+    "the TAN list is empty, order a new one", "screen lock after 5 minutes", "unlock 2 achievements in the first level",
+    "Elo 2150 2200 2180 2190 over four seasons",
+])
+def test_talk_of_tans_and_locks_and_a_run_of_ratings_are_kept(text):
+    assert_kept(text)

@@ -38,7 +38,8 @@ _PASSWORD_WORDS_LATIN = (
     r"şifrə\w{0,3}|maxfiy[ \t]+so['ʻ‘’]z|teny[ \t]+miafina"  # Malagasy
 )
 # Scripts written without spaces between words (Chinese, Japanese, Thai): no boundaries around the word.
-_PASSWORD_WORDS_CJK = (r"密码|密碼|口令|パスワード|暗証番号|비밀번호|비번|암호|รหัสผ่าน|கடவுச்சொல்|মুরপদ|මුරපද|পাসওয়ার্ড|ពាក្យសម្ងាត់|የይለፍ[ \t]ቃል"
+_PASSWORD_WORDS_CJK = (r"密码|密碼|口令|パスワード|パスコード|暗証番号|비밀번호"
+                       r"|비번|암호|รหัสผ่าน|கடவுச்சொல்|মুরপদ|මුරපද|পাসওয়ার্ড|ពាក្យសម្ងាត់|የይለፍ[ \t]ቃል"
                        # Lao, Burmese, and "password" written in Gujarati, Punjabi, Malayalam, Kannada and Telugu letters
                        r"|ລະຫັດຜ່ານ|စကားဝှက်|પાસવર્ડ|ਪਾਸਵਰਡ|പാസ്\u200c?വേഡ്|ಪಾಸ್\u200c?ವರ್ಡ್|పాస్\u200c?వర్డ్")
 # A network's key in any of these languages: "WLAN-Schlüssel", "code wifi", "la clave del wifi", "wifi key".
@@ -240,7 +241,9 @@ _PIN_ONLY = (
     r"пин(?:[ \t\-]?код)?|пін(?:[ \t\-]?код)?|पिन|(?:ال)?رقم[ \t]+(?:ال)?سري|קוד[ \t]+סודי)(?![^\W\d_])|暗証番号)"
 )
 _PIN_WORD = (
-    r"(?:" + _PIN_ONLY + r"|(?<![^\W\d_])(?:pass[ \t]?code|combination|combo|"
+    r"(?:" + _PIN_ONLY + r"|(?<![^\W\d_])(?:pass[ \t]?code|combination|combo|screen[ \t]?lock|lock[ \t]?screen"
+    r"|clave[ \t]+(?:del[ \t]+cajero|de[ \t]+(?:la[ \t]+|mi[ \t]+)?tarjeta)"
+    r"|unlock(?:[ \t]+(?:my|the|your)[ \t]+(?:phone|ipad|tablet|laptop))?|"
     r"(?:(?<!zip[ _\-])(?<!postal[ _\-])(?<!area[ _\-])(?<!error[ _\-])(?<!status[ _\-])(?<!country[ _\-])"
     r"(?<!exit[ _\-])(?<!return[ _\-])(?<!dress[ _\-])(?<!source[ _\-])(?<!promo[ _\-])(?<!discount[ _\-])"
     r"(?<!coupon[ _\-])(?<!tracking[ _\-])(?<!verification[ _\-])"
@@ -437,8 +440,9 @@ _USE_PAIR = re.compile(
 
 # A card's code by its name in other languages, on a line that speaks of a card: "carte ..., cryptogramme 482"
 _CARD_WORD = (
-    r"(?<![^\W\d_])(?:card|karte|kreditkarte|carte|tarjeta|carta|cart(?:ã|a)o|kaart|karta|карт[аыи]|kort|kortti|kártya|"
-    r"visa|master[ \t]?card|amex|maestro|girocard|ec-karte)"
+    r"(?:(?<![^\W\d_])(?:card|karte|kreditkarte|carte|tarjeta|carta|cart(?:ã|a)o|kaart|karta|карт[аыиу]|kort|kortti|kártya|"
+    r"kartu|kad|kadi|kaati|kāri|kart[ıi]|κάρτα[ςσ]?|כרטיס|thẻ|visa|master[ \t]?card|amex|maestro|girocard|ec-karte|rupay"
+    r"|unionpay)(?![^\W\d_])|بطاق|カード|卡号|卡號|信用卡|카드|कार्ड|บัตร)"
 )
 _CARD_CODE_ABROAD = re.compile(
     _CARD_WORD + r"[^\n]{0,100}?(?<![^\W\d_])"
@@ -452,14 +456,17 @@ _CARD_CODE_ABROAD = re.compile(
 # A card's number, then its expiry, then a bare three or four digits: its code ("4111 1111 1111 1111 12/28 123")
 _CARD_EXPIRY_CODE = re.compile(
     r"(?<![\d.\-/])(\d{4}(?:[ \-]?\d{4}){3}(?:[ \-]?\d{3})?|3\d{3}[ \-]?\d{6}[ \-]?\d{5})"
-    r"[ \t]{0,2}[,;/|]?[ \t]{1,3}(?:[^\W\d_]{2,10}\.?:?[ \t]{0,2})?(?:0[1-9]|1[0-2])[ \t]?[/\-.][ \t]?(?:20)?\d\d"
-    r"[ \t]{0,2}[,;/|]?[ \t]{1,3}(?:[^\W\d_]{2,6}\.?:?[ \t]{0,2})?(\d{3,4})(?![\d/.\-])"
+    r"(?:[ \t]{0,2}[,;/|]?[ \t]{1,3}(?:[^\W\d_]{2,10}\.?:?[ \t]{0,2})?(?:0[1-9]|1[0-2])[ \t]?[/\-.][ \t]?(?:20)?\d\d"
+    r"[ \t]{0,2}[,;/|]?[ \t]{1,3}(?:[^\W\d_]{2,6}\.?:?[ \t]{0,2})?"
+    r"|([|;:,])(?:0[1-9]|1[0-2])\2(?:20)?\d\d\2)"  # a dump's fields: "4111111111111111|12|2027|123"
+    r"(\d{3,4})(?![\d/.\-])"
     r"(?![ \t]{0,2}(?:[€$£¥%]|(?:EUR|USD|GBP|CHF|JPY|CAD|AUD|euros?|dollars?|pounds?)(?![^\W\d_])))"  # a price after the expiry
 )
 
 # Cards with separators the digit-group rule does not take: dots, slashes, underscores, no-break and thin spaces, and any
 # mix of these with spaces and hyphens ("6011-1111.1111 1117"); the checksum decides (`_is_card` in secrets.py).
-_ODD = r"[ \-.\/_,\t\u00a0\u2002-\u200a\u202f\u00b7\u2022\u2219\u22c5\u2010-\u2014\u30fb\uff65]"  # dashes, commas, tabs, "・"
+_ODD = (r"(?:[ \t\u00a0]?[\-.\/_,\u00b7\u2022\u2219\u22c5\u2010-\u2014\u30fb\uff65|][ \t\u00a0]?"  # dashes, commas, "・", " · "
+        r"|[ \t\u00a0\u2002-\u200d\u202f\u2060\ufeff\u3000])")  # spaces of every width, none at all (a zero-width one)
 _ODD_CARD = re.compile(
     rf"(?<![\d.,/_])(?:\d{{4}}{_ODD}\d{{4}}{_ODD}\d{{4}}{_ODD}\d{{4}}(?:{_ODD}\d{{3}})?|3\d{{3}}{_ODD}\d{{6}}{_ODD}\d{{5}})(?![\d])"
 )
@@ -467,7 +474,7 @@ _ODD_CARD = re.compile(
 # After a card word or a network's name, digits in any grouping of two to eight, one separator throughout: "Discover
 # 60114731 22371084", "Amex 3714.496353.98431".
 _CARD_WORD_THEN_GROUPS = re.compile(r"(?:" + _CARD_WORD + r"|\bdiscover\b)[^\n\d]{0,40}?(?<!\d)"
-                                    r"(\d{2,8}(" + _ODD + r")\d{2,8}(?:\2\d{2,8}){0,5})(?![\d])", re.I)
+                                    r"(\d{2,8}(" + _ODD + r")\d{2,8}(?:\2\d{2,8}){0,8})(?![\d])", re.I)
 # American Express calls its four-digit code the CID
 _AMEX_CID = re.compile(r"(?:\bamex\b|american[ \t]+express|\bcard\b)[^\n]{0,80}?\bCID\b[^\w\n]{0,3}(\d{4})(?!\d)", re.I)
 # A card's digits one by one, each pair apart by the same space, hyphen or dot: "4 0 0 0 0 5 6 6 ...".
@@ -600,14 +607,15 @@ NOT_A_VALUE_ABROAD = frozenset(
 _CLAUSE_GOES_ON = re.compile(
     r"[ \t]{1,3}(?!(?:for|now|today|yesterday|tomorrow|again|so|and|but|because|since|until|last|this|then|ok|okay)\b)[A-Za-z]"
 )
-_ANY_PIN_WORD = re.compile(r"pin|code|c(?:ó|o)digo|codice|kod|combo|combina|combinación|пин|пін|暗証|비밀|पिन|कोड|سري|סודי|รหัส", re.I)
+_ANY_PIN_WORD = re.compile(r"pin|code|c(?:ó|o)digo|codice|kod|combo|combina|combinación|пин|пін|暗証|비밀|पिन|कोड|سري|סודי|รหัส"
+                           r"|lock|clave", re.I)
 # A cheap look before the patterns above: plain substrings of the lower-cased text (one fast scan each), not a regex
 # alternation, which tries every word at every position.
 _PASSWORD_HINTS = tuple("""pass pasw pssw psw pw wort contrase senha wacht has heslo jelsz senord kode passord salasana ifre парол 密 口令
     パスワード 暗証 비밀 비번 암호 sandi khẩu khau parol kodeord contrasenya laluan nenosiri siri κωδικ συνθηματ סיסמ كلمة पासवर्ड รหัสผ่าน
     slapta cyfrinair lozink geslo лозинк fjal lykilor pasahitz contrasinal wagwoord pasvort pasfhocal phasiwedi құпия нууц პაროლ
     գաղտնաբառ رمز گذرواژه پاس கடவுச்சொல் মুরপদ මුරපද পাসওয়ার্ড ពាក្យសម្ងាត់ የይለፍ
-    wifi wi-fi wlan wpa router network réseau reseau red rede netz netwerk sieci сети""".split())
+    wifi wi-fi wlan wpa router network réseau reseau red rede netz netwerk sieci сети パスコード""".split())
 
 
 def _names_a_password_somewhere(text: str) -> bool:
@@ -1507,7 +1515,7 @@ def _card_codes(text: str) -> Iterator[Span]:
             yield ("card-cvv", *m.span(1))
     for m in _CARD_EXPIRY_CODE.finditer(text):
         if luhn(re.sub(r"\D", "", m.group(1))):
-            yield ("card-cvv", *m.span(2))
+            yield ("card-cvv", *m.span(3))
 
 
 def luhn(digits: str) -> bool:

@@ -150,7 +150,10 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
         r"|(?<![A-Za-z])(?-i:OTP)(?![A-Za-z])[ \t]{0,2}[^\x00-\x7f\d\n][^\x00-\x2f\x3a-\x7f\n]{0,24}?[ \t]{0,3}(\d{4,8})(?!\d)"
         # the code first, as the text message says it: "716204 is your Facebook confirmation code", "G-480213 is your Google ..."
         r"|(?<![\w\-.,/])(?:[A-Z]-)?(\d{4,8})(?![\d\-.,/])[ \t]+(?:is|est|es|ist|é|è)[ \t]+(?:your|votre|tu|su|dein|ihr|il[ \t]+tuo|o[ \t]+seu|seu)"
-        r"(?:[ \t]+[^\s.!?]{1,20}){0,4}?[ \t]+(?:code|c(?:ó|o)digo|codice|kode|otp|pin)(?![^\W\d_])",
+        r"(?:[ \t]+[^\s.!?]{1,20}){0,4}?[ \t]+(?:code|c(?:ó|o)digo|codice|kode|otp|pin)(?![^\W\d_])"
+        # a bank's transaction number: "mTAN: 185739", "TAN 185739"
+        r"|(?<![A-Za-z\-])(?-i:(?:m|i|SMS-?|push|chip|photo)?TAN)(?![A-Za-z])[ \t]{0,3}(?:[:=]|is|ist|lautet|je|to)?[ \t]{0,3}"
+        r"(\d{6,8})(?![\d/.\-])",
         re.I,
     ),
     # a keyword straight before a value that looks like a secret ("with password Blue-Falcon-12", "passcode 482913")
@@ -599,7 +602,7 @@ _NEEDS_WORD = {
     "passphrase": ("phrase",),
     "aws-secret-key": ("aws",), "bearer": ("bearer",), "basic-auth": ("basic",), "pin": ("pin",),
     "password-piped": ("echo", "printf"), "cookie-value": ('"value"',),
-    "one-time-code": ("cod", "kod", "код", "kode", "otp", "コード", "코드", "번호", "码", "碼", "कोड", "mã"),
+    "one-time-code": ("cod", "kod", "код", "kode", "otp", "コード", "코드", "번호", "码", "碼", "कोड", "mã", "tan"),
 }
 
 
