@@ -81,7 +81,8 @@ _ASKS_LEAVE = re.compile(r"(?<![^\W\d_])(?:can|could|may)\s+I\s+[^.!?\n]{2,120}\
                          r"\s+if\s+I\s+[^.!?\n]{2,120}\?|(?<![^\W\d_])(?:do|would)\s+you\s+mind\s+if\s+I\s+[^.!?\n]{2,120}\?"
                          r"|(?<![^\W\d_])(?:any\s+chance|wondering\s+if)\s+I\s+(?:could|can|might)\s+[^.!?\n]{2,120}\?", re.I)
 _GIVES_LEAVE = re.compile(r"(?<![^\W\d_])you\s+(?:can|may|are\s+welcome\s+to|'re\s+welcome\s+to|’re\s+welcome\s+to)\s+(?:always|still|also)\s+"
-                          r"[^\W\d_]{2,12}|(?<![^\W\d_])you\s+(?:can|may)\s+[^\W\d_]{2,12}\s+[^.!?\n]{0,80}?(?:any\s?time|whenever\s+you)", re.I)
+                          r"[^\W\d_]{2,12}|(?<![^\W\d_])you\s+(?:can|may)\s+[^\W\d_]{2,12}\s+[^.!?\n]{0,80}?"
+                          r"(?:any\s?time|whenever\s+(?:you|I['’]m|I\s+am))", re.I)
 _YOUR_THING = re.compile(r"(?<![^\W\d_])(?:your|ur)\s+[^\W\d_]", re.I)
 
 
@@ -190,8 +191,8 @@ _AN_AGENT = r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot|pa
 # the agent's name in a word of its own, in the languages whose possessive or case ending sits apart from it
 _AGENT_APART = (r"(?:\w{0,20}aðstoðarm\w{2,6}|gervigreind\w{0,20}|assistant[ea]?|asistente|assistente|assistent\w{0,3}|assisten[dt]\w{0,6}"
                 r"|asistent\w{0,4}|asisten|(?:c|g|ngh)ynorthwy-?ydd\w{0,3}|agente?|ai|ас+истент\w{0,4}|помо(?:щ|ш)ник\w{0,4}"
-                r"|helpa|katabang|(?:phone|digital|computer)\s+help(?:er|a))(?![^\W\d_])")  # Bislama "helpa blong Alex", Waray and
-# Cebuano "katabang ni Alex", Cameroonian Pidgin "Alex ih phone helper"
+                r"|helpa|katabang|y(?:á|a)antaj|(?:phone|digital|computer)\s+help(?:er|a))(?![^\W\d_])")  # Bislama "helpa blong Alex", Waray and
+# Cebuano "katabang ni Alex", Yucatec Maya "u yáantaj Alex", Cameroonian Pidgin "Alex ih phone helper"
 
 
 def _tells_of_your_agent(message: Message, listener: str) -> bool:
@@ -273,20 +274,26 @@ _FRONT_MATTER_BLOCK = re.compile(r"(?m)^[ \t]{0,3}---[ \t]*\n(?:[ \t]{0,12}[\w.-
 _QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb"}
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s)|\n")
 _WORD = re.compile(r"[^\W\d_]{4,}")
-# Someone's promise to give the reader money, in their own name: "We'll apply £150 to your electricity account", "we will
-# refund you in full", "£40 will be credited to your account". Nothing is asked of the reader or of an agent; nothing is
+# Someone's promise to give the reader money or goods, in their own name: "We'll apply £150 to your electricity account",
+# "we will refund you in full", "£40 will be credited to your account", "we'll send a new one free of charge". Nothing is asked of the reader or of an agent; nothing is
 # taken (a charge or a payment from the reader is no promise of this kind).
 _PROMISES_THE_READER = re.compile(
     r"(?<![^\W\d_])(?:we(?:['’]ll|\s+will|\s+are\s+going\s+to|['’]re\s+going\s+to)\s+(?:\w+ly\s+|also\s+|now\s+)?"
     r"(?:apply|credit|refund|reimburse|add|return|pay|transfer)\s+(?!from)[^.!?\n]{0,80}?(?:to|into)\s+your\s+[^\W\d_]"
     r"|we(?:['’]ll|\s+will)\s+(?:\w+ly\s+|also\s+)?(?:refund|reimburse|credit|pay)\s+you(?![^\W\d_])"
     r"|(?:will\s+be|has\s+been|have\s+been|is\s+being)\s+(?:credited|refunded|applied|paid|added|returned)\s+(?:back\s+)?(?:to|into)\s+your"
-    r"\s+[^\W\d_])", re.I)
+    r"\s+[^\W\d_]"
+    # or goods, free: "we'll send a courier to swap it for a new seat free of charge"
+    r"|we(?:['’]ll|\s+will)\s+(?:\w+ly\s+|also\s+)?(?:send|replace|swap|repair|fix|deliver|post)\s+[^.!?\n]{0,80}?"
+    r"(?:free\s+of\s+charge|at\s+no\s+(?:extra\s+)?cost|for\s+free))", re.I)
 _TAKES = re.compile(r"(?<![^\W\d_])(?:charge|debit|take|withdraw|collect|from\s+your\s+(?:card|account)|assistant|agent|ai|bot)(?![^\W\d_])", re.I)
 
 
 def _promises_the_reader(sentence: str) -> bool:
-    return _PROMISES_THE_READER.search(sentence) is not None and _TAKES.search(sentence) is None
+    return _PROMISES_THE_READER.search(sentence) is not None and _TAKES.search(_FREE.sub(" ", sentence)) is None
+
+
+_FREE = re.compile(r"free\s+of\s+charge", re.I)
 
 
 # Someone else's house rule, reported ("Never use the good scissors, my mom says."): no order to the agent.
@@ -760,7 +767,7 @@ _AGENT_ABROAD = re.compile(r"(?<![^\W\d_])(?:ai|a\.i\.|assistants?|assistente|as
                            r"асистент\w{0,3}|помощник\w{0,3}|βοηθός|"
                            # Belarusian, Ukrainian, Uzbek, Scottish Gaelic; a "digital secretary"
                            r"памочнік\w{0,3}|помічник\w{0,3}|yordamchi\w{0,8}|cuidiche\w{0,3}|digital[ \t]+secretary|цифров\w{0,3}[ \t]+секретар\w{0,3}"
-                           r"|skoazeller\w{0,2}|helpa|katabang"  # Breton, Bislama, Waray and Cebuano
+                           r"|skoazeller\w{0,2}|helpa|katabang|y(?:á|a)antaj"  # Breton, Bislama, Waray and Cebuano, Yucatec Maya
                            r"|(?:phone|digital|computer|computah|online)[ \t]+help(?:er|ah|a))(?![^\W\d_])"  # "Alex ih phone helper"
                            r"|اسسٹنٹ|دستیار|مساعد|असिस्टेंट|सहायक|অ্যাসিস্ট্যান্ট|সহকারী|உதவியாளர்|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|비서"
                            r"|ረዳት|ሓጋዚ|ડિજિટલ\s*સેક્રેટરી|સહાયક|ਸਹਾਇਕ|సహాయకుడు|ಸಹಾಯಕ|സഹായി", re.I)
@@ -906,6 +913,18 @@ _IN_PERSON = re.compile(r"(?:^|[.!?]\s{0,3})(?:(?:please|just|simply)\s+)?(?:sho
                         r"(?:door|doorstep|porch|step)\b", re.I)
 
 
+_HEADER_LINE = re.compile(r"[ \t]*[A-Z][\w\-]{1,20}:[ \t][^\n]*")
+
+
+def _reads_as_order(read: str, user: str | None) -> bool:
+    """`reads_as_directive`, a mail's header lines ("From: ...", "Subject: ...") read one by one: together they are no
+    sentence."""
+    lines = [line for line in read.split("\n") if line.strip()]
+    if len(lines) > 1 and all(_HEADER_LINE.fullmatch(line) for line in lines):
+        return any(reads_as_directive(line, user) for line in lines)
+    return reads_as_directive(read, user)
+
+
 def _closest_to_an_own_rule(fact: str, sources: list[Message], user: str | None) -> bool:
     """Whether, of every source sentence, the one closest to `fact` in meaning is the user's own and states a rule."""
     from hymem_cli.screen.meaning import states_a_rule
@@ -994,7 +1013,8 @@ def trace(evidence: str, fact: str, sources: list[Message],
             # not take the rest of its message down with it
             by_meaning = screening and not own and not is_assistant(message.speaker) and not _promises_the_reader(sentence) \
                 and not own_rule_closest \
-                and not speakers_own_agent(read, user, ours=region is not None) and at_stake and reads_as_directive(read, user)
+                and not speakers_own_agent(read, user, ours=region is not None) and at_stake \
+                and _reads_as_order(_IN_PERSON.sub(" ", read), user)  # what the reader does in person is no one's order
             if by_meaning and region is None:
                 return "its source holds an instruction to the agent (it reads as one, by meaning)", None, ()
             voices.append(own)

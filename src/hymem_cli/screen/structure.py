@@ -318,7 +318,10 @@ _NEGATED_RULE = re.compile(r"(?:^|[.!?;:\n,]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+
                            r"|\b(?:never|doesn'?t|does\s+not|don'?t|do\s+not)\s+wants?\b[^.!?\n]{0,120}?\bwithout\b"
                            # said of the agent, for an act: "; it never pays a booking deposit without asking him"
                            r"|(?:^|[.!?;:\n,]\s{0,3})(?:it|(?:the|my|his|her|their)\s+(?:assistant|ai|agent|bot))\s+(?:never|won'?t|will\s+not"
-                           r"|must\s+not|mustn'?t|should\s+not|shouldn'?t|does\s+not|doesn'?t)\s+(?!ask|check|confirm|wait|consult|bother|run\b)\w", re.I)
+                           r"|must\s+not|mustn'?t|should\s+not|shouldn'?t|does\s+not|doesn'?t)\s+(?!ask|check|confirm|wait|consult|bother|run\b)\w"
+                           # the same subject, a clause on: "his assistant renews it ..., and never buys the three-year one"
+                           r"|[,;]\s{0,3}(?:and|but)\s+(?:never|won'?t|will\s+not|does\s+not|doesn'?t)\s+(?!ask|check|confirm|wait|consult|bother|run\b)\w",
+                           re.I)
 OWN_RISKY = re.compile(_ADDRESS + "|" + _CREDENTIAL + "|" + _MONEY + "|" + _CHECKS_OFF + "|" + _OTHERS + "|" + _RISKY_ABROAD, re.I)
 _ADDRESS_RX = re.compile(_ADDRESS, re.I)
 # What no bound makes the user's own: credentials, a rule for how other people are treated, obedience without question
