@@ -1214,3 +1214,36 @@ def test_a_card_in_odd_separators_and_words_a_dumps_code_a_tan_and_pins_in_more_
 ])
 def test_talk_of_tans_and_locks_and_a_run_of_ratings_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secrets"), [
+    ("FieldType: Text\nFieldName: CardCID\nFieldValue: 4145\n---\nFieldName: DoorPassword\nFieldValue: Heron-Gate-27",
+     ("4145", "Heron-Gate-27")),  # a PDF form's fields, dumped a line each
+    ("sc-hsm-tool --initialize --so-pin 3537682194175520 --pin 648219 --label \"ca-hsm-01\"", ("3537682194175520", "648219")),
+    ("Signal backup passphrase\n18204 66937 50418 29075 31186 74420", ("18204 66937 50418 29075 31186 74420",)),
+    ("Monero: the following 25 words can be used to recover access to your wallet.\n\ntavern pastry yeti opus lucky nabbed "
+     "dwindling gyrate\nvowels oyster hiker cowl adept ruffled jaunt ember\nnudged amidst sneeze lifestyle tunnel gauze knapsack "
+     "pylon opus", ("tavern pastry yeti", "pylon opus")),
+    ("APP_KEY=base64:8vQ2k9LmT4rX7pZ1wN6yB3cF5hJ0sD8gA2qE4uR6tY0=\nAPP_DEBUG=false",
+     ("base64:8vQ2k9LmT4rX7pZ1wN6yB3cF5hJ0sD8gA2qE4uR6tY0=",)),
+    ("Ihr Registrierungsbrief für die S-pushTAN-App\nRegistrierungscode: 8K2F-7QTA-MX4D", ("8K2F-7QTA-MX4D",)),
+    ("I'm sending the initial password in two halves. First half: Trefoil-Quay", ("Trefoil-Quay",)),
+    ("type=EXECVE argc=5 a0=mysql a1=-u a2=backup_admin a3=-pGuillemot^Sorrel^63 a4=inventory", ("Guillemot^Sorrel^63",)),
+    ("skopeo copy --src-creds pennardops:Mistle.Thrush.8841 docker://a docker://b", ("Mistle.Thrush.8841",)),
+    ("murmurd -ini /etc/mumble-server.ini -supw 'Ashen!Kettle!5'", ("Ashen!Kettle!5",)),  # a flag that names a secret
+])
+def test_a_forms_fields_a_smart_cards_pins_signals_passphrase_a_monero_seed_an_encoded_key_a_registration_code_a_first_half_an_audited_password_and_registry_creds_are_redacted(  # noqa: E501
+        text, secrets):
+    assert_caught(text, *secrets)
+
+
+@pytest.mark.parametrize("text", [
+    "type=EXECVE argc=2 a0=passwd a1=backup_admin",  # the command that changes a password, and whose
+    "| Account | Password |\n|---|---|\n| Jenkins | Vault: kv/platform/jenkins |",  # where the password is kept
+    "$ pkcs11-tool --module /usr/lib/opensc-pkcs11.so --login --pin 648219 --label ca-root-2026 --id 01",  # a label, a command
+    "ZIP codes on the route: 90210 10001 60614 73301 94103 02108",  # six groups of five digits, no backup spoken of
+])
+def test_the_passwd_command_a_vault_path_a_commands_labels_and_six_zip_codes_are_kept(text):
+    out = redacted(text)
+    for kept in ("backup_admin", "kv/platform/jenkins", "ca-root-2026", "pkcs11-tool", "90210 10001"):
+        assert kept in out or kept not in text, out

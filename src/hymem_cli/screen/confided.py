@@ -281,6 +281,7 @@ def _confided_values(text: str) -> Iterator[Span]:
     if len(text) <= 2000 and (_CREDENTIAL.search(text) or _LEXICON_WORD.search(text)):
         for m in _LAST_PIECE.finditer(text):  # "Segunda parte: _Tarazona1993", a password named in the same short text
             yield ("password", *m.span(1))
+        yield from (("password", *m.span(1)) for m in _FIRST_PIECE.finditer(text))
     for m in _LONE_VALUE.finditer(text):  # "Here is the new one:\n\n    ravitoto_sy_henakisoa", a credential named just before
         since = max(0, m.start() - 200)
         named_here = _CREDENTIAL.search(text, since, m.end(1)) or _LEXICON_WORD.search(text, since, m.end(1))
@@ -296,6 +297,9 @@ _ASKED_LAST = re.compile(r"[^\W\d_A-Z]+(?:-[^\W\d_A-Z]+)?\?")
 # the last piece of a password sent in pieces, its joining sign first: a word with a capital, then digits ("_Caacupe82")
 _LAST_PIECE = re.compile(r"(?:^|[:：][ \t]*|\n[ \t]*)(?:\[[^\]\n]{1,30}\][ \t]*)?"  # a chat line's head: "[SMS] "
                          r"([_\-.+~][A-Z][^\W\d_]{2,20}[#!*_.\-]?\d{2,4})(?![\w\-])", re.M)
+# the first piece of a password sent in pieces, after a label that says which piece: "First half: Trefoil-Quay"
+_FIRST_PIECE = re.compile(r"(?im)(?<![^\W\d_])(?:first|1st|second|2nd|last|other)[ \t]+(?:half|part|piece|bit)(?![^\W\d_])"
+                          r"[^\n:：]{0,20}[:：][ \t]*((?-i:[A-Z][a-z]{2,}(?:[.\-_+&][A-Z][a-z]{2,}){1,3}\d{0,4}[!?#]?))[ \t]*$")
 # a value alone on its line after a line that ends in a colon; not an address, a path or a command
 _LONE_VALUE = re.compile(r"(?m)^([^\n]{0,300})[:：][ \t]*\n(?:[ \t]*\n)?[ \t]{0,8}`?([^\s`]{4,128})`?[ \t]*$")
 # "secretKeyRef:" is a key; "Title,URL,Username,Password": a CSV file's header; "[general]": an INI file's section
@@ -582,6 +586,8 @@ def _in_sentence(sentence: str, at: int, named_before: bool, pleaded: bool = Fal
             value = value.rstrip(".:?")  # the sentence's own sign; a "!" may be the value's: "Kalyna7775!."
         if _KEYS_PRESSED.fullmatch(value):
             continue  # "Alt+Shift", "Ctrl+Alt+Del": keys pressed together
+        if _A_PLAIN_FLAGS_VALUE.search(sentence[max(0, m.start() - 40):m.start()]):
+            continue  # "--label ca-hsm-01", "$ pkcs11-tool": a command's name, or what a flag that names no secret is given
         if strongly_invented(value) or about_one and (invented(value) or random_looking(value)) \
                 or _made_up_alone(value, sentence[:m.start()]):
             yield ("password-made", at + m.start(), at + m.start() + len(value))
@@ -595,6 +601,10 @@ def _in_sentence(sentence: str, at: int, named_before: bool, pleaded: bool = Fal
             if _LABELLED.search(before) or (keyed and not _DIGITS_CUE.search(before)) or _a_year(m.group()):
                 continue
             yield ("pin", at + m.start(), at + m.end())
+
+
+_A_PLAIN_FLAG_NAME = r"(?![\w\-]*(?:pin|pass|pw|secret|token|key|auth|cred))[a-z][\w\-]{1,30}"  # no secret's word in it
+_A_PLAIN_FLAGS_VALUE = re.compile(rf"(?:(?<!\S)--?{_A_PLAIN_FLAG_NAME}(?:[ \t]+|=)[\"']?|(?:^|\n)[ \t]*\$[ \t]+)\Z", re.I)
 
 
 def _a_year(digits: str) -> bool:

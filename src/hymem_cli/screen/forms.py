@@ -658,11 +658,40 @@ _VOICEMAIL_BOX = re.compile(r"(?m)^[ \t]*\d{1,10}[ \t]*=>[ \t]*-?(\d{3,12})[ \t]
 _STREAM_KEY = re.compile(r"\brtmps?://[^\s/]{3,120}/(?:[^\s/]{1,60}/){1,3}([A-Za-z0-9][\w\-.?=&]{11,255})(?![\w\-.?=&/])")
 
 
+# A form's fields dumped a name and a value to a line each (pdftk): "FieldName: CardCID" / "FieldValue: 4145"
+_FIELD_PAIR = re.compile(r"(?im)^[ \t]*(?:field[ \t]?)?name[ \t]*:[ \t]*([\w.\-]{1,60})[ \t]*\r?\n"
+                         r"(?:[ \t]*[\w]{1,20}[ \t]*:[^\n]*\n){0,2}?[ \t]*(?:field[ \t]?)?value[ \t]*:[ \t]*([^\s][^\n]{0,255}?)[ \t]*$")
+_CARD_CODE_NAME = re.compile(r"(?i:cid|cvv2?|cvc2?|csc|security[_\-]?code|pin)$")
+# Signal's backup passphrase: thirty digits in six groups of five, where the text speaks of a backup or Signal
+_SIGNAL_PASSPHRASE = re.compile(r"(?<![\d ])\d{5}(?: \d{5}){5}(?![ ]?\d)")
+# an auditd EXECVE record of mysql, its password as an argument: "a0=mysql a1=-u a2=backup_admin a3=-pGuillemot^Sorrel^63"
+_AUDIT_MYSQL_PASSWORD = re.compile(r"\ba0=\"?mysql\w{0,6}\"?(?:[ \t]+a\d{1,2}=[^\s]*)*?[ \t]+a\d{1,2}=\"?-p([^\s\"\-][^\s\"]{2,127})")
+
+
+# a code that registers or activates an app or a device for someone's account, as a bank's letter gives it:
+# "Registrierungscode: 8K2F-7QTA-MX4D" (S-pushTAN), "Aktivierungscode", "Freischaltcode", "registration code"
+_REGISTRATION_CODE = re.compile(r"(?i:registrierungs|aktivierungs|freischalt|registration[ \t]|activation[ \t])"
+                                r"(?i:code|schl(?:ü|ue)ssel|key)[ \t]*[:=][ \t]*"
+                                r"((?=[A-Z0-9\-]*\d)(?=[A-Z0-9\-]*[A-Z])[A-Z0-9]{3,6}(?:-[A-Z0-9]{3,6}){1,5})(?![\w\-])")
+
+
 def _tool_keys(text: str) -> Iterator[Span]:
+    yield from (("backup-code", *m.span(1)) for m in _REGISTRATION_CODE.finditer(text))
     if "voicemail" in text:
         yield from (("pin", *m.span(1)) for m in _VOICEMAIL_BOX.finditer(text))
     if "rtmp" in text:
         yield from (("secret-field", *m.span(1)) for m in _STREAM_KEY.finditer(text) if re.search(r"\d", m.group(1)))
+    if "alue" in text:
+        for m in _FIELD_PAIR.finditer(text):
+            name, value = m.group(1), m.group(2)
+            if _CARD_CODE_NAME.search(name) and re.fullmatch(r"\d{3,8}", value):
+                yield ("pin", *m.span(2))
+            elif _names_a_secret(name):
+                yield ("password-field", *m.span(2))
+    if re.search(r"(?i:signal|backup|passphrase)", text):
+        yield from (("recovery-key", *m.span()) for m in _SIGNAL_PASSPHRASE.finditer(text))
+    if "a0=" in text:
+        yield from (("password-flag", *m.span(1)) for m in _AUDIT_MYSQL_PASSWORD.finditer(text))
 
 
 # Lines that each give a label and a PIN ("Engineer code: 3719 (alarm company only)"): where two of a run name a code or a
@@ -894,7 +923,8 @@ _NETWORK_STATED = re.compile(rf"(?<![^\W\d_]){_NETWORK}[ \t]{{1,3}}(?:is|es|ist|
                              rf"([^\s,;]{{6,64}})", re.I)
 
 
-_PASSWORD_THEN_VALUE = re.compile(rf"{_PASSWORD_WORD}[ \t]{{1,3}}([^\s,;]{{6,64}})", re.I)
+# (not the command that changes one: "a0=passwd a1=backup_admin", "sudo passwd backup_admin")
+_PASSWORD_THEN_VALUE = re.compile(rf"(?<![=/])(?<!sudo )(?<!\$ ){_PASSWORD_WORD}[ \t]{{1,3}}([^\s,;]{{6,64}})", re.I)
 _WRAPPED = re.compile(r"\n[ \t]{0,3}([^\s]{2,64})[ \t]*(?=\n|$)")
 _PIN_LABEL = re.compile(r"(?<![\w\-])(?:\w{1,20}-){0,4}PIN[ \t]{0,2}[:=][ \t]{0,3}([^\s]{4,64})")
 

@@ -125,7 +125,11 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     "password-flag": re.compile(
         r"\bmysql\w{0,6}\b[^\n]{0,120}?[ \t]-p([^\s\"'\-][^\s\"']{2,127})"
         r"|(?:\blogin\b|\bsshpass\b|[ \t]-u[ \t]{1,3}\S{1,64})[^\n]{0,80}?[ \t]-p[ \t]{1,3}(\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|[\"']?[^\s\"'\-][^\s\"']{2,127})"
-        r"|(?<![\w\-])--pass(?:word|wd)?(?:[ \t]{1,3}|=)([\"']?[^\s\"'\-][^\s\"']{2,127})",
+        r"|(?<![\w\-])--pass(?:word|wd)?(?:[ \t]{1,3}|=)([\"']?[^\s\"'\-][^\s\"']{2,127})"
+        # a smart card's PIN and its security officer's: "sc-hsm-tool --so-pin 3537682194175520 --pin 648219"
+        r"|(?<![\w\-])--(?:so-?)?pin(?:[ \t]{1,3}|=)([\"']?[^\s\"'\-][^\s\"']{3,127})"
+        # a registry's user and password: "skopeo copy --src-creds user:Mistle.Thrush.8841"
+        r"|(?<![\w\-])--(?:src-|dest-)?creds(?:[ \t]{1,3}|=)[\"']?[^\s:\"']{1,64}:([^\s\"']{3,128})",
         re.I,
     ),
     # a password piped into the program that asks for it: "echo 'Orchid lantern' | gpg --passphrase-fd 0", "| sudo -S"
@@ -158,7 +162,8 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     ),
     # a keyword straight before a value that looks like a secret ("with password Blue-Falcon-12", "passcode 482913")
     "password-bare": re.compile(
-        r"\b(?:password|passwort|passwd|pwd|pass[ \t]?code|passphrase|master[ \t]+key)[ \t]{1,3}([^\s\"'`]{4,128})",
+        # ("passwd" is the command too: "passwd backup_admin" names whose password changes)
+        r"\b(?:password|passwort|pwd|pass[ \t]?code|passphrase|master[ \t]+key)[ \t]{1,3}([^\s\"'`]{4,128})",
         re.I,
     ),
     # "the key is Otter-Lamp-496", "the code is 7731", "combination 12-34-56"
@@ -394,7 +399,9 @@ _REFERENCE = re.compile(r"(?:\$\{|\$\(|\{\{|%\()[^\n]*[}\)]|(?:var|local|locals|
                         # ESPHome's "!secret wifi_password", Windows' "%NUGET_PAT%"; a build's constant ("BuildConfig.MAPBOX_TOKEN")
                         r"|!secret(?:[ \t]+[\w.\-]{1,60})?|%[A-Za-z_][A-Za-z0-9_]{1,60}%|(?:(?:[A-Z][a-z]+){2,}|settings|config|conf)\.[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
                         # Frigate's "{FRIGATE_RTSP_PASSWORD}"; pass(1)'s entry named in place of the password ("pass household/ctax")
-                        r"|\{[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\}|(?:pass|gopass)(?:[ \t]+show)?[ \t]+[\w.\-]+(?:/[\w.\-]+)+")
+                        r"|\{[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\}|(?:pass|gopass)(?:[ \t]+show)?[ \t]+[\w.\-]+(?:/[\w.\-]+)+"
+                        # a store and the path in it: "Vault: kv/platform/jenkins"
+                        r"|(?i:vault|1password|bitwarden|keepass(?:xc)?|keychain|lastpass|bws?)[ \t]*:[ \t]*[\w.\-]+(?:/[\w.\-]+)+")
 
 
 def _reference(word: str) -> bool:
@@ -593,7 +600,7 @@ _NEEDS = {
 _NEEDS_WORD = {
     "password": ("pass", "pw", "key", "token", "secret", "code", "contrase", "senha", "пароль"),
     "password-field": ("pass", "pwd", "secret", "psk", "code"), "secret-field": ("key", "token", "auth", "credential", "macaroon"),
-    "password-flag": ("mysql", "-p", "--pass"), "password-bare": ("pass", "pwd", "master"),
+    "password-flag": ("mysql", "-p", "--pass", "creds"), "password-bare": ("pass", "pwd", "master"),
     "key-phrase": ("key", "code", "combination", "combo", "unlock"), "card-cvv": ("cv", "csc", "code"),
     "card-context": ("card", "visa", "amex", "discover", "diners", "jcb", "credit", "debit", "cc", "exp", "valid"),
     "seed-phrase": ("phrase", "words", "sentence"), "login-pair": ("login", "log-in", "user", "account", "cred", "sign", "chpasswd"),
@@ -666,6 +673,9 @@ _NO_PASSWORD = re.compile(r"(?<![^\W\d_])(?:without|no|sans|sin|ohne|kein|keine|
                           r"|utan|uden|uten|ilman|tanpa|nie\s+ma|nincs)\s+(?:a\s+|any\s+|the\s+)?[^\s:]{3,40}[\s:—–\-]{1,4}\Z", re.I)
 
 
+_ENCODING_BEFORE = re.compile(r"(?<![\w:])(?:base64|b64|hex):\Z")
+
+
 def find_secrets(text: str) -> list[tuple[str, int, int]]:
     """(kind, start, end) of every secret-looking span in `text`."""
     found = _find_secrets(text) if text.isascii() else _find_secrets(text.translate(_AS_ASCII))
@@ -700,6 +710,8 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
         found += [span for span in find_secrets("".join(lines)) if span not in found]
     keys = [(a, b) for kind, a, b in found if kind == "recovery-key"]  # a card's digits begun inside a longer key are the key's
     found = [span for span in found if not (span[0] == "card-number" and any(a < span[1] < b for a, b in keys))]
+    # a key's encoding written before it is the key's too: "APP_KEY=base64:8vQ..." (Laravel), "hex:9f1c..."
+    found = [(kind, s - len(m.group()) if (m := _ENCODING_BEFORE.search(text, max(0, s - 8), s)) else s, e) for kind, s, e in found]
     public = [m.span() for m in _PUBLIC_VALUE.finditer(text)]
     return [(kind, s, e) for kind, s, e in found
             if not any(a <= s and e <= b for a, b in public) and not _MASKED_RUN.search(text, s, e)

@@ -106,7 +106,7 @@ def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
     yield from _run_together(text)
     yield from _bit_rows(text)
     yield from _cut_short(text)
-    yield from _shamir_shares(text)
+    yield from _other_lists_seeds(text)
     if "|" in text:  # a table's bars read as spaces, the same length: "| 1 | glimpse |" is "1 glimpse"
         text = text.replace("|", " ")
     if _RANGE_LABEL.search(text):  # " 7–12  hello zoo ...": a line's range of word numbers read as spaces
@@ -167,15 +167,16 @@ def find_seedqr_digits(text: str) -> Iterator[tuple[str, int, int]]:
             yield from (("seed-phrase", m.start() + n.start(), m.start() + n.end()) for n in _NUMBERS_ON_A_LINE.finditer(m.group()))
 
 
-# A Shamir share (SLIP-39), from its own list of 1024 words of four to eight letters: 20 or 33 of them, where the text
-# speaks of Shamir, SLIP-39 or shares ("Share 1 of 3:")
-_SHAMIR = re.compile(r"(?i:shamir|slip-?39|\bshares?\s+\d+\s+of\s+\d+)")
-_SHARE = re.compile(r"(?<![A-Za-z])[a-z]{4,8}(?:(?:[ \t]+|[ \t]*\n[ \t]*)[a-z]{4,8}){19,32}(?![A-Za-z])")
+# Seeds from lists other than BIP-39's, where the text names them: a Shamir share (SLIP-39: 20 or 33 words, "Share 1 of
+# 3:"), Monero's 25 words (or 13, or Polyseed's 16), lnd's aezeed (24); any lowercase words, as the lists are not read
+_OTHER_SEED = re.compile(r"(?i:shamir|slip-?39|\bshares?\s+\d+\s+of\s+\d+|monero|polyseed|aezeed|\b(?:13|16|20|25|33)\s+words\b)")
+_OTHER_SEED_LENGTHS = (13, 16, 20, 24, 25, 33)
+_LOWER_RUN = re.compile(r"(?<![A-Za-z])[a-z]{3,12}(?:(?:[ \t]+|[ \t]*\n[ \t]*)[a-z]{3,12}){12,32}(?![A-Za-z])")
 
 
-def _shamir_shares(text: str) -> Iterator[tuple[str, int, int]]:
-    if _SHAMIR.search(text):
-        yield from (("seed-phrase", *m.span()) for m in _SHARE.finditer(text) if len(m.group().split()) in (20, 33))
+def _other_lists_seeds(text: str) -> Iterator[tuple[str, int, int]]:
+    if _OTHER_SEED.search(text):
+        yield from (("seed-phrase", *m.span()) for m in _LOWER_RUN.finditer(text) if len(m.group().split()) in _OTHER_SEED_LENGTHS)
 
 
 # The words run together, each capitalised, to look like junk: "BitterRippleShoulderPermit..."
