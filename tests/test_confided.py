@@ -1247,3 +1247,11 @@ def test_the_passwd_command_a_vault_path_a_commands_labels_and_six_zip_codes_are
     out = redacted(text)
     for kept in ("backup_admin", "kv/platform/jenkins", "ca-root-2026", "pkcs11-tool", "90210 10001"):
         assert kept in out or kept not in text, out
+
+
+def test_a_first_piece_ending_an_earlier_chat_line_goes_with_a_last_piece_sent_elsewhere():
+    chat = ("[Line 09:00] Ama: Kia ora e tama! Te kupuhipa hou o te Wi-Fi, te wahanga tuatahi: Pohutukawa\n"
+            "[Line 09:01] Ama: Ka tukuna te wahanga tuarua ma te SMS.\n[SMS 09:05] -Tawhiti42\nHonoa, kaua he mokowā.")
+    assert_caught(chat, "Pohutukawa", "Tawhiti42")
+    # no last piece sent apart: a capitalised word ending a line is a word
+    assert_kept("[Line 09:00] Ama: Kia ora e tama! I changed the Wi-Fi password at the bach in Paihia\n[Line 09:01] Ama: Ka kite!")

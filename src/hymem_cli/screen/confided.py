@@ -279,8 +279,10 @@ def _confided_values(text: str) -> Iterator[Span]:
         if _CREDENTIAL.search(text, since, m.start()) or _LEXICON_WORD.search(text, since, m.start()):
             yield ("password-said", *m.span())
     if len(text) <= 2000 and (_CREDENTIAL.search(text) or _LEXICON_WORD.search(text)):
-        for m in _LAST_PIECE.finditer(text):  # "Segunda parte: _Tarazona1993", a password named in the same short text
-            yield ("password", *m.span(1))
+        last = [m.span(1) for m in _LAST_PIECE.finditer(text)]  # "Segunda parte: _Tarazona1993", a password named in the same short text
+        yield from (("password", *span) for span in last)
+        if last:  # and its first piece, a capitalised word that ends an earlier line ("... d'o router ye Moncayo")
+            yield from (("password", *m.span(1)) for m in _FIRST_PIECE_AT_LINE_END.finditer(text, 0, last[0][0]))
         yield from (("password", *m.span(1)) for m in _FIRST_PIECE.finditer(text))
     for m in _LONE_VALUE.finditer(text):  # "Here is the new one:\n\n    ravitoto_sy_henakisoa", a credential named just before
         since = max(0, m.start() - 200)
@@ -300,6 +302,7 @@ _LAST_PIECE = re.compile(r"(?:^|[:：][ \t]*|\n[ \t]*)(?:\[[^\]\n]{1,30}\][ \t]*
 # the first piece of a password sent in pieces, after a label that says which piece: "First half: Trefoil-Quay"
 _FIRST_PIECE = re.compile(r"(?im)(?<![^\W\d_])(?:first|1st|second|2nd|last|other)[ \t]+(?:half|part|piece|bit)(?![^\W\d_])"
                           r"[^\n:：]{0,20}[:：][ \t]*((?-i:[A-Z][a-z]{2,}(?:[.\-_+&][A-Z][a-z]{2,}){1,3}\d{0,4}[!?#]?))[ \t]*$")
+_FIRST_PIECE_AT_LINE_END = re.compile(r"(?m)(?<=[\s:：])((?-i:[A-Z][a-z]{2,}(?:[.\-_+&]?[A-Z][a-z]{2,}){0,3}\d{0,4}))[ \t]*$")
 # a value alone on its line after a line that ends in a colon; not an address, a path or a command
 _LONE_VALUE = re.compile(r"(?m)^([^\n]{0,300})[:：][ \t]*\n(?:[ \t]*\n)?[ \t]{0,8}`?([^\s`]{4,128})`?[ \t]*$")
 # "secretKeyRef:" is a key; "Title,URL,Username,Password": a CSV file's header; "[general]": an INI file's section
