@@ -1255,3 +1255,24 @@ def test_a_first_piece_ending_an_earlier_chat_line_goes_with_a_last_piece_sent_e
     assert_caught(chat, "Pohutukawa", "Tawhiti42")
     # no last piece sent apart: a capitalised word ending a line is a word
     assert_kept("[Line 09:00] Ama: Kia ora e tama! I changed the Wi-Fi password at the bach in Paihia\n[Line 09:01] Ama: Ka kite!")
+
+
+_SEED = "legal winner thank year wave sausage worth useful legal winner thank yellow".split()
+
+
+@pytest.mark.parametrize("text", [
+    "seed: " + " • ".join(_SEED),
+    "seed " + " ".join(f"{w}({i + 1})" for i, w in enumerate(_SEED)),
+    "seed " + " ".join(f"#{i + 1} {w}" for i, w in enumerate(_SEED)),
+    "seed " + " ".join(f"[{i + 1}] {w}" for i, w in enumerate(_SEED)),
+    "seed: " + " ".join(f"{w}." for w in _SEED),
+    "seed: " + "+".join(_SEED),
+    "seed: " + " ".join(_SEED).replace("a", "\u0430"),  # Cyrillic look-alike letters in Latin words
+])
+def test_a_seed_between_signs_numbers_in_brackets_or_with_look_alike_letters_is_redacted(text):
+    out = redacted(text)
+    assert "sausage" not in out and "s\u0430us\u0430ge" not in out, out
+
+
+def test_prose_of_list_words_after_full_stops_near_no_wallet_word_is_kept():
+    assert_kept("Legal. Winner. Thank you. Year of the wave. Sausage worth it. Useful legal winner, thank you, yellow.")

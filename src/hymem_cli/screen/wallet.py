@@ -107,6 +107,26 @@ def find_seed_phrases(text: str) -> Iterator[tuple[str, int, int]]:
     yield from _bit_rows(text)
     yield from _cut_short(text)
     yield from _other_lists_seeds(text)
+    found = list(_listed_runs(text))
+    yield from found
+    if _WALLET_WORDS.search(text) and (plain := _words_only(text)) != text:  # "legal(1) winner(2) ...", "legal • winner • ..."
+        yield from (span for span in _listed_runs(plain) if span not in found)
+
+
+# signs and digits set between a seed's words, read as spaces (the same length, so the spans stay where they are)
+_BETWEEN_WORDS = re.compile(r"[\d•·∙‧+#()\[\]{}<>«»\"“”‘’*~^.]")
+_CYRILLIC_AS_LATIN = str.maketrans("аеорсухікАЕОРСХІК", "aeopcyxikAEOPCXIK")
+
+
+def _words_only(text: str) -> str:
+    """`text` with the signs and digits between words as spaces, and a Latin word's Cyrillic look-alike letters as Latin
+    ("legаl" with a Cyrillic "а")."""
+    plain = _BETWEEN_WORDS.sub(" ", text)
+    return re.sub(r"\w+", lambda m: m.group().translate(_CYRILLIC_AS_LATIN)
+                  if re.search(r"[a-zA-Z]", m.group()) and re.search(r"[\u0400-\u04ff]", m.group()) else m.group(), plain)
+
+
+def _listed_runs(text: str) -> Iterator[tuple[str, int, int]]:
     if "|" in text:  # a table's bars read as spaces, the same length: "| 1 | glimpse |" is "1 glimpse"
         text = text.replace("|", " ")
     if _RANGE_LABEL.search(text):  # " 7–12  hello zoo ...": a line's range of word numbers read as spaces
