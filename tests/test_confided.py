@@ -1276,3 +1276,24 @@ def test_a_seed_between_signs_numbers_in_brackets_or_with_look_alike_letters_is_
 
 def test_prose_of_list_words_after_full_stops_near_no_wallet_word_is_kept():
     assert_kept("Legal. Winner. Thank you. Year of the wave. Sausage worth it. Useful legal winner, thank you, yellow.")
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("Emergency Kit\nSecret Key\nA3-8KQW2P-MN4T7R-X9V2B-6HJ3D-QW8EZ-4TPL7", "8KQW2P"),  # 1Password's, by its shape
+    ("FileVault recovery key: K7QP-2MXD-9TWR-4HVN-8BJC-3LZF", "2MXD"),
+    ("Ключ восстановления: K7QP-2MXD-9TWR-4HVN-8BJC-3LZF", "2MXD"),
+    ("復旧キー: K7QP-2MXD-9TWR-4HVN-8BJC-3LZF", "2MXD"),
+    ("Your recovery key is K7QP 2MXD 9TWR 4HVN 8BJC 3LZF", "4HVN"),
+    ("restore key for the NAS: 7HQ2K-M9XPT-4WVRB-D6JYC-3NF8G", "M9XPT"),
+])
+def test_a_key_in_groups_after_a_word_for_a_key_or_a_recovery_in_any_language_is_redacted(text, secret):
+    assert secret not in redacted(text)
+
+
+@pytest.mark.parametrize("text", [
+    "gpg key fingerprint: 72C4 9F1B 5D67 9B08 A1E3 44C0 9D2F 6B1A 0E57 C3D8",  # hex
+    "use the public KMS client setup key from Microsoft's docs, W269N-WFGWX-YVC9B-4J6C9-T83GX",  # a key published for all
+    "K7QP-2MXD-9TWR-4HVN-8BJC-3LZF",  # no word for a key near it
+])
+def test_a_fingerprint_a_published_key_and_groups_with_no_key_word_are_kept(text):
+    assert_kept(text)

@@ -675,7 +675,32 @@ _REGISTRATION_CODE = re.compile(r"(?i:registrierungs|aktivierungs|freischalt|reg
                                 r"((?=[A-Z0-9\-]*\d)(?=[A-Z0-9\-]*[A-Z])[A-Z0-9]{3,6}(?:-[A-Z0-9]{3,6}){1,5})(?![\w\-])")
 
 
+# A key in five to ten groups of four to six capitals and digits, one sign between them throughout, after a word for a
+# key, a code or a recovery in one of many languages: "FileVault recovery key: K7QP-2MXD-9TWR-4HVN-8BJC-3LZF",
+# "Ключ восстановления: ...", "復旧キー: ...", "restore key for the NAS: 7HQ2K-M9XPT-..."
+_KEY_WORD_ABROAD = re.compile(r"(?i:(?<![^\W\d_])(?:key|keys|code|codes|cl(?:é|e)|schl(?:ü|ue)ssel\w*|\w*schl(?:ü|ue)ssel"
+                              r"|clave|chave|chiave|sleutel|nyckel(?:n)?|n(?:ø|o)gle(?:n)?|n(?:ø|o)kkel(?:en)?|avain|klucz|kl(?:í|i)(?:č|c)|ключ\w*|anahtar\w*"
+                              r"|kunci|kod|код\w*|c(?:ó|o)digo|codice|recovery|restore|r(?:é|e)cup(?:é|e)ration|recupera\w*|pemulihan"
+                              r"|восстановлени\w*)(?![^\W\d_])|キー|코드|키|密钥|密鑰|恢复|復元|復旧)")
+_GROUPED_KEY = re.compile(r"(?<![A-Za-z0-9\-])([A-Z0-9]{4,6}([\- ])[A-Z0-9]{4,6}(?:\2[A-Z0-9]{4,6}){3,8})(?![A-Za-z0-9\-])")
+
+
+def _grouped_keys(text: str) -> Iterator[Span]:
+    for m in _GROUPED_KEY.finditer(text):
+        groups = re.split(r"[\- ]", m.group(1))
+        mixed = sum(any(c.isdigit() for c in g) for g in groups) >= 3 and sum(any(c.isalpha() for c in g) for g in groups) >= 3
+        if not mixed or all(re.fullmatch(r"[0-9A-F]+", g) for g in groups):
+            continue  # a fingerprint's hex ("72C4 9F1B ..."), a number
+        if _KEY_WORD_ABROAD.search(text, max(0, m.start() - 60), m.start()) \
+                and not _PUBLIC_KEY_NOTE.search(text, max(0, m.start() - 80), m.start()):
+            yield ("recovery-key", *m.span(1))
+
+
+_PUBLIC_KEY_NOTE = re.compile(r"(?i:public|example|sample|placeholder|generic|dummy|\bkms\b|\btest)")
+
+
 def _tool_keys(text: str) -> Iterator[Span]:
+    yield from _grouped_keys(text)
     yield from (("backup-code", *m.span(1)) for m in _REGISTRATION_CODE.finditer(text))
     if "voicemail" in text:
         yield from (("pin", *m.span(1)) for m in _VOICEMAIL_BOX.finditer(text))

@@ -225,6 +225,8 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     # eight groups of eight letters of the modhex alphabet, "hbjvlctu-krivnefg-..."
     "recovery-key": re.compile(r"(?<![\d\-])\d{6}(?:-\d{6}){7}(?![\d\-])"
                                r"|(?<![a-z\-])[cbdefghijklnrtuv]{8}(?:-[cbdefghijklnrtuv]{8}){7}(?![a-z\-])"
+                               # 1Password's Secret Key: "A3-8KQW2P-MN4T7R-X9V2B-6HJ3D-QW8EZ-4TPL7"
+                               r"|(?<![A-Z0-9\-])A3-[A-Z0-9]{6}-[A-Z0-9]{6}(?:-[A-Z0-9]{5}){4}(?![A-Z0-9\-])"
                                r"|(?<![A-Z0-9\-])(?=[A-Z0-9\-]{0,33}\d)(?=[A-Z0-9\-]{0,33}[A-Z])[A-Z0-9]{4}(?:-[A-Z0-9]{4}){6}(?![A-Z0-9\-])"),
     "ssn": re.compile(
         r"\b(?:ssn|social\s+security(?:\s+number)?)\W{0,5}(?:(?:is|was|number|no|nr)\W{1,5})?(\d{3}[- ]?\d{2}[- ]?\d{4})(?!\d)"
