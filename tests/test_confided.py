@@ -1297,3 +1297,18 @@ def test_a_key_in_groups_after_a_word_for_a_key_or_a_recovery_in_any_language_is
 ])
 def test_a_fingerprint_a_published_key_and_groups_with_no_key_word_are_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("TPIN 482913 for phone banking", "482913"), ("UPI PIN: 482913", "482913"), ("security number 482913", "482913"),
+    ("Rabobank: toegangscode 48291", "48291"), ("inlogcode 48291", "48291"), ("Clave de firma: 4829", "4829"),
+    ("Clave de operaciones: 482913", "482913"),
+])
+def test_a_banks_pins_by_more_names_are_redacted(text, secret):
+    assert secret not in redacted(text)
+
+
+@pytest.mark.parametrize("text", ["social security number: see the form", "the security number on the back is 482",
+                                  "tpin and mpin are kinds of PIN"])
+def test_talk_of_those_names_without_a_pin_is_kept(text):
+    assert_kept(text)

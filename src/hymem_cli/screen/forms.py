@@ -237,12 +237,13 @@ _NUMBER_WORD = "(?:" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + 
 
 # Words that name a PIN and nothing else (no "code"): the digits may follow them with no connector ("пин-код от карты 4417").
 _PIN_ONLY = (
-    r"(?:(?<![^\W\d_])(?:pin(?:[ \t\-]?(?:code|kod|kode|koodi|number|nummer|nr|no))?|pincode|(?:code|c(?:ó|o)digo|codice|kod)[ \t]+pin|"
+    r"(?:(?<![^\W\d_])(?:(?:[tm]-?|upi[ \t]+)?pin(?:[ \t\-]?(?:code|kod|kode|koodi|number|nummer|nr|no))?|pincode"
+    r"|(?:code|c(?:ó|o)digo|codice|kod)[ \t]+pin|"
     r"пин(?:[ \t\-]?код)?|пін(?:[ \t\-]?код)?|पिन|(?:ال)?رقم[ \t]+(?:ال)?سري|קוד[ \t]+סודי)(?![^\W\d_])|暗証番号)"
 )
 _PIN_WORD = (
     r"(?:" + _PIN_ONLY + r"|(?<![^\W\d_])(?:pass[ \t]?code|combination|combo|screen[ \t]?lock|lock[ \t]?screen"
-    r"|clave[ \t]+(?:del[ \t]+cajero|de[ \t]+(?:la[ \t]+|mi[ \t]+)?tarjeta)"
+    r"|clave[ \t]+(?:del[ \t]+cajero|de[ \t]+(?:la[ \t]+|mi[ \t]+)?tarjeta|de[ \t]+(?:firma|operaciones|acceso))"
     r"|unlock(?:[ \t]+(?:my|the|your)[ \t]+(?:phone|ipad|tablet|laptop))?|"
     r"(?:(?<!zip[ _\-])(?<!postal[ _\-])(?<!area[ _\-])(?<!error[ _\-])(?<!status[ _\-])(?<!country[ _\-])"
     r"(?<!exit[ _\-])(?<!return[ _\-])(?<!dress[ _\-])(?<!source[ _\-])(?<!promo[ _\-])(?<!discount[ _\-])"

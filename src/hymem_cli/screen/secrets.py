@@ -104,7 +104,8 @@ SECRET_PATTERNS: dict[str, re.Pattern] = {
     ),
     # a multi-word passphrase after ':' or '=' ("Passphrase: correct horse battery staple"); "is" takes one word, above
     "passphrase": re.compile(r"\bpass[ \t]?phrase\b[\"']?[ \t]{0,3}[=:][ \t]{0,3}([^\n.,;()\"'“”]{3,128})", re.I),
-    "pin": re.compile(r"\bpin(?:[ \t]?(?:code|number))?(?:'s|’s)?[ \t]{0,3}(?:is|was|=|:|-)?[ \t]{0,3}(\d{4,8})(?!\d)", re.I),
+    "pin": re.compile(r"\b(?:(?:[tm]-?|upi[ \t]+)?pin(?:[ \t]?(?:code|number))?|toegangscode|inlogcode|security[ \t]+number)(?:'s|’s)?"
+                      r"[ \t]{0,3}(?:is|was|=|:|-)?[ \t]{0,3}(\d{4,8})(?!\d)", re.I),
     # --- secrets found by context: a name, a keyword or a card word beside a value no vendor pattern knows
     # NAME=value, NAME: value, "NAME": "value" where the name says secret (PGPASSWORD=, db_pass:, API_TOKEN=)
     "password-field": re.compile(
@@ -609,7 +610,7 @@ _NEEDS_WORD = {
     "security-answer": ("answer", "maiden"), "url-secret": ("=",),
     "secret-token": ("secret", "token", "key", "auth", "credential", "2fa", "mfa", "otp"), "backup-code": ("code",),
     "passphrase": ("phrase",),
-    "aws-secret-key": ("aws",), "bearer": ("bearer",), "basic-auth": ("basic",), "pin": ("pin",),
+    "aws-secret-key": ("aws",), "bearer": ("bearer",), "basic-auth": ("basic",), "pin": ("pin", "toegangscode", "inlogcode", "security number"),
     "password-piped": ("echo", "printf"), "cookie-value": ('"value"',),
     "one-time-code": ("cod", "kod", "код", "kode", "otp", "コード", "코드", "번호", "码", "碼", "कोड", "mã", "tan"),
 }
