@@ -157,7 +157,7 @@ SPLITS = (
     "after-33-tune", "after-33-held", "after-34-tune", "after-34-held", "after-35-tune", "after-35-held",
     "after-36-tune", "after-36-held", "after-37-tune", "after-37-held", "after-38-tune", "after-38-held",
     "after-39-tune", "after-39-held", "after-40-tune", "after-40-held",
-    "after-41-tune", "after-41-held", "after-42-tune", "after-42-held",
+    "after-41-tune", "after-41-held", "after-42-tune", "after-42-held", "after-43-tune", "after-43-held",
 )
 
 
