@@ -1312,3 +1312,30 @@ def test_a_banks_pins_by_more_names_are_redacted(text, secret):
                                   "tpin and mpin are kinds of PIN"])
 def test_talk_of_those_names_without_a_pin_is_kept(text):
     assert_kept(text)
+
+
+@pytest.mark.parametrize(("text", "secrets"), [
+    ("Card no: [4][9][2][9] [0][4][1][7] [3][6][8][2] [1][5][0][9]\nExpiry: [0][9] / [2][7]",
+     ("[4][9][2][9] [0][4][1][7] [3][6][8][2] [1][5][0][9]",)),  # a form's boxes, a digit to each
+    ("his new card PIN in braille:\n⠏⠊⠝ ⠋⠕⠗ ⠞⠓⠑ ⠝⠑⠺ ⠉⠁⠗⠙⠒ ⠼⠃⠋⠑⠑", ("⠼⠃⠋⠑⠑",)),
+    ('adb shell locksettings set-pin 572914\nadb shell input text 572914\n# to undo: locksettings clear --old 572914', ("572914",)),
+    ('w, err := hdwallet.NewFromMnemonic("spirit kitten umbrella wagon prison raven habit tiger unveil vessel silk rocket")',
+     ("spirit kitten umbrella",)),
+    ('=LAMBDA(ccy, LET(k, "b71f0c9e3a8d42e6a51f7c20", j, WEBSERVICE("https://v6.exchangerate-api.com/v6/"&k&"/pair/GBP/"&ccy), j))',
+     ("b71f0c9e3a8d42e6a51f7c20",)),
+])
+def test_boxed_digits_braille_a_value_said_again_a_mnemonic_in_camel_case_and_a_key_a_formula_builds_a_url_with_are_redacted(
+        text, secrets):
+    assert_caught(text, *secrets)
+
+
+@pytest.mark.parametrize("text", [
+    'token="$(gcloud secrets versions access latest --secret=bazel-artifacts-token)"',  # a secret's name in a store
+    "How to donate\nSort code: 30-96-26\nAccount number: 41728855\nIBAN: GB95 LOYD 3096 2641 7288 55",
+    "| Host | Password |\n|---|---|\n| nas01 | pass: lab/nas01 |",  # where pass(1) keeps it
+    "pip install --index-url https://__token__:[MASKED]@gitlab.example/api/v4/projects/412/packages/pypi/simple larder",
+    "Is 'R:1' right for WPA3-only networks? WIFI:T:SAE;S:{{ ssid }};P:{{ vault_guest_psk }};R:1;;",
+    "let token = String(data: data, encoding: .utf8)",  # a type's constructor
+])
+def test_a_secrets_name_a_donation_account_a_pass_entry_a_masked_value_a_wifi_security_and_a_constructor_are_kept(text):
+    assert_kept(text)

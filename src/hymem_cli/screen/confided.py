@@ -587,8 +587,8 @@ def _in_sentence(sentence: str, at: int, named_before: bool, pleaded: bool = Fal
         value = m.group()
         if m.end() == len(sentence) or sentence[m.end()].isspace():
             value = value.rstrip(".:?")  # the sentence's own sign; a "!" may be the value's: "Kalyna7775!."
-        if _KEYS_PRESSED.fullmatch(value):
-            continue  # "Alt+Shift", "Ctrl+Alt+Del": keys pressed together
+        if _KEYS_PRESSED.fullmatch(value) or _A_PROTOCOL.fullmatch(value):
+            continue  # "Alt+Shift", "Ctrl+Alt+Del": keys pressed together; "WPA3-only": a network's security
         if _A_PLAIN_FLAGS_VALUE.search(sentence[max(0, m.start() - 40):m.start()]):
             continue  # "--label ca-hsm-01", "$ pkcs11-tool": a command's name, or what a flag that names no secret is given
         if strongly_invented(value) or about_one and (invented(value) or random_looking(value)) \
@@ -606,6 +606,7 @@ def _in_sentence(sentence: str, at: int, named_before: bool, pleaded: bool = Fal
             yield ("pin", at + m.start(), at + m.end())
 
 
+_A_PROTOCOL = re.compile(r"(?i:wpa[23]?(?:-psk)?|wep|sae|tls(?:1\.?[0-3])?|ssl|ipv[46])(?:-[a-z]{2,10})?")
 _A_PLAIN_FLAG_NAME = r"(?![\w\-]*(?:pin|pass|pw|secret|token|key|auth|cred))[a-z][\w\-]{1,30}"  # no secret's word in it
 _A_PLAIN_FLAGS_VALUE = re.compile(rf"(?:(?<!\S)--?{_A_PLAIN_FLAG_NAME}(?:[ \t]+|=)[\"']?|(?:^|\n)[ \t]*\$[ \t]+)\Z", re.I)
 

@@ -245,7 +245,7 @@ _PIN_WORD = (
     r"(?:" + _PIN_ONLY + r"|(?<![^\W\d_])(?:pass[ \t]?code|combination|combo|screen[ \t]?lock|lock[ \t]?screen"
     r"|clave[ \t]+(?:del[ \t]+cajero|de[ \t]+(?:la[ \t]+|mi[ \t]+)?tarjeta|de[ \t]+(?:firma|operaciones|acceso))"
     r"|unlock(?:[ \t]+(?:my|the|your)[ \t]+(?:phone|ipad|tablet|laptop))?|"
-    r"(?:(?<!zip[ _\-])(?<!postal[ _\-])(?<!area[ _\-])(?<!error[ _\-])(?<!status[ _\-])(?<!country[ _\-])"
+    r"(?:(?<!zip[ _\-])(?<!sort[ _\-])(?<!postal[ _\-])(?<!area[ _\-])(?<!error[ _\-])(?<!status[ _\-])(?<!country[ _\-])"
     r"(?<!exit[ _\-])(?<!return[ _\-])(?<!dress[ _\-])(?<!source[ _\-])(?<!promo[ _\-])(?<!discount[ _\-])"
     r"(?<!coupon[ _\-])(?<!tracking[ _\-])(?<!verification[ _\-])"
     r"(?<!commodity[ _\-])(?<!tariff[ _\-])(?<!customs[ _\-])(?<!product[ _\-])(?<!hs[ _\-])code))"
@@ -700,8 +700,16 @@ def _grouped_keys(text: str) -> Iterator[Span]:
 _PUBLIC_KEY_NOTE = re.compile(r"(?i:public|example|sample|placeholder|generic|dummy|\bkms\b|\btest)")
 
 
+# A spreadsheet's LET naming a key that a web address is then built with: LET(k, "b71f0c9e...", ... "https://..."&k&"/...")
+_LET_NAME = re.compile(r"\bLET\((?:[^()\n]*?,)?[ \t]*([A-Za-z_]\w{0,20})[ \t]*,[ \t]*\"([A-Za-z0-9_\-]{16,128})\"", re.I)
+
+
 def _tool_keys(text: str) -> Iterator[Span]:
     yield from _grouped_keys(text)
+    if "LET(" in text.upper() and "http" in text:
+        for m in _LET_NAME.finditer(text):
+            if re.search(rf"\"&[ \t]*{re.escape(m.group(1))}[ \t]*&", text) and any(c.isdigit() for c in m.group(2)):
+                yield ("secret-field", *m.span(2))
     yield from (("backup-code", *m.span(1)) for m in _REGISTRATION_CODE.finditer(text))
     if "voicemail" in text:
         yield from (("pin", *m.span(1)) for m in _VOICEMAIL_BOX.finditer(text))

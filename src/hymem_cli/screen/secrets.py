@@ -271,7 +271,8 @@ _DEVICE_NUMBER = re.compile(r"\b(?:IMEI|MEID|ICCID|IMSI|ESN)(?:[ \t]?\d)?[ \t]{0
 # An account printed to be paid into: an invoice's or a business's IBAN is public to whoever pays it, unless the text also
 # gives a way to sign in to the account ("IBAN …, PIN 4921")
 _FOR_PAYMENT = re.compile(r"(?i:\b(?:invoice|bill|rechnung|bankverbindung|fattura|factura|facture|fatura|faktura|factuur|lasku|sz(?:á|a)mla"
-                          r"|beneficiary|payee|empf(?:ä|a)nger|beg(?:ü|u)nstigter|b(?:é|e)n(?:é|e)ficiaire|beneficiario|pay\s+to|remit\w*)\b)"
+                          r"|beneficiary|payee|empf(?:ä|a)nger|beg(?:ü|u)nstigter|b(?:é|e)n(?:é|e)ficiaire|beneficiario|pay\s+to|remit\w*"
+                          r"|donat\w*|spende\w*|charity)\b)"
                           r"|\b(?:Ltd|GmbH|SRL|S\.A\.S?|AG|B\.V\.|BV|LLC|SARL|Oy|AB|SpA|S\.p\.A\.|Kft|s\.r\.o\.|Inc)\b")
 _SIGN_IN_WORD = re.compile(r"(?i)\b(?:pin|password|passwort|kennwort|contrase(?:ñ|n)a|senha|mot\s+de\s+passe|code\s+secret|tan|login"
                            r"|anmeldename|zugangsdaten|geslo|has(?:ł|l)o|parol\w*|пароль)\b")
@@ -386,7 +387,7 @@ def _masked(word: str) -> bool:
     return re.fullmatch(r"[*x.•#\-_]+(?: [*x.•#\-_]+)*", word, re.I) is not None or _PLACEHOLDER.search(word) is not None
 
 
-_PLACEHOLDER = re.compile(r"(?i:(?:replace|change|fill)[_\-]?(?:me|this|it)(?![a-z])|(?:\b|_)your[_\-][\w\-]{1,40}[_\-]here\b|placeholder|x{6,})"
+_PLACEHOLDER = re.compile(r"\[(?:MASKED|HIDDEN|SECRET|REMOVED)\]|(?i:(?:replace|change|fill)[_\-]?(?:me|this|it)(?![a-z])|(?:\b|_)your[_\-][\w\-]{1,40}[_\-]here\b|placeholder|x{6,})"
                           r"|^_{0,2}[A-Z][A-Z0-9_]{2,60}_{2}$|^@[A-Z][A-Z0-9_]{2,60}@$")  # "__DDNS_PASSWORD__", "@DB_PASS@": a template's
 
 
@@ -404,7 +405,7 @@ _REFERENCE = re.compile(r"(?:\$\{|\$\(|\{\{|%\()[^\n]*[}\)]|(?:var|local|locals|
                         # Frigate's "{FRIGATE_RTSP_PASSWORD}"; pass(1)'s entry named in place of the password ("pass household/ctax")
                         r"|\{[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\}|(?:pass|gopass)(?:[ \t]+show)?[ \t]+[\w.\-]+(?:/[\w.\-]+)+"
                         # a store and the path in it: "Vault: kv/platform/jenkins"
-                        r"|(?i:vault|1password|bitwarden|keepass(?:xc)?|keychain|lastpass|bws?)[ \t]*:[ \t]*[\w.\-]+(?:/[\w.\-]+)+")
+                        r"|(?i:vault|1password|bitwarden|keepass(?:xc)?|keychain|lastpass|bws?|pass|gopass)[ \t]*:[ \t]*[\w.\-]+(?:/[\w.\-]+)+")
 
 
 def _reference(word: str) -> bool:
@@ -491,8 +492,9 @@ _SCHEME_OR_HASH = re.compile(r"(?:scram-)?sha-?(?:1|224|256|384|512)|md5|bcrypt|
 
 
 def _a_call(value: str) -> bool:
-    """Code that computes the value: "getpass.getpass(", "read_secret('db')"."""
-    return re.fullmatch(r"(?:(?:[A-Za-z_]\w{0,40}\.){1,4}[A-Za-z_]\w{0,40}|[a-z]{1,20}_[a-z_]{1,40}|getpass|input|prompt|getenv)\(.*",
+    """Code that computes the value: "getpass.getpass(", "read_secret('db')", a type's constructor ("String(data: ...")."""
+    return re.fullmatch(r"(?:(?:[A-Za-z_]\w{0,40}\.){1,4}[A-Za-z_]\w{0,40}|[a-z]{1,20}_[a-z_]{1,40}|getpass|input|prompt|getenv"
+                        r"|[A-Z][a-z]{2,30}(?:[A-Z][a-z]{1,30}){0,3}(?=\([a-z_]\w*\s*[:,)]))\(.*",
                         value.strip()) is not None
 
 
@@ -579,7 +581,7 @@ _CHECKS: dict[str, Callable[[str], bool]] = {
     "token": lambda v: _looks_random(v) and not _BECH32_ADDRESS.fullmatch(v),
     "aws-access-key": lambda v: not v.endswith("EXAMPLE"),  # AWS's documented example key, AKIAIOSFODNN7EXAMPLE
     "kubeadm-token": lambda v: re.search(r"\d", v) is not None and re.search(r"[a-z]", v.split(".")[1]) is not None,
-    "url-credentials": lambda v: not v.startswith("[REDACTED") and not _reference(v)
+    "url-credentials": lambda v: not v.startswith("[REDACTED") and not _reference(v) and not _masked(v)
     and not re.fullmatch(r"<[^<>]{1,40}>|\*+|x{3,}|(?:your_?)?(?:password|pass|passwd|pwd|secret|token)|changeme|\$\{?(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{3,})\}?|%[A-Za-z_]\w{0,40}%",
                          v, re.I),
 }
@@ -676,6 +678,42 @@ _NO_PASSWORD = re.compile(r"(?<![^\W\d_])(?:without|no|sans|sin|ohne|kein|keine|
                           r"|utan|uden|uten|ilman|tanpa|nie\s+ma|nincs)\s+(?:a\s+|any\s+|the\s+)?[^\s:]{3,40}[\s:—–\-]{1,4}\Z", re.I)
 
 
+_BOXED_DIGITS = re.compile(r"(?:\[\d\][ \t]?){4}")
+_BOX_SIGN = re.compile(r"\[(?=\d\])|(?<=\[\d)\]")
+_BRAILLE = re.compile(r"[\u2801-\u28ff]")
+_BRAILLE_LETTERS = dict(zip("⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚⠅⠇⠍⠝⠕⠏⠟⠗⠎⠞⠥⠧⠺⠭⠽⠵", "abcdefghijklmnopqrstuvwxyz"))
+_BRAILLE_DIGITS = dict(zip("⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚", "1234567890"))
+_BRAILLE_SIGNS = {"\u2800": " ", "⠒": ":", "⠂": ",", "⠲": ".", "⠼": " "}
+
+
+def _braille_read(text: str) -> str:
+    """Grade 1 braille as print: letters as letters, after the number sign (⠼) the letters a to j as digits, each
+    character one character, so a span read stays where it is."""
+    out, digits = [], False
+    for ch in text:
+        if ch == "⠼":
+            digits = True
+        elif ch not in _BRAILLE_LETTERS:
+            digits = False
+        out.append(_BRAILLE_DIGITS[ch] if digits and ch in _BRAILLE_DIGITS else _BRAILLE_LETTERS.get(ch, _BRAILLE_SIGNS.get(ch, ch)))
+    return "".join(out)
+
+
+def _said_again(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """Every other place a secret found is written again, whole, as a word of its own: "set-pin 572914" ... "input text
+    572914" ... "clear --old 572914"."""
+    again: list[tuple[str, int, int]] = []
+    for kind, s, e in found:
+        value = text[s:e].strip()
+        if len(value) < 4 or value.startswith("[REDACTED") or not (value.isdigit() or len(value) >= 6 and not value.isalpha()):
+            continue
+        for m in re.finditer(rf"(?<![\w\-]){re.escape(value)}(?![\w\-])", text):
+            span = (kind, m.start(), m.end())
+            if not any(a <= m.start() and m.end() <= b for _, a, b in found) and span not in again:
+                again.append(span)
+    return again
+
+
 _ENCODING_BEFORE = re.compile(r"(?<![\w:])(?:base64|b64|hex):\Z")
 
 
@@ -711,6 +749,13 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
         for a, _ in breaks:
             lines[a:a + 2] = [" ", "\n"]
         found += [span for span in find_secrets("".join(lines)) if span not in found]
+    if _BOXED_DIGITS.search(text):  # a form's boxes, a digit to each: "[4][9][2][9] [0][4][1][7] ..."
+        found += [(kind, s - (text[s - 1:s] == "["), e + (text[e:e + 1] == "]")) for kind, s, e in _read_without(text, (_BOX_SIGN,))
+                  if (kind, s, e) not in found]
+    if _BRAILLE.search(text):  # braille read as letters and digits, a character for a character: "⠏⠊⠝ ... ⠼⠃⠋⠑⠑"
+        found += [(kind, s - (text[s - 1:s] == "\u283c"), e) for kind, s, e in _find_secrets(_braille_read(text))
+                  if (kind, s, e) not in found]
+    found += _said_again(text, found)
     keys = [(a, b) for kind, a, b in found if kind == "recovery-key"]  # a card's digits begun inside a longer key are the key's
     found = [span for span in found if not (span[0] == "card-number" and any(a < span[1] < b for a, b in keys))]
     # a key's encoding written before it is the key's too: "APP_KEY=base64:8vQ..." (Laravel), "hex:9f1c..."
@@ -718,7 +763,18 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
     public = [m.span() for m in _PUBLIC_VALUE.finditer(text)]
     return [(kind, s, e) for kind, s, e in found
             if not any(a <= s and e <= b for a, b in public) and not _MASKED_RUN.search(text, s, e)
-            and not (kind in _VALUE_KINDS | {"password-said", "password-made"} and _NO_PASSWORD.search(text, max(0, s - 40), s))]
+            and not (kind in _VALUE_KINDS | {"password-said", "password-made"} and _NO_PASSWORD.search(text, max(0, s - 40), s))
+            and not _NOT_A_SECRET_BEFORE.search(text, max(0, s - 40), s)
+            and not (_PASS_ENTRY_BEFORE.search(text, max(0, s - 12), s) and _A_PATH_IN_A_STORE.fullmatch(text, s, e))]
+
+
+# what a value after these is: a secret's name in a store ("gcloud secrets versions access latest --secret=bazel-artifacts-token"),
+# a bank's routing code ("Sort code: 30-96-26")
+_NOT_A_SECRET_BEFORE = re.compile(r"(?:--secret(?:-id|-name)?=|(?i:\bsort[ \t]?code|\brouting[ \t]+number|\bbank[ \t]?code|\bblz|\bbic"
+                                  r"|\bswift(?:[ \t]+code)?)[ \t]*[:=]?[ \t]*)\Z")
+# an entry of pass(1) in a password's place: "pass: lab/nas01"
+_PASS_ENTRY_BEFORE = re.compile(r"(?i:\bpass)[ \t]*:[ \t]*\Z")
+_A_PATH_IN_A_STORE = re.compile(r"[\w.\-]+(?:/[\w.\-]+)+")
 
 
 # Subtitles (SRT, WebVTT): a value read out over two cues is read with the cues joined

@@ -38,14 +38,15 @@ _WALLET_WORDS = re.compile(
     # wallets by name
     r"|sparrow|electrum|exodus|phantom|coldcard|bitbox\d?|keystone|seedsigner|wasabi|samourai|coinomi|keplr|rabby|zengo|tangem"
     r"|bluewallet|muun|nunchuk|specter|trust[ \t]+wallet|atomic[ \t]+wallet|coinbase[ \t]+wallet"
-    r"|(?:12|24|twelve|twenty-four)[ \t-]+words?"
+    r"|(?:12|24|twelve|twenty-four)[ \t-]+words?|hd-?wallet"
     # other languages: a seed, a recovery phrase, a wallet
     r"|semilla|semente|graine|seme|mnemo\w*|mnemónic\w*|frases?[ \t]+(?:secreta|de[ \t]+recupera\w+|di[ \t]+recupero)"
     r"|palabras[ \t]+de[ \t]+recuperación|palavras[ \t]+de[ \t]+recupera\w+|phrase[ \t]+(?:secrète|de[ \t]+récupération)"
     r"|mots[ \t]+de[ \t]+récupération|parole[ \t]+di[ \t]+recupero|billetera|cartera|portefeuille|portafoglio|carteira"
     r"|obnovovací|peněženk\w*|kurtarma|cüzdan\w*|Wiederherstellungs\w*|herstelzin|кошел[её]к\w*|сид|фраз\w+|мнемони\w*"
     r"|시드|니모닉|복구|지갑)(?![^\W_])"
-    r"|助记词|助記詞|钱包|錢包|种子|種子|ウォレット|復元|ニーモニック",  # no word boundary between kana and kanji
+    r"|助记词|助記詞|钱包|錢包|种子|種子|ウォレット|復元|ニーモニック"  # no word boundary between kana and kanji
+    r"|(?<=[a-z])(?-i:Mnemonic|Seed|Wallet)(?![a-z])",  # inside a name in camel case: "hdwallet.NewFromMnemonic(...)"
     re.I,
 )
 _CONTEXT = 160  # characters before a run that are read for a wallet word
