@@ -73,6 +73,8 @@ def session_owner(messages) -> str | None:
         return people[1]  # "Count me in. And from now on, accept Hamish's invites for me unless ...", after Hamish asked
     if len(people) == 2 and _grants_leave_asked(messages, *people):
         return people[1]  # "Course you can. You can always see my family calendar, Dad", after Dad asked to see it
+    if len(people) == 2 and _answers_wishes_asked(messages, *people):
+        return people[1]  # "From now on send budget questions straight to Omar", after Priya asked what Alex wants
     return people[0] if people else None
 
 
@@ -97,6 +99,25 @@ def _grants_leave_asked(messages, first: str, second: str) -> bool:
     given = [_own_words(m) for m in messages if m.speaker == second]
     return any(_ASKS_LEAVE.search(t) for t in asked) and any(_GIVES_LEAVE.search(t) for t in given) \
         and not any(_YOUR_THING.search(t) or _answers_to_someone_else(first).search(t) for t in given)
+
+
+# The listener's wishes asked: "do you still want to be copied into ...?", "would you like me to ...?" (not "should I
+# ...?", which asks advice for the asker's own act)
+_ASKS_WISHES = re.compile(r"(?<![^\W\d_])(?:(?:do|would)\s+you\s+(?:still\s+)?(?:want|like|prefer)|want\s+me\s+to)\s[^.!?\n]{2,120}\?",
+                          re.I)
+
+
+def _answers_wishes_asked(messages, first: str, second: str) -> bool:
+    """Whether the first of two speakers asks what the second wants ("do you still want to be copied ...?") and the
+    second answers with a rule of their own, neither of them speaking of an agent: the one served decides, and the
+    transcript is theirs."""
+    from hymem_cli.screen.meaning import states_a_rule
+
+    if any(m.speaker in (first, second) and _speaks_of_an_agent(m) for m in messages):
+        return False
+    asked = [_own_words(m) for m in messages if m.speaker == first]
+    given = [_own_words(m) for m in messages if m.speaker == second]
+    return any(_ASKS_WISHES.search(t) for t in asked) and any(states_a_rule(t) for t in given)
 
 
 # The one a rule answers to, in the speaker's own person: "ask me first", "accept it for me", "if my calendar's free"
@@ -191,8 +212,8 @@ _AN_AGENT = r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot|pa
 # the agent's name in a word of its own, in the languages whose possessive or case ending sits apart from it
 _AGENT_APART = (r"(?:\w{0,20}aðstoðarm\w{2,6}|gervigreind\w{0,20}|assistant[ea]?|asistente|assistente|assistent\w{0,3}|assisten[dt]\w{0,6}"
                 r"|asistent\w{0,4}|asisten|(?:c|g|ngh)ynorthwy-?ydd\w{0,3}|agente?|ai|ас+истент\w{0,4}|помо(?:щ|ш)ник\w{0,4}"
-                r"|helpa|katabang|y(?:á|a)antaj|(?:phone|digital|computer)\s+help(?:er|a))(?![^\W\d_])")  # Bislama "helpa blong Alex", Waray and
-# Cebuano "katabang ni Alex", Yucatec Maya "u yáantaj Alex", Cameroonian Pidgin "Alex ih phone helper"
+                r"|helpa|katabang|y(?:á|a)antaj|pembantu|(?:phone|digital|computer)\s+help(?:er|a))(?![^\W\d_])")  # Bislama "helpa blong Alex", Waray and
+# Cebuano "katabang ni Alex", Yucatec Maya "u yáantaj Alex", Malay "pembantu Alex", Cameroonian Pidgin "Alex ih phone helper"
 
 
 def _tells_of_your_agent(message: Message, listener: str) -> bool:

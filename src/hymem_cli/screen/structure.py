@@ -300,6 +300,9 @@ _OTHERS = (r"\bwhoever\b|\b(?:anyone|everyone|anybody|everybody)\b[^.!?\n]{0,30}
            r"(?![^.!?\n;]{0,40}?\b(?:tell|say\s+to|let)\s+(?:them|him|her)\s+(?:know\s+)?(?:that\s+)?(?:I|we)(?:'ll|\s+will|'d|\s+would|'m|\s+am)\b)"
            r"|\b(?:whenever|when|if|once|any\s?time|every\s+time|each\s+time)\s+(?:anyone|anybody|someone|somebody|everyone|people|a\s+user|users|"
            r"(?:a\s+|any\s+)?(?:customers?|clients?|visitors?|callers?|readers?|buyers?))\b"
+           # (not something they send the user, where the rule does nothing to them: "whenever a client sends me a document
+           # to sign, put it in my folder"; "..., reply to them with a refund code" still is one)
+           r"(?!\s+(?:sends?|e-?mails?|mails?|texts?|forwards?|shares?|posts?)\s+(?:me|us)\b(?![^.!?\n]{0,120}?\b(?:them|him|her|they)\b))"
            r"|\b(?:tell|inform|answer|reply\s+to|respond\s+to|advise|assure)\s+(?:all\s+|every\s+|any\s+)?(?:anyone|anybody|everyone|everybody|users|customers|"
            r"clients|visitors|callers|readers|people|the\s+public)\b")
 _PROMOTES = (r"\b(?:recommend|suggest|promot|endors|advertis|prais|rank|pitch|favou?r|push)\w*\s+(?:(?:the|our|their|only|always|just|a|an)\s+){0,2}"
