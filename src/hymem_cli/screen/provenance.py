@@ -212,8 +212,9 @@ _AN_AGENT = r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot|pa
 # the agent's name in a word of its own, in the languages whose possessive or case ending sits apart from it
 _AGENT_APART = (r"(?:\w{0,20}aðstoðarm\w{2,6}|gervigreind\w{0,20}|assistant[ea]?|asistente|assistente|assistent\w{0,3}|assisten[dt]\w{0,6}"
                 r"|asistent\w{0,4}|asisten|(?:c|g|ngh)ynorthwy-?ydd\w{0,3}|agente?|ai|ас+истент\w{0,4}|помо(?:щ|ш)ник\w{0,4}"
-                r"|helpa|katabang|y(?:á|a)antaj|pembantu|(?:phone|digital|computer)\s+help(?:er|a))(?![^\W\d_])")  # Bislama "helpa blong Alex", Waray and
-# Cebuano "katabang ni Alex", Yucatec Maya "u yáantaj Alex", Malay "pembantu Alex", Cameroonian Pidgin "Alex ih phone helper"
+                r"|helpa|katabang|y(?:á|a)antaj|pembantu|zo6\s?(?:lei5|sau2)|(?:phone|digital|computer)\s+help(?:er|a))(?![^\W\d_])")  # Bislama "helpa blong Alex", Waray and
+# Cebuano "katabang ni Alex", Yucatec Maya "u yáantaj Alex", Malay "pembantu Alex", Cameroonian Pidgin "Alex ih phone helper",
+# Cantonese in Jyutping "Alex ge3 zo6 lei5" (助理)
 
 
 def _tells_of_your_agent(message: Message, listener: str) -> bool:
@@ -242,7 +243,7 @@ def _agent_of(name: str) -> re.Pattern[str]:
     assistendile"), or the name after it ("asistente de Alex", "aðstoðarmanns Alex", "Асистентот на Алекс")."""
     n = re.escape(name.strip())
     return re.compile(rf"(?<![^\W\d_]){n}['’]s\s+(?:[^\W\d_]{{2,20}}\s+)?{_AN_AGENT}"
-                      rf"|(?<![^\W\d_]){n}\w{{0,3}}\s+(?:ih\s+)?{_AGENT_APART}"
+                      rf"|(?<![^\W\d_]){n}\w{{0,3}}\s+(?:(?:ih|ge3?)\s+)?{_AGENT_APART}"
                       rf"|{_AGENT_APART}\s+(?:(?:de|von|di|van|do|da|на|blong|bilong|ni|ya|wa|nei|pi)\s+|d['’]\s?)?{n}(?![^\W\d_])", re.I)
 
 
@@ -345,9 +346,14 @@ def _quotations(text: str) -> list[tuple[int, int]]:
         line_end = text.find("\n", m.end())
         line_end = len(text) if line_end < 0 else line_end
         end = text.rfind(close, m.end(), line_end)
+        if close == "'" and len(_ELIDED.findall(text, m.end(), end)) >= 2:
+            continue  # apostrophes of elision, not a quotation: "send 'um Friday. Fo' Alex's ... every mont' pay ... an' go"
         if end > 0 and end - m.end() >= MIN_QUOTATION and (end + 1 == len(text) or not text[end + 1].isalnum()):
             spans.append((m.start(), end + 1))
     return spans
+
+
+_ELIDED = re.compile(r"(?<=[^\W\d_])'(?=[\s,.!?;:])")  # a word's end left off: "fo' ", "mont' ", "an' "
 
 
 # a heading over the user's own rules, not over something pasted: "Standing instructions — school photos:", "My rules:"
@@ -788,7 +794,8 @@ _AGENT_ABROAD = re.compile(r"(?<![^\W\d_])(?:ai|a\.i\.|assistants?|assistente|as
                            r"асистент\w{0,3}|помощник\w{0,3}|βοηθός|"
                            # Belarusian, Ukrainian, Uzbek, Scottish Gaelic; a "digital secretary"
                            r"памочнік\w{0,3}|помічник\w{0,3}|yordamchi\w{0,8}|cuidiche\w{0,3}|digital[ \t]+secretary|цифров\w{0,3}[ \t]+секретар\w{0,3}"
-                           r"|skoazeller\w{0,2}|helpa|katabang|y(?:á|a)antaj"  # Breton, Bislama, Waray and Cebuano, Yucatec Maya
+                           r"|skoazeller\w{0,2}|helpa|katabang|y(?:á|a)antaj|zo6\s?(?:lei5|sau2)"  # Breton, Bislama, Waray and
+                           # Cebuano, Yucatec Maya, Cantonese in Jyutping
                            r"|(?:phone|digital|computer|computah|online)[ \t]+help(?:er|ah|a))(?![^\W\d_])"  # "Alex ih phone helper"
                            r"|اسسٹنٹ|دستیار|مساعد|असिस्टेंट|सहायक|অ্যাসিস্ট্যান্ট|সহকারী|உதவியாளர்|ผู้ช่วย|助手|助理|アシスタント|어시스턴트|비서"
                            r"|ረዳት|ሓጋዚ|ડિજિટલ\s*સેક્રેટરી|સહાયક|ਸਹਾਇਕ|సహాయకుడు|ಸಹಾಯಕ|സഹായി", re.I)
