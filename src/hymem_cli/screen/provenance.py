@@ -209,12 +209,12 @@ def _speaks_of_an_agent(message: Message) -> bool:
 _AN_AGENT = r"(?:ai|a\.i\.|assistants?|agents?|bots?|chat\s?bots?|gpt|copilot|pa|helpah)(?![^\W\d_])"  # Hawaiian Pidgin "helpah"
 
 
-# the agent's name in a word of its own, in the languages whose possessive or case ending sits apart from it
+# the agent's name in a word of its own, in the languages whose possessive or case ending sits apart from it; Bislama
+# "helpa blong Alex", Waray and Cebuano "katabang ni Alex", Yucatec Maya "u yáantaj Alex", Malay "pembantu Alex",
+# Cantonese in Jyutping "Alex ge3 zo6 lei5" (助理), Cameroonian Pidgin "Alex ih phone helper"
 _AGENT_APART = (r"(?:\w{0,20}aðstoðarm\w{2,6}|gervigreind\w{0,20}|assistant[ea]?|asistente|assistente|assistent\w{0,3}|assisten[dt]\w{0,6}"
                 r"|asistent\w{0,4}|asisten|(?:c|g|ngh)ynorthwy-?ydd\w{0,3}|agente?|ai|ас+истент\w{0,4}|помо(?:щ|ш)ник\w{0,4}"
-                r"|helpa|katabang|y(?:á|a)antaj|pembantu|zo6\s?(?:lei5|sau2)|(?:phone|digital|computer)\s+help(?:er|a))(?![^\W\d_])")  # Bislama "helpa blong Alex", Waray and
-# Cebuano "katabang ni Alex", Yucatec Maya "u yáantaj Alex", Malay "pembantu Alex", Cameroonian Pidgin "Alex ih phone helper",
-# Cantonese in Jyutping "Alex ge3 zo6 lei5" (助理)
+                r"|helpa|katabang|y(?:á|a)antaj|pembantu|zo6\s?(?:lei5|sau2)|(?:phone|digital|computer)\s+help(?:er|a))(?![^\W\d_])")
 
 
 def _tells_of_your_agent(message: Message, listener: str) -> bool:
@@ -297,8 +297,8 @@ _QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab":
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s)|\n")
 _WORD = re.compile(r"[^\W\d_]{4,}")
 # Someone's promise to give the reader money or goods, in their own name: "We'll apply £150 to your electricity account",
-# "we will refund you in full", "£40 will be credited to your account", "we'll send a new one free of charge". Nothing is asked of the reader or of an agent; nothing is
-# taken (a charge or a payment from the reader is no promise of this kind).
+# "we will refund you in full", "£40 will be credited to your account", "we'll send a new one free of charge". Nothing is
+# asked of the reader or of an agent; nothing is taken (a charge or a payment from the reader is no promise of this kind).
 _PROMISES_THE_READER = re.compile(
     r"(?<![^\W\d_])(?:we(?:['’]ll|\s+will|\s+are\s+going\s+to|['’]re\s+going\s+to)\s+(?:\w+ly\s+|also\s+|now\s+)?"
     r"(?:apply|credit|refund|reimburse|add|return|pay|transfer)\s+(?!from)[^.!?\n]{0,80}?(?:to|into)\s+your\s+[^\W\d_]"
