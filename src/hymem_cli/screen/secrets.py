@@ -702,15 +702,22 @@ def _braille_read(text: str) -> str:
 def _said_again(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
     """Every other place a secret found is written again, whole, as a word of its own: "set-pin 572914" ... "input text
     572914" ... "clear --old 572914"."""
+    covered: list[list[int]] = []  # the found spans merged, in order, to look up in (not to walk for every place)
+    for _, s, e in sorted(found, key=lambda span: span[1]):
+        if covered and s <= covered[-1][1]:
+            covered[-1][1] = max(covered[-1][1], e)
+        else:
+            covered.append([s, e])
+    starts = [s for s, _ in covered]
+    values = {text[s:e].strip(): kind for kind, s, e in found}
     again: list[tuple[str, int, int]] = []
-    for kind, s, e in found:
-        value = text[s:e].strip()
+    for value, kind in values.items():
         if len(value) < 4 or value.startswith("[REDACTED") or not (value.isdigit() or len(value) >= 6 and not value.isalpha()):
             continue
         for m in re.finditer(rf"(?<![\w\-]){re.escape(value)}(?![\w\-])", text):
-            span = (kind, m.start(), m.end())
-            if not any(a <= m.start() and m.end() <= b for _, a, b in found) and span not in again:
-                again.append(span)
+            at = bisect.bisect_right(starts, m.start()) - 1
+            if at < 0 or covered[at][1] < m.end():
+                again.append((kind, m.start(), m.end()))
     return again
 
 
