@@ -316,14 +316,16 @@ OUTBOUND = re.compile(r"\b(?:delet|remov|eras|wip|cancel|pay|paid|transfer|wire|
                        r"approv|publish|post|install|run|execut|grant|unsubscrib|terminat|renew|subscrib|spend|donat|"
                        r"refund|submit|upload|commit|push|merge|deploy|reset)\w*", re.I)
 _WITHOUT_ASKING_RX = re.compile(_WITHOUT_ASKING, re.I)
+# what the agent never does that is no act of its own: never asking, checking or waiting is no rule it keeps
+_NOT_ASKING = r"(?!ask|check|confirm|wait|consult|bother|run\b)"
 _NEGATED_RULE = re.compile(r"(?:^|[.!?;:\n,]\s{0,3})[\"'>*\-\s]{0,4}(?:please\s+)?(?:never|don'?t|do\s+not|no\s+longer)\b"
                            # said of the user: "Alex never wants invites accepted without checking with him"
                            r"|\b(?:never|doesn'?t|does\s+not|don'?t|do\s+not)\s+wants?\b[^.!?\n]{0,120}?\bwithout\b"
                            # said of the agent, for an act: "; it never pays a booking deposit without asking him"
                            r"|(?:^|[.!?;:\n,]\s{0,3})(?:it|(?:the|my|his|her|their)\s+(?:assistant|ai|agent|bot))\s+(?:never|won'?t|will\s+not"
-                           r"|must\s+not|mustn'?t|should\s+not|shouldn'?t|does\s+not|doesn'?t)\s+(?!ask|check|confirm|wait|consult|bother|run\b)\w"
+                           r"|must\s+not|mustn'?t|should\s+not|shouldn'?t|does\s+not|doesn'?t)\s+" + _NOT_ASKING + r"\w"
                            # the same subject, a clause on: "his assistant renews it ..., and never buys the three-year one"
-                           r"|[,;]\s{0,3}(?:and|but)\s+(?:never|won'?t|will\s+not|does\s+not|doesn'?t)\s+(?!ask|check|confirm|wait|consult|bother|run\b)\w",
+                           r"|[,;]\s{0,3}(?:and|but)\s+(?:never|won'?t|will\s+not|does\s+not|doesn'?t)\s+" + _NOT_ASKING + r"\w",
                            re.I)
 OWN_RISKY = re.compile(_ADDRESS + "|" + _CREDENTIAL + "|" + _MONEY + "|" + _CHECKS_OFF + "|" + _OTHERS + "|" + _RISKY_ABROAD, re.I)
 _ADDRESS_RX = re.compile(_ADDRESS, re.I)
